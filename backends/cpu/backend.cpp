@@ -1,0 +1,231 @@
+// backend.cpp: the CPU backend's entry point: devices, streams, events and handles, and the table
+// that the core loads.
+#include <cstdio>
+#include <fstream>
+
+#include "memory.h"
+#include "runtime.h"
+
+namespace infini::cpu {
+namespace {
+
+const char *lastError() { return lastErrorMessage().c_str(); }
+
+infiniStatus_t init() { return Runtime::get().init(); }
+
+infiniStatus_t getDeviceCount(int *count) {
+    *count = Runtime::get().deviceCount();
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t setDevice(int id) {
+    if (id < 0 || id >= Runtime::get().deviceCount()) return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "no device cpu:%d", id);
+    Runtime::currentDevice() = id;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t deviceSynchronize() { return Runtime::get().synchronizeDevice(Runtime::currentDevice()); }
+
+const std::string &hostCpuName() {
+    static const std::string name = [] {
+        std::ifstream in("/proc/cpuinfo");
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.rfind("model name", 0) == 0) {
+                size_t colon = line.find(':');
+                if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+            }
+        }
+        return std::string("host CPU");
+    }();
+    return name;
+}
+
+infiniStatus_t getDeviceName(int id, char *name, size_t len) {
+    std::snprintf(name, len, "InfiniCore CPU device %d (%s)", id, hostCpuName().c_str());
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamCreate(infinirtStream_t *stream) {
+    *stream = Runtime::get().createStream(Runtime::currentDevice()).get();
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamDestroy(infinirtStream_t stream) { return Runtime::get().destroyStream(stream); }
+
+infiniStatus_t streamSynchronize(infinirtStream_t stream) {
+    std::shared_ptr<Stream> s;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    s->synchronize();
+    return takeStreamError(*s);
+}
+
+infiniStatus_t streamQuery(infinirtStream_t stream, infinirtEventStatus_t *status) {
+    std::shared_ptr<Stream> s;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    *status = s->idle() ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamWaitEvent(infinirtStream_t stream, infinirtEvent_t event) {
+    std::shared_ptr<Stream> s;
+    std::shared_ptr<Event> e;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    INFINI_RETURN_IF_ERROR(Runtime::get().findEvent(event, &e));
+    uint64_t version;
+    {
+        std::lock_guard<std::mutex> lock(e->mu);
+        version = e->recorded;
+    }
+    if (version == 0) return INFINI_STATUS_SUCCESS;  // never recorded: nothing to wait for
+    s->enqueue([e, version] {
+        std::unique_lock<std::mutex> lock(e->mu);
+        e->cv.wait(lock, [&] { return e->completed >= version; });
+    });
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t launchHostFunc(infinirtStream_t stream, void (*fn)(void *), void *user_data) {
+    std::shared_ptr<Stream> s;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    s->enqueue([fn, user_data] { fn(user_data); });
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventCreate(infinirtEvent_t *event, uint32_t flags) {
+    *event = Runtime::get().createEvent(Runtime::currentDevice(), flags).get();
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventRecord(infinirtEvent_t event, infinirtStream_t stream) {
+    std::shared_ptr<Stream> s;
+    std::shared_ptr<Event> e;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findEvent(event, &e));
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    if (s->device() != e->device) {
+        return fail(INFINI_STATUS_BAD_PARAM, "an event of cpu:%d cannot be recorded on a stream of cpu:%d", e->device,
+                    s->device());
+    }
+    uint64_t version;
+    {
+        std::lock_guard<std::mutex> lock(e->mu);
+        version = ++e->recorded;
+    }
+    s->enqueue([e, version] {
+        auto now = Clock::now();
+        std::lock_guard<std::mutex> lock(e->mu);
+        if (version > e->completed) {
+            e->completed = version;
+            e->time = now;
+        }
+        e->cv.notify_all();
+    });
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventQuery(infinirtEvent_t event, infinirtEventStatus_t *status) {
+    std::shared_ptr<Event> e;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findEvent(event, &e));
+    std::lock_guard<std::mutex> lock(e->mu);
+    *status = e->completed >= e->recorded ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventSynchronize(infinirtEvent_t event) {
+    std::shared_ptr<Event> e;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findEvent(event, &e));
+    std::unique_lock<std::mutex> lock(e->mu);
+    uint64_t version = e->recorded;
+    e->cv.wait(lock, [&] { return e->completed >= version; });
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventDestroy(infinirtEvent_t event) { return Runtime::get().destroyEvent(event); }
+
+// The completion time of a finished timing event.
+infiniStatus_t completedTime(const char *name, infinirtEvent_t handle, Clock::time_point *out) {
+    std::shared_ptr<Event> e;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findEvent(handle, &e));
+    if (e->flags & INFINIRT_EVENT_DISABLE_TIMING) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s event %p was created with INFINIRT_EVENT_DISABLE_TIMING", name, handle);
+    }
+    std::lock_guard<std::mutex> lock(e->mu);
+    if (e->recorded == 0) return fail(INFINI_STATUS_BAD_PARAM, "%s event %p was never recorded", name, handle);
+    if (e->completed < e->recorded) {
+        return fail(INFINI_STATUS_NOT_READY, "%s event %p has not completed yet", name, handle);
+    }
+    *out = e->time;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t eventElapsedTime(float *ms, infinirtEvent_t start, infinirtEvent_t end) {
+    Clock::time_point t0, t1;
+    INFINI_RETURN_IF_ERROR(completedTime("start", start, &t0));
+    INFINI_RETURN_IF_ERROR(completedTime("end", end, &t1));
+    *ms = std::chrono::duration<float, std::milli>(t1 - t0).count();
+    return INFINI_STATUS_SUCCESS;
+}
+
+struct CpuHandle {
+    InfiniopHandle header;
+};
+
+infiniStatus_t createHandle(infiniopHandle_t *handle) {
+    auto *h = new CpuHandle{{INFINI_DEVICE_CPU, Runtime::currentDevice()}};
+    *handle = &h->header;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t destroyHandle(infiniopHandle_t handle) {
+    delete reinterpret_cast<CpuHandle *>(handle);
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniBackend_t makeTable() {
+    infiniBackend_t t{};
+    t.abi_version = INFINI_BACKEND_ABI_VERSION;
+    t.struct_size = sizeof(infiniBackend_t);
+    t.device_type = INFINI_DEVICE_CPU;
+    t.name = "cpu";
+    t.last_error_message = lastError;
+    t.init = init;
+    t.get_device_count = getDeviceCount;
+    t.set_device = setDevice;
+    t.device_synchronize = deviceSynchronize;
+    t.get_mem_info = getMemInfo;
+    t.get_device_name = getDeviceName;
+    t.stream_create = streamCreate;
+    t.stream_destroy = streamDestroy;
+    t.stream_synchronize = streamSynchronize;
+    t.stream_query = streamQuery;
+    t.stream_wait_event = streamWaitEvent;
+    t.launch_host_func = launchHostFunc;
+    t.event_create = eventCreate;
+    t.event_record = eventRecord;
+    t.event_query = eventQuery;
+    t.event_synchronize = eventSynchronize;
+    t.event_destroy = eventDestroy;
+    t.event_elapsed_time = eventElapsedTime;
+    t.malloc_device = mallocDevice;
+    t.malloc_host = mallocHost;
+    t.free_device = freeDevice;
+    t.free_host = freeHost;
+    t.memcpy_sync = memcpySync;
+    t.memcpy_async = memcpyAsync;
+    t.malloc_async = mallocAsync;
+    t.free_async = freeAsync;
+    t.memset_sync = memsetSync;
+    t.memset_async = memsetAsync;
+    t.pointer_get_attributes = pointerGetAttributes;
+    t.create_handle = createHandle;
+    t.destroy_handle = destroyHandle;
+    return t;
+}
+
+}  // namespace
+}  // namespace infini::cpu
+
+extern "C" INFINI_EXPORT const infiniBackend_t *infiniBackendGetV1(void) {
+    static const infiniBackend_t table = infini::cpu::makeTable();
+    return &table;
+}

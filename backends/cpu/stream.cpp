@@ -1,0 +1,76 @@
+#include "stream.h"
+
+#include <exception>
+
+namespace infini::cpu {
+
+Stream::Stream(int device) : device_(device), worker_([this] { run(); }) {}
+
+Stream::~Stream() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        stopping_ = true;
+    }
+    has_work_.notify_one();
+    worker_.join();
+}
+
+uint64_t Stream::enqueue(std::function<void()> task) {
+    uint64_t seq;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        queue_.push_back(std::move(task));
+        seq = ++enqueued_;
+    }
+    has_work_.notify_one();
+    return seq;
+}
+
+void Stream::waitFor(uint64_t seq) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [&] { return completed_ >= seq; });
+}
+
+void Stream::synchronize() {
+    std::unique_lock<std::mutex> lock(mu_);
+    uint64_t target = enqueued_;
+    done_.wait(lock, [&] { return completed_ >= target; });
+}
+
+bool Stream::idle() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return completed_ == enqueued_;
+}
+
+std::string Stream::takeError() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string e;
+    e.swap(error_);
+    return e;
+}
+
+void Stream::run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+        has_work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping and drained
+        std::function<void()> task = std::move(queue_.front());
+        queue_.pop_front();
+        lock.unlock();
+        std::string failure;
+        try {
+            task();
+        } catch (const std::exception &e) {
+            failure = e.what();
+        } catch (...) {
+            failure = "unknown exception in a stream task";
+        }
+        task = nullptr;  // release what the task captured before reporting completion
+        lock.lock();
+        if (!failure.empty() && error_.empty()) error_ = failure;
+        ++completed_;
+        done_.notify_all();
+    }
+}
+
+}  // namespace infini::cpu

@@ -1,0 +1,93 @@
+/* backend.h: what a hardware backend library implements, and how the core loads it.
+ *
+ * A backend is one shared library named libinfini_backend_<name>.so that exports
+ *
+ *     const infiniBackend_t *infiniBackendGetV1(void);
+ *
+ * The core (libinfinicore.so) dlopens it, checks abi_version and struct_size, calls init(), and then
+ * routes every infinirt / infiniop call made while a thread's current device type is device_type to
+ * these functions. A backend does not link against the core and does not see other backends.
+ *
+ * Conventions for every function below:
+ * - it returns an infiniStatus_t, and on failure leaves a message for last_error_message();
+ * - "the current device" is the one the core last passed to set_device() on the calling thread
+ *   (device 0 on a thread that never called it);
+ * - a NULL stream means the current device's default stream;
+ * - it never aborts the process on bad input: invalid handles and pointers are reported. */
+#ifndef INFINI_BACKEND_H_
+#define INFINI_BACKEND_H_
+
+#include "infiniop.h"
+
+#define INFINI_BACKEND_ABI_VERSION 1
+#define INFINI_BACKEND_ENTRY_SYMBOL "infiniBackendGetV1"
+
+/* The tensor descriptor built by the core and read by backends. */
+struct InfiniopTensorDescriptor {
+    infiniDtype_t dtype;
+    size_t ndim;
+    size_t *shape;      /* ndim entries */
+    ptrdiff_t *strides; /* ndim entries, in elements (filled in even when created with NULL strides) */
+};
+
+/* Every backend handle starts with this header so that the core can route calls made with it. */
+struct InfiniopHandle {
+    infiniDevice_t device;
+    int device_id;
+};
+
+typedef struct infiniBackend {
+    uint32_t abi_version; /* INFINI_BACKEND_ABI_VERSION */
+    uint32_t struct_size; /* sizeof(infiniBackend_t) as the backend was compiled */
+    infiniDevice_t device_type;
+    const char *name; /* short name: "cpu", "nvidia" */
+
+    /* The message of the last failure on the calling thread. */
+    const char *(*last_error_message)(void);
+
+    /* Runtime: device */
+    infiniStatus_t (*init)(void);
+    infiniStatus_t (*get_device_count)(int *count);
+    infiniStatus_t (*set_device)(int device_id);
+    infiniStatus_t (*device_synchronize)(void);
+    infiniStatus_t (*get_mem_info)(int device_id, size_t *free_bytes, size_t *total_bytes);
+    infiniStatus_t (*get_device_name)(int device_id, char *name, size_t len);
+
+    /* Runtime: streams */
+    infiniStatus_t (*stream_create)(infinirtStream_t *stream);
+    infiniStatus_t (*stream_destroy)(infinirtStream_t stream);
+    infiniStatus_t (*stream_synchronize)(infinirtStream_t stream);
+    infiniStatus_t (*stream_query)(infinirtStream_t stream, infinirtEventStatus_t *status);
+    infiniStatus_t (*stream_wait_event)(infinirtStream_t stream, infinirtEvent_t event);
+    infiniStatus_t (*launch_host_func)(infinirtStream_t stream, void (*fn)(void *), void *user_data);
+
+    /* Runtime: events */
+    infiniStatus_t (*event_create)(infinirtEvent_t *event, uint32_t flags);
+    infiniStatus_t (*event_record)(infinirtEvent_t event, infinirtStream_t stream);
+    infiniStatus_t (*event_query)(infinirtEvent_t event, infinirtEventStatus_t *status);
+    infiniStatus_t (*event_synchronize)(infinirtEvent_t event);
+    infiniStatus_t (*event_destroy)(infinirtEvent_t event);
+    infiniStatus_t (*event_elapsed_time)(float *ms, infinirtEvent_t start, infinirtEvent_t end);
+
+    /* Runtime: memory */
+    infiniStatus_t (*malloc_device)(void **ptr, size_t size);
+    infiniStatus_t (*malloc_host)(void **ptr, size_t size);
+    infiniStatus_t (*free_device)(void *ptr);
+    infiniStatus_t (*free_host)(void *ptr);
+    infiniStatus_t (*memcpy_sync)(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
+    infiniStatus_t (*memcpy_async)(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                                   infinirtStream_t stream);
+    infiniStatus_t (*malloc_async)(void **ptr, size_t size, infinirtStream_t stream);
+    infiniStatus_t (*free_async)(void *ptr, infinirtStream_t stream);
+    infiniStatus_t (*memset_sync)(void *ptr, int value, size_t size);
+    infiniStatus_t (*memset_async)(void *ptr, int value, size_t size, infinirtStream_t stream);
+    infiniStatus_t (*pointer_get_attributes)(infinirtPointerAttributes_t *attr, const void *ptr);
+
+    /* infiniop: the handle is allocated by the backend and starts with struct InfiniopHandle. */
+    infiniStatus_t (*create_handle)(infiniopHandle_t *handle);
+    infiniStatus_t (*destroy_handle)(infiniopHandle_t handle);
+} infiniBackend_t;
+
+typedef const infiniBackend_t *(*infiniBackendGetFn)(void);
+
+#endif /* INFINI_BACKEND_H_ */

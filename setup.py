@@ -1,0 +1,146 @@
+"""Build of infinicore_torch: the torch-free backend libraries (CMake + Ninja) and the torch glue.
+
+    pip install --no-build-isolation -e .
+
+Environment:
+    INFINI_WITH_NVIDIA=0/1   force the nvidia backend off/on (default: on when nvcc and the CUDA
+                             runtime are found)
+    MAX_JOBS=N               parallel compile jobs (torch's convention; default: all cores)
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from setuptools import find_packages, setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+BACKEND_SRC = os.path.join(ROOT, "backends")
+BACKEND_BUILD = os.path.join(ROOT, "build", "backends")
+CCACHE_DIR = "/usr/lib/ccache"  # Debian's ccache symlinks (c++ -> ccache)
+
+
+def log(msg: str) -> None:
+    print(f"[infinicore_torch] {msg}", flush=True)
+
+
+def find_cuda() -> tuple[str | None, str]:
+    """(CUDA root, "") when nvcc and libcudart are present, else (None, why not)."""
+    candidates = []
+    if os.environ.get("CUDA_HOME"):
+        candidates.append(os.environ["CUDA_HOME"])
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        candidates.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    candidates.append("/usr/local/cuda")
+    for root in candidates:
+        if not os.path.exists(os.path.join(root, "bin", "nvcc")):
+            continue
+        libs = glob.glob(os.path.join(root, "lib64", "libcudart.so*")) + glob.glob(
+            os.path.join(root, "targets", "*", "lib", "libcudart.so*")
+        )
+        if libs:
+            return root, ""
+        return None, f"nvcc found in {root} but not the CUDA runtime (libcudart.so)"
+    return None, "nvcc not found (set CUDA_HOME or put nvcc on PATH)"
+
+
+def nvidia_choice() -> tuple[bool, str, str | None]:
+    """(build it?, reason, CUDA root)."""
+    forced = os.environ.get("INFINI_WITH_NVIDIA")
+    if forced not in (None, "", "0", "1"):
+        raise SystemExit(f"INFINI_WITH_NVIDIA must be 0 or 1, not {forced!r}")
+    if forced == "0":
+        return False, "disabled by INFINI_WITH_NVIDIA=0", None
+    if not os.path.exists(os.path.join(BACKEND_SRC, "nvidia", "CMakeLists.txt")):
+        return False, "no nvidia sources in this checkout", None
+    root, why = find_cuda()
+    if root is None:
+        if forced == "1":
+            raise SystemExit(f"INFINI_WITH_NVIDIA=1 but {why}")
+        return False, why, None
+    return True, f"CUDA at {root}", root
+
+
+def build_backends() -> dict:
+    """Configures (once) and builds the backend libraries; returns the build report."""
+    with_nvidia, reason, cuda_root = nvidia_choice()
+    os.makedirs(BACKEND_BUILD, exist_ok=True)
+    args = [
+        "cmake",
+        "-S", BACKEND_SRC,
+        "-B", BACKEND_BUILD,
+        "-G", "Ninja",
+        "-DCMAKE_BUILD_TYPE=Release",
+        f"-DINFINI_WITH_NVIDIA={'ON' if with_nvidia else 'OFF'}",
+    ]
+    ccache = shutil.which("ccache")
+    if ccache:
+        args += [f"-DCMAKE_CXX_COMPILER_LAUNCHER={ccache}", f"-DCMAKE_CUDA_COMPILER_LAUNCHER={ccache}"]
+    if cuda_root:
+        args.append(f"-DCMAKE_CUDA_COMPILER={os.path.join(cuda_root, 'bin', 'nvcc')}")
+    t0 = time.time()
+    subprocess.check_call(args, stdout=subprocess.DEVNULL)
+    build = ["cmake", "--build", BACKEND_BUILD]
+    if os.environ.get("MAX_JOBS"):
+        build += ["--parallel", os.environ["MAX_JOBS"]]
+    subprocess.check_call(build)
+    log(f"backends built in {time.time() - t0:.1f}s" + ("" if ccache else " (ccache not found: no compile cache)"))
+    log(f"nvidia backend: {'built' if with_nvidia else 'skipped'} ({reason})")
+    return {"nvidia": {"built": with_nvidia, "reason": reason}, "ccache": bool(ccache)}
+
+
+class BuildAll(BuildExtension):
+    """Builds the backend libraries, puts them in infinicore_torch/lib, then builds the torch glue."""
+
+    def run(self):
+        report = build_backends()
+        libs = sorted(glob.glob(os.path.join(BACKEND_BUILD, "lib*.so")))
+        targets = [os.path.join(self.build_lib, "infinicore_torch", "lib")]
+        if self.inplace or getattr(self, "editable_mode", False):
+            targets.append(os.path.join(ROOT, "infinicore_torch", "lib"))
+        for target in targets:
+            os.makedirs(target, exist_ok=True)
+            for stale in glob.glob(os.path.join(target, "libinfini_backend_*.so")):
+                if os.path.basename(stale) not in {os.path.basename(p) for p in libs}:
+                    os.remove(stale)
+            for lib in libs:
+                shutil.copy2(lib, target)
+            with open(os.path.join(target, "build_info.json"), "w") as f:
+                json.dump(report, f, indent=1)
+        super().run()
+
+
+if os.path.isdir(CCACHE_DIR) and CCACHE_DIR not in os.environ.get("PATH", ""):
+    os.environ["PATH"] = CCACHE_DIR + os.pathsep + os.environ.get("PATH", "")
+
+ext = CppExtension(
+    name="infinicore_torch._C",
+    sources=sorted(glob.glob("csrc/**/*.cpp", recursive=True)),
+    include_dirs=[os.path.join(BACKEND_SRC, "include"), os.path.join(ROOT, "csrc")],
+    library_dirs=[BACKEND_BUILD],
+    libraries=["infinicore"],
+    extra_compile_args={"cxx": ["-O3"]},
+    extra_link_args=["-Wl,-rpath,$ORIGIN/lib"],
+)
+
+setup(
+    name="infinicore_torch",
+    version="0.1.0",
+    description="InfiniCore (infinirt, infiniop, infiniccl) as a PyTorch device",
+    packages=find_packages(include=["infinicore_torch", "infinicore_torch.*"]),
+    package_data={"infinicore_torch": ["lib/*.so", "lib/build_info.json"]},
+    python_requires=">=3.11",
+    install_requires=["torch>=2.11"],
+    extras_require={"test": ["pytest", "numpy"]},
+    ext_modules=[ext],
+    cmdclass={"build_ext": BuildAll.with_options(use_ninja=True)},
+    zip_safe=False,
+)
