@@ -1,0 +1,103 @@
+"""Shared helpers for the tests of the infini C ABI (through ctypes, on the CPU backend)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+from ctypes import byref, c_int, c_void_p
+
+import pytest
+
+from infinicore_torch import _infini as I
+
+L = I.lib()
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(autouse=True)
+def _on_cpu0():
+    """Every test starts (and ends) with the calling thread on cpu:0."""
+    I.set_device(I.DEVICE_CPU, 0)
+    yield
+    I.set_device(I.DEVICE_CPU, 0)
+
+
+def assert_fails(status: int, expected: int, *fragments: str) -> str:
+    """Asserts a call failed with `expected` and that the thread's message holds every fragment."""
+    assert status == expected, f"expected {I.status_name(expected)}, got {I.status_name(status)}: {I.last_error()}"
+    message = I.last_error()
+    for f in fragments:
+        assert f in message, f"{f!r} not in {message!r}"
+    return message
+
+
+def dmalloc(n: int) -> int:
+    p = c_void_p()
+    I.check(L.infinirtMalloc(byref(p), n))
+    return p.value
+
+
+def hmalloc(n: int) -> int:
+    p = c_void_p()
+    I.check(L.infinirtMallocHost(byref(p), n))
+    return p.value
+
+
+def h2d(dst: int, data: bytes) -> None:
+    buf = ctypes.create_string_buffer(data, len(data))
+    I.check(L.infinirtMemcpy(dst, buf, len(data), I.H2D))
+
+
+def d2h(src: int, n: int) -> bytes:
+    buf = ctypes.create_string_buffer(n)
+    I.check(L.infinirtMemcpy(buf, src, n, I.D2H))
+    return buf.raw
+
+
+def stream_create() -> int:
+    s = c_void_p()
+    I.check(L.infinirtStreamCreate(byref(s)))
+    return s.value
+
+
+def event_create(flags: int = I.EVENT_DEFAULT) -> int:
+    e = c_void_p()
+    I.check(L.infinirtEventCreateWithFlags(byref(e), flags))
+    return e.value
+
+
+def stream_status(stream) -> int:
+    q = c_int()
+    I.check(L.infinirtStreamQuery(stream, byref(q)))
+    return q.value
+
+
+def event_status(event) -> int:
+    q = c_int()
+    I.check(L.infinirtEventQuery(event, byref(q)))
+    return q.value
+
+
+def sleeper(seconds: float) -> I.HOST_FUNC:
+    """A host function that sleeps; keep the returned object alive until the stream has run it."""
+    import time
+
+    return I.HOST_FUNC(lambda _arg: time.sleep(seconds))
+
+
+def used_bytes(device: int) -> int:
+    free, total = I.mem_info(I.DEVICE_CPU, device)
+    return total - free
+
+
+def run_python(code: str, env: dict | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
+    """Runs code in a fresh interpreter (the loader reads its environment once per process)."""
+    full_env = dict(os.environ)
+    for k in ("INFINI_BACKEND_PATH", "INFINI_CPU_DEVICE_COUNT", "INFINI_CPU_DEVICE_MEMORY"):
+        full_env.pop(k, None)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", code], env=full_env, capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
