@@ -142,5 +142,6 @@ setup(
     extras_require={"test": ["pytest", "numpy"]},
     ext_modules=[ext],
     cmdclass={"build_ext": BuildAll.with_options(use_ninja=True)},
+    entry_points={"torch.backends": ["infini = infinicore_torch:_autoload"]},
     zip_safe=False,
 )

@@ -1,22 +1,58 @@
-// Module.cpp: the infinicore_torch._C extension module. It links libinfinicore.so (found through
-// the rpath $ORIGIN/lib) and is where the torch glue of later layers registers itself.
-#include <pybind11/pybind11.h>
+// Module.cpp: the infinicore_torch._C extension module: the Python bindings of the torch glue.
+// Everything here is a thin call into runtime/ and aten/; the Python package builds torch.infini on it.
+#include <torch/csrc/utils/pybind.h>
 #include <torch/version.h>
 
 #include <infini/infinirt.h>
 
-#include <stdexcept>
-#include <string>
+#include "aten/Fallback.h"
+#include "runtime/InfiniAllocator.h"
+#include "runtime/InfiniFunctions.h"
+#include "runtime/InfiniGenerator.h"
+#include "runtime/InfiniHostAllocator.h"
+#include "runtime/InfiniStream.h"
 
 namespace py = pybind11;
+using namespace infini_torch;
 
 namespace {
 
-// Raises a Python RuntimeError carrying the library's message when status is not SUCCESS.
-void check(infiniStatus_t status) {
-    if (status != INFINI_STATUS_SUCCESS) {
-        throw std::runtime_error(std::string(infiniGetLastErrorMessage()) + " [" + infiniGetStatusString(status) + "]");
-    }
+py::tuple packStream(const c10::Stream &s) {
+    return py::make_tuple(s.id(), s.device_index(), static_cast<int>(s.device_type()));
+}
+
+c10::Stream unpackStream(int64_t id, c10::DeviceIndex device, int64_t type) {
+    return c10::Stream(c10::Stream::UNSAFE, c10::Device(static_cast<c10::DeviceType>(type), device), id);
+}
+
+// torch.cuda.memory_stats's layout: "<stat>.<all|small_pool|large_pool>.<current|peak|allocated|freed>".
+py::dict memoryStats(c10::DeviceIndex device) {
+    auto stats = getDeviceStats(device);
+    py::dict out;
+    const char *pools[] = {"all", "small_pool", "large_pool"};
+    auto add = [&](const char *name, const c10::CachingDeviceAllocator::StatArray &a) {
+        for (size_t p = 0; p < 3; ++p) {
+            std::string prefix = std::string(name) + "." + pools[p] + ".";
+            out[py::str(prefix + "current")] = a[p].current;
+            out[py::str(prefix + "peak")] = a[p].peak;
+            out[py::str(prefix + "allocated")] = a[p].allocated;
+            out[py::str(prefix + "freed")] = a[p].freed;
+        }
+    };
+    add("allocation", stats.allocation);
+    add("segment", stats.segment);
+    add("active", stats.active);
+    add("inactive_split", stats.inactive_split);
+    add("allocated_bytes", stats.allocated_bytes);
+    add("reserved_bytes", stats.reserved_bytes);
+    add("active_bytes", stats.active_bytes);
+    add("inactive_split_bytes", stats.inactive_split_bytes);
+    add("requested_bytes", stats.requested_bytes);
+    out["num_alloc_retries"] = stats.num_alloc_retries;
+    out["num_ooms"] = stats.num_ooms;
+    out["num_device_alloc"] = stats.num_device_alloc;
+    out["num_device_free"] = stats.num_device_free;
+    return out;
 }
 
 }  // namespace
@@ -25,13 +61,90 @@ PYBIND11_MODULE(_C, m) {
     m.doc() = "infinicore_torch native glue";
     m.attr("_torch_version") = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
                                "." + std::to_string(TORCH_VERSION_PATCH);
-    m.def("_init", [] { check(infinirtInit()); }, "Loads the infini backends; raises if none could be loaded.");
-    m.def(
-        "_device_count",
-        [](int device_type) {
-            int n = 0;
-            check(infinirtGetDeviceCount(static_cast<infiniDevice_t>(device_type), &n));
-            return n;
-        },
-        py::arg("device_type"), "Number of devices of an infiniDevice_t type.");
+    m.def("_init", [] { INFINI_CHECK(infinirtInit()); });
+    m.def("_device_count", [](int type) {
+        int n = 0;
+        INFINI_CHECK(infinirtGetDeviceCount(static_cast<infiniDevice_t>(type), &n));
+        return n;
+    });
+
+    // devices
+    m.def("_backend_name", [] { return std::string(backendName()); });
+    m.def("_backend_type", [] { return static_cast<int>(backendType()); });
+    m.def("_infini_device_count", [] { return device_count(); });
+    m.def("_lazy_init", [] { lazy_init(); });
+    m.def("_is_initialized", [] { return is_initialized(); });
+    m.def("_is_in_bad_fork", [] { return is_in_bad_fork(); });
+    m.def("_get_device", [] { return current_device(); });
+    m.def("_set_device", [](c10::DeviceIndex d) {
+        lazy_init();
+        set_device(d);
+    });
+    m.def("_exchange_device", [](c10::DeviceIndex d) {
+        lazy_init();
+        if (d < 0) return static_cast<c10::DeviceIndex>(-1);
+        return ExchangeDevice(d);
+    });
+    m.def("_synchronize", [](c10::DeviceIndex d) {
+        lazy_init();
+        c10::DeviceIndex target = d < 0 ? current_device() : d;
+        c10::DeviceIndex previous = ExchangeDevice(target);
+        infiniStatus_t status;
+        {
+            py::gil_scoped_release no_gil;
+            status = infinirtDeviceSynchronize();
+        }
+        set_device(previous);
+        INFINI_CHECK(status);
+    });
+    m.def("_device_name", [](c10::DeviceIndex d) {
+        lazy_init();
+        check_device_index(d);
+        char name[256];
+        INFINI_CHECK(infinirtGetDeviceName(backendType(), d, name, sizeof(name)));
+        return std::string(name);
+    });
+    m.def("_mem_get_info", [](c10::DeviceIndex d) {
+        lazy_init();
+        check_device_index(d);
+        size_t free_bytes = 0, total = 0;
+        INFINI_CHECK(infinirtGetMemInfo(backendType(), d, &free_bytes, &total));
+        return py::make_tuple(free_bytes, total);
+    });
+
+    // streams
+    m.def("_current_stream", [](c10::DeviceIndex d) { return packStream(getCurrentStream(d)); });
+    m.def("_default_stream", [](c10::DeviceIndex d) { return packStream(getDefaultStream(d)); });
+    m.def("_set_stream", [](int64_t id, c10::DeviceIndex d, int64_t type) {
+        c10::Stream s = unpackStream(id, d, type);
+        exchangeStream(s);
+    });
+
+    // memory
+    m.def("_memory_stats", [](c10::DeviceIndex d) {
+        lazy_init();
+        return memoryStats(d);
+    });
+    m.def("_reset_peak_memory_stats", [](c10::DeviceIndex d) {
+        lazy_init();
+        getDeviceAllocator()->resetPeakStats(d);
+    });
+    m.def("_reset_accumulated_memory_stats", [](c10::DeviceIndex d) {
+        lazy_init();
+        getDeviceAllocator()->resetAccumulatedStats(d);
+    });
+    m.def("_empty_cache", [] {
+        emptyCache();
+        emptyPinnedCache();
+    });
+
+    // random
+    m.def("_default_generator", [](c10::DeviceIndex d) {
+        lazy_init();
+        return getDefaultGenerator(d);
+    });
+
+    // fallback
+    m.def("_fallback_stats", [] { return fallbackStats(); });
+    m.def("_reset_fallback_stats", [] { resetFallbackStats(); });
 }

@@ -1,16 +1,22 @@
 """infinicore_torch: the InfiniCore stack (infinirt, infiniop, infiniccl) as a PyTorch device.
 
+``import infinicore_torch`` (or just ``import torch``, through torch's backend entry point) makes
+"infini" a torch device::
+
+    x = torch.randn(8, 4096, device="infini")
+    model.to("infini")
+
 ``python -m infinicore_torch`` prints what was built and which devices are present.
 """
 
 from __future__ import annotations
 
-import torch  # noqa: F401  (the extension below needs torch's libraries loaded first)
+import torch
 
 __version__ = "0.1.0"
 
 try:
-    from . import _C  # noqa: F401
+    from . import _C
 except ImportError as e:  # most often: built against another torch than the one running
     raise ImportError(
         f"infinicore_torch._C failed to load under torch {torch.__version__}: {e}. "
@@ -19,9 +25,37 @@ except ImportError as e:  # most often: built against another torch than the one
 
 from . import _infini  # noqa: E402
 
-__all__ = ["backends", "__version__"]
+
+def _register() -> None:
+    """Renames PrivateUse1 to "infini" and installs torch.infini and the tensor/module methods."""
+    if torch._C._get_privateuse1_backend_name() == "infini" and hasattr(torch, "infini"):
+        return
+    from . import infini
+
+    torch.utils.rename_privateuse1_backend("infini")
+    torch._register_device_module("infini", infini)
+    torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+
+
+_register()
+
+
+def _autoload() -> None:
+    """Entry point of the torch.backends group: importing this package already registered it."""
 
 
 def backends() -> list[_infini.Backend]:
     """Every backend library the loader found, loaded or not (with the reason)."""
     return _infini.backends()
+
+
+def fallback_stats() -> dict[str, int]:
+    """How many times each aten op without an infini kernel ran through the CPU fallback."""
+    return dict(_C._fallback_stats())
+
+
+def reset_fallback_stats() -> None:
+    _C._reset_fallback_stats()
+
+
+__all__ = ["backends", "fallback_stats", "reset_fallback_stats", "__version__"]

@@ -1,0 +1,174 @@
+// Minimal.cpp: the aten ops every device must provide itself (creation, views, resize, copies,
+// scalars, fill); every other aten op goes through the CPU fallback (Fallback.cpp).
+#include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/set_native.h>
+#include <ATen/ops/view_native.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "../runtime/InfiniAllocator.h"
+#include "../runtime/InfiniFunctions.h"
+#include "../runtime/InfiniStorage.h"
+#include "../runtime/InfiniStream.h"
+#include "Copy.h"
+
+namespace infini_torch {
+namespace {
+
+constexpr c10::DispatchKeySet kKeys{c10::DispatchKey::PrivateUse1};
+
+c10::Device targetDevice(std::optional<c10::Device> device) {
+    c10::Device d = device.value_or(c10::Device(c10::DeviceType::PrivateUse1));
+    TORCH_CHECK(d.type() == c10::DeviceType::PrivateUse1, "infini: cannot create a tensor on ", d);
+    lazy_init();
+    if (!d.has_index()) return c10::Device(c10::DeviceType::PrivateUse1, current_device());
+    check_device_index(d.index());
+    return d;
+}
+
+void checkLayout(std::optional<c10::Layout> layout, std::optional<bool> pin_memory) {
+    TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided, "infini: only strided tensors are supported, not ",
+                *layout);
+    TORCH_CHECK(!pin_memory.value_or(false), "infini: only CPU tensors can be pinned");
+}
+
+at::Tensor empty_memory_format(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
+                               std::optional<c10::Layout> layout, std::optional<c10::Device> device,
+                               std::optional<bool> pin_memory, std::optional<c10::MemoryFormat> memory_format) {
+    checkLayout(layout, pin_memory);
+    c10::DeviceGuard guard(targetDevice(device));
+    return at::detail::empty_generic(size, getDeviceAllocator(), kKeys, c10::dtype_or_default(dtype), memory_format);
+}
+
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, std::optional<c10::ScalarType> dtype,
+                         std::optional<c10::Layout> layout, std::optional<c10::Device> device,
+                         std::optional<bool> pin_memory) {
+    checkLayout(layout, pin_memory);
+    c10::DeviceGuard guard(targetDevice(device));
+    return at::detail::empty_strided_generic(size, stride, getDeviceAllocator(), kKeys, c10::dtype_or_default(dtype));
+}
+
+at::Tensor as_strided(const at::Tensor &self, c10::IntArrayRef size, c10::IntArrayRef stride,
+                      std::optional<int64_t> storage_offset) {
+    return at::native::as_strided_tensorimpl(self, size, stride, storage_offset);
+}
+
+at::Tensor view(const at::Tensor &self, c10::IntArrayRef size) { return at::native::view(self, size); }
+
+at::Tensor reshape_alias(const at::Tensor &self, c10::IntArrayRef size, c10::IntArrayRef stride) {
+    return at::native::_reshape_alias(self, size, stride);
+}
+
+const at::Tensor &resize_(const at::Tensor &self, c10::IntArrayRef size,
+                          std::optional<c10::MemoryFormat> memory_format) {
+    auto *impl = self.unsafeGetTensorImpl();
+    int64_t itemsize = static_cast<int64_t>(self.dtype().itemsize());
+    impl->set_sizes_contiguous(size);
+    auto format = memory_format.value_or(c10::MemoryFormat::Contiguous);
+    if (format != c10::MemoryFormat::Preserve) impl->empty_tensor_restride(format);
+    size_t needed = at::detail::computeStorageNbytes(self.sizes(), self.strides(), itemsize,
+                                                     self.storage_offset() * itemsize);
+    if (needed > self.storage().nbytes()) {
+        c10::DeviceGuard guard(self.device());
+        resizeStorageBytes(self.storage().unsafeGetStorageImpl(), needed);
+    }
+    return self;
+}
+
+at::Tensor &set_source_storage(at::Tensor &self, c10::Storage source) {
+    int64_t itemsize = static_cast<int64_t>(self.dtype().itemsize());
+    int64_t n = static_cast<int64_t>(source.nbytes()) / itemsize;
+    return self.set_(std::move(source), 0, {n}, {1});
+}
+
+at::Tensor &set_source_storage_offset(at::Tensor &self, c10::Storage source, int64_t offset, c10::IntArrayRef size,
+                                      c10::IntArrayRef stride) {
+    TORCH_CHECK(source.device().type() == c10::DeviceType::PrivateUse1 || source.nbytes() == 0,
+                "infini: set_ with a storage on ", source.device());
+    auto *impl = self.unsafeGetTensorImpl();
+    if (!self.storage().is_alias_of(source)) impl->set_storage_keep_dtype(std::move(source));
+    impl->set_storage_offset(offset);
+    if (stride.empty()) {
+        impl->set_sizes_contiguous(size);
+    } else {
+        impl->set_sizes_and_strides(size, stride);
+    }
+    int64_t itemsize = static_cast<int64_t>(self.dtype().itemsize());
+    size_t needed = at::detail::computeStorageNbytes(self.sizes(), self.strides(), itemsize, offset * itemsize);
+    if (needed > self.storage().nbytes()) {
+        c10::DeviceGuard guard(self.device());
+        resizeStorageBytes(self.storage().unsafeGetStorageImpl(), needed);
+    }
+    return self;
+}
+
+at::Tensor &set_source_tensor(at::Tensor &self, const at::Tensor &source) {
+    if (self.is_same(source)) return self;
+    return set_source_storage_offset(self, source.storage(), source.storage_offset(), source.sizes(),
+                                     source.strides());
+}
+
+at::Tensor &set_empty(at::Tensor &self) {
+    c10::DeviceGuard guard(self.device());
+    c10::Storage storage(c10::Storage::use_byte_size_t(), 0, getDeviceAllocator(), true);
+    return set_source_storage_offset(self, std::move(storage), 0, {0}, {});
+}
+
+c10::Scalar local_scalar_dense(const at::Tensor &self) {
+    at::Tensor cpu = at::empty({}, self.options().device(at::kCPU));
+    copy_from(self, cpu, false);
+    return cpu.item();
+}
+
+at::Tensor &zero_(at::Tensor &self) {
+    if (self.numel() == 0) return self;
+    if (self.is_contiguous()) {  // zero bits are zero in every dtype
+        c10::DeviceGuard guard(self.device());
+        c10::Stream stream = getCurrentStream(self.device().index());
+        INFINI_CHECK(infinirtMemsetAsync(self.data_ptr(), 0, self.nbytes(), native_stream(stream)));
+        return self;
+    }
+    return self.fill_(0);
+}
+
+at::Tensor &fill_scalar(at::Tensor &self, const c10::Scalar &value) {
+    if (self.numel() == 0) return self;
+    // build the values on the CPU in dst's layout and upload them (one memcpy when dense)
+    at::Tensor cpu = at::empty_strided(self.sizes(), self.strides(), self.options().device(at::kCPU));
+    cpu.fill_(value);
+    copy_from(cpu, self, false);
+    return self;
+}
+
+at::Tensor &fill_tensor(at::Tensor &self, const at::Tensor &value) {
+    TORCH_CHECK(value.dim() == 0, "infini: fill_ only supports a 0-dimension value tensor, got ", value.dim(),
+                " dimensions");
+    return fill_scalar(self, value.device().is_cpu() ? value.item() : local_scalar_dense(value));
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+    m.impl("empty.memory_format", empty_memory_format);
+    m.impl("empty_strided", empty_strided);
+    m.impl("as_strided", as_strided);
+    m.impl("view", view);
+    m.impl("_reshape_alias", reshape_alias);
+    m.impl("resize_", resize_);
+    m.impl("set_.source_Storage", set_source_storage);
+    m.impl("set_.source_Storage_storage_offset", set_source_storage_offset);
+    m.impl("set_.source_Tensor", set_source_tensor);
+    m.impl("set_", set_empty);
+    m.impl("_copy_from", copy_from);
+    m.impl("_copy_from_and_resize", copy_from_and_resize);
+    m.impl("_local_scalar_dense", local_scalar_dense);
+    m.impl("zero_", zero_);
+    m.impl("fill_.Scalar", fill_scalar);
+    m.impl("fill_.Tensor", fill_tensor);
+}
+
+}  // namespace infini_torch
