@@ -19,7 +19,11 @@ import sys
 import time
 
 from setuptools import find_packages, setup
-from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+# The build must not load the package it is building (torch autoloads installed backends).
+os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+
+from torch.utils.cpp_extension import BuildExtension, CppExtension  # noqa: E402
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 BACKEND_SRC = os.path.join(ROOT, "backends")
@@ -136,12 +140,13 @@ setup(
     version="0.1.0",
     description="InfiniCore (infinirt, infiniop, infiniccl) as a PyTorch device",
     packages=find_packages(include=["infinicore_torch", "infinicore_torch.*"]),
+    py_modules=["infinicore_torch_autoload"],
     package_data={"infinicore_torch": ["lib/*.so", "lib/build_info.json"]},
     python_requires=">=3.11",
     install_requires=["torch>=2.11"],
     extras_require={"test": ["pytest", "numpy"]},
     ext_modules=[ext],
     cmdclass={"build_ext": BuildAll.with_options(use_ninja=True)},
-    entry_points={"torch.backends": ["infini = infinicore_torch:_autoload"]},
+    entry_points={"torch.backends": ["infini = infinicore_torch_autoload:load"]},
     zip_safe=False,
 )

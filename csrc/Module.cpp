@@ -120,6 +120,14 @@ PYBIND11_MODULE(_C, m) {
         exchangeStream(s);
     });
 
+    m.def("_elapsed_time", [](int64_t start, int64_t end) {
+        TORCH_CHECK(start != 0 && end != 0, "infini: both events must be recorded before calculating elapsed time");
+        current_device();  // routes the call to the infini backend on any thread
+        float ms = 0;
+        INFINI_CHECK(infinirtEventElapsedTime(&ms, reinterpret_cast<void *>(start), reinterpret_cast<void *>(end)));
+        return ms;
+    });
+
     // memory
     m.def("_memory_stats", [](c10::DeviceIndex d) {
         lazy_init();

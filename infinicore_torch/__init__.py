@@ -40,10 +40,6 @@ def _register() -> None:
 _register()
 
 
-def _autoload() -> None:
-    """Entry point of the torch.backends group: importing this package already registered it."""
-
-
 def backends() -> list[_infini.Backend]:
     """Every backend library the loader found, loaded or not (with the reason)."""
     return _infini.backends()

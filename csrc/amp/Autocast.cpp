@@ -22,3 +22,6 @@ TORCH_LIBRARY_IMPL(aten, AutocastPrivateUse1, m) {
 
 }  // namespace
 }  // namespace at::autocast
+
+// Ops without an autocast policy run unchanged.
+TORCH_LIBRARY_IMPL(_, AutocastPrivateUse1, m) { m.fallback(torch::CppFunction::makeFallthrough()); }

@@ -137,10 +137,12 @@ at::Tensor &zero_(at::Tensor &self) {
 
 at::Tensor &fill_scalar(at::Tensor &self, const c10::Scalar &value) {
     if (self.numel() == 0) return self;
-    // build the values on the CPU in dst's layout and upload them (one memcpy when dense)
-    at::Tensor cpu = at::empty_strided(self.sizes(), self.strides(), self.options().device(at::kCPU));
+    // build the values in pinned memory in dst's layout and upload them: one asynchronous memcpy
+    // on the current stream when dst is dense
+    at::Tensor cpu =
+        at::empty_strided(self.sizes(), self.strides(), self.options().device(at::kCPU).pinned_memory(true));
     cpu.fill_(value);
-    copy_from(cpu, self, false);
+    copy_from(cpu, self, true);
     return self;
 }
 
@@ -148,6 +150,12 @@ at::Tensor &fill_tensor(at::Tensor &self, const at::Tensor &value) {
     TORCH_CHECK(value.dim() == 0, "infini: fill_ only supports a 0-dimension value tensor, got ", value.dim(),
                 " dimensions");
     return fill_scalar(self, value.device().is_cpu() ? value.item() : local_scalar_dense(value));
+}
+
+void record_stream(at::Tensor &self, c10::Stream stream) {
+    TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1, "infini: record_stream needs an infini stream, got ",
+                stream);
+    getDeviceAllocator()->recordStream(self.storage().data_ptr(), stream);
 }
 
 }  // namespace
@@ -169,6 +177,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("zero_", zero_);
     m.impl("fill_.Scalar", fill_scalar);
     m.impl("fill_.Tensor", fill_tensor);
+    m.impl("record_stream", record_stream);
 }
 
 }  // namespace infini_torch

@@ -58,6 +58,9 @@ struct InfiniGuardImpl final : public c10::impl::DeviceGuardImplInterface {
 
     c10::DeviceIndex deviceCount() const noexcept override { return device_count(); }
 
+    // (no `override`: older torch versions lack this method)
+    void *getStreamNativeHandle(const c10::Stream s) const { return native_stream(s); }
+
     void destroyEvent(void *event, const c10::DeviceIndex device) const noexcept override {
         if (event == nullptr) return;
         try {

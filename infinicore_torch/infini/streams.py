@@ -48,6 +48,12 @@ class Event(torch.Event):
             stream = current_stream()
         super().record(stream)
 
+    def elapsed_time(self, end_event: torch.Event) -> float:
+        """Milliseconds from this event to end_event (both recorded and completed)."""
+        from .. import _C
+
+        return _C._elapsed_time(self.event_id, end_event.event_id)
+
     def wait(self, stream: torch.Stream | None = None) -> None:
         if stream is None:
             from . import current_stream
