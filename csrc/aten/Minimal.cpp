@@ -65,6 +65,7 @@ at::Tensor reshape_alias(const at::Tensor &self, c10::IntArrayRef size, c10::Int
 
 const at::Tensor &resize_(const at::Tensor &self, c10::IntArrayRef size,
                           std::optional<c10::MemoryFormat> memory_format) {
+    if (self.sizes() == size && !memory_format.has_value()) return self;  // keeps views' strides, as torch
     auto *impl = self.unsafeGetTensorImpl();
     int64_t itemsize = static_cast<int64_t>(self.dtype().itemsize());
     impl->set_sizes_contiguous(size);
