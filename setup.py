@@ -101,10 +101,35 @@ def build_backends() -> dict:
     return {"nvidia": {"built": with_nvidia, "reason": reason}, "ccache": bool(ccache)}
 
 
+def links_shared_libstdcxx(cxx: str) -> bool:
+    """True when the compiler finds the shared libstdc++ (and so links it dynamically)."""
+    try:
+        out = subprocess.run([cxx, "-print-file-name=libstdc++.so"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return False
+    path = out.stdout.strip()
+    return os.path.isabs(path) and os.path.exists(path)
+
+
+def choose_cxx() -> None:
+    """Avoids compilers that link libstdc++ statically (the GPU image's /opt/gcc wrapper does):
+    a private libstdc++ inside _C beside torch's shared one crashes on the first error message."""
+    cxx = os.environ.get("CXX", "c++")
+    if links_shared_libstdcxx(cxx):
+        return
+    for alternative in ("/usr/bin/g++", "/usr/bin/c++", "g++", "c++"):
+        if alternative != cxx and shutil.which(alternative) and links_shared_libstdcxx(alternative):
+            log(f"{cxx} does not find the shared libstdc++ (it would link a private static copy); using {alternative}")
+            os.environ["CXX"] = alternative
+            return
+    log(f"warning: {cxx} does not find the shared libstdc++; _C may crash on its first error message")
+
+
 class BuildAll(BuildExtension):
     """Builds the backend libraries, puts them in infinicore_torch/lib, then builds the torch glue."""
 
     def run(self):
+        choose_cxx()
         report = build_backends()
         libs = sorted(glob.glob(os.path.join(BACKEND_BUILD, "lib*.so")))
         targets = [os.path.join(self.build_lib, "infinicore_torch", "lib")]

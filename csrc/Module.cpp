@@ -1,5 +1,6 @@
 // Module.cpp: the infinicore_torch._C extension module: the Python bindings of the torch glue.
 // Everything here is a thin call into runtime/ and aten/; the Python package builds torch.infini on it.
+#include <torch/csrc/Exceptions.h>
 #include <torch/csrc/utils/pybind.h>
 #include <torch/version.h>
 
@@ -16,6 +17,17 @@ namespace py = pybind11;
 using namespace infini_torch;
 
 namespace {
+
+// Wraps a binding so that c10 errors become the matching Python exceptions (RuntimeError,
+// torch.OutOfMemoryError, IndexError) whatever pybind11 internals torch was built with.
+template <typename R, typename... A>
+auto guarded(R (*f)(A...)) {
+    return [f](A... args) -> R {
+        HANDLE_TH_ERRORS
+        return f(args...);
+        END_HANDLE_TH_ERRORS_PYBIND
+    };
+}
 
 py::tuple packStream(const c10::Stream &s) {
     return py::make_tuple(s.id(), s.device_index(), static_cast<int>(s.device_type()));
@@ -61,31 +73,31 @@ PYBIND11_MODULE(_C, m) {
     m.doc() = "infinicore_torch native glue";
     m.attr("_torch_version") = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
                                "." + std::to_string(TORCH_VERSION_PATCH);
-    m.def("_init", [] { INFINI_CHECK(infinirtInit()); });
-    m.def("_device_count", [](int type) {
+    m.def("_init", guarded(+[] { INFINI_CHECK(infinirtInit()); }));
+    m.def("_device_count", guarded(+[](int type) {
         int n = 0;
         INFINI_CHECK(infinirtGetDeviceCount(static_cast<infiniDevice_t>(type), &n));
         return n;
-    });
+    }));
 
     // devices
-    m.def("_backend_name", [] { return std::string(backendName()); });
-    m.def("_backend_type", [] { return static_cast<int>(backendType()); });
-    m.def("_infini_device_count", [] { return device_count(); });
-    m.def("_lazy_init", [] { lazy_init(); });
-    m.def("_is_initialized", [] { return is_initialized(); });
-    m.def("_is_in_bad_fork", [] { return is_in_bad_fork(); });
-    m.def("_get_device", [] { return current_device(); });
-    m.def("_set_device", [](c10::DeviceIndex d) {
+    m.def("_backend_name", guarded(+[] { return std::string(backendName()); }));
+    m.def("_backend_type", guarded(+[] { return static_cast<int>(backendType()); }));
+    m.def("_infini_device_count", guarded(+[] { return device_count(); }));
+    m.def("_lazy_init", guarded(+[] { lazy_init(); }));
+    m.def("_is_initialized", guarded(+[] { return is_initialized(); }));
+    m.def("_is_in_bad_fork", guarded(+[] { return is_in_bad_fork(); }));
+    m.def("_get_device", guarded(+[] { return current_device(); }));
+    m.def("_set_device", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         set_device(d);
-    });
-    m.def("_exchange_device", [](c10::DeviceIndex d) {
+    }));
+    m.def("_exchange_device", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         if (d < 0) return static_cast<c10::DeviceIndex>(-1);
         return ExchangeDevice(d);
-    });
-    m.def("_synchronize", [](c10::DeviceIndex d) {
+    }));
+    m.def("_synchronize", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         c10::DeviceIndex target = d < 0 ? current_device() : d;
         c10::DeviceIndex previous = ExchangeDevice(target);
@@ -96,63 +108,63 @@ PYBIND11_MODULE(_C, m) {
         }
         set_device(previous);
         INFINI_CHECK(status);
-    });
-    m.def("_device_name", [](c10::DeviceIndex d) {
+    }));
+    m.def("_device_name", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         check_device_index(d);
         char name[256];
         INFINI_CHECK(infinirtGetDeviceName(backendType(), d, name, sizeof(name)));
         return std::string(name);
-    });
-    m.def("_mem_get_info", [](c10::DeviceIndex d) {
+    }));
+    m.def("_mem_get_info", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         check_device_index(d);
         size_t free_bytes = 0, total = 0;
         INFINI_CHECK(infinirtGetMemInfo(backendType(), d, &free_bytes, &total));
         return py::make_tuple(free_bytes, total);
-    });
+    }));
 
     // streams
-    m.def("_current_stream", [](c10::DeviceIndex d) { return packStream(getCurrentStream(d)); });
-    m.def("_default_stream", [](c10::DeviceIndex d) { return packStream(getDefaultStream(d)); });
-    m.def("_set_stream", [](int64_t id, c10::DeviceIndex d, int64_t type) {
+    m.def("_current_stream", guarded(+[](c10::DeviceIndex d) { return packStream(getCurrentStream(d)); }));
+    m.def("_default_stream", guarded(+[](c10::DeviceIndex d) { return packStream(getDefaultStream(d)); }));
+    m.def("_set_stream", guarded(+[](int64_t id, c10::DeviceIndex d, int64_t type) {
         c10::Stream s = unpackStream(id, d, type);
         exchangeStream(s);
-    });
+    }));
 
-    m.def("_elapsed_time", [](int64_t start, int64_t end) {
+    m.def("_elapsed_time", guarded(+[](int64_t start, int64_t end) {
         TORCH_CHECK(start != 0 && end != 0, "infini: both events must be recorded before calculating elapsed time");
         current_device();  // routes the call to the infini backend on any thread
         float ms = 0;
         INFINI_CHECK(infinirtEventElapsedTime(&ms, reinterpret_cast<void *>(start), reinterpret_cast<void *>(end)));
         return ms;
-    });
+    }));
 
     // memory
-    m.def("_memory_stats", [](c10::DeviceIndex d) {
+    m.def("_memory_stats", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         return memoryStats(d);
-    });
-    m.def("_reset_peak_memory_stats", [](c10::DeviceIndex d) {
+    }));
+    m.def("_reset_peak_memory_stats", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         getDeviceAllocator()->resetPeakStats(d);
-    });
-    m.def("_reset_accumulated_memory_stats", [](c10::DeviceIndex d) {
+    }));
+    m.def("_reset_accumulated_memory_stats", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         getDeviceAllocator()->resetAccumulatedStats(d);
-    });
-    m.def("_empty_cache", [] {
+    }));
+    m.def("_empty_cache", guarded(+[] {
         emptyCache();
         emptyPinnedCache();
-    });
+    }));
 
     // random
-    m.def("_default_generator", [](c10::DeviceIndex d) {
+    m.def("_default_generator", guarded(+[](c10::DeviceIndex d) {
         lazy_init();
         return getDefaultGenerator(d);
-    });
+    }));
 
     // fallback
-    m.def("_fallback_stats", [] { return fallbackStats(); });
-    m.def("_reset_fallback_stats", [] { resetFallbackStats(); });
+    m.def("_fallback_stats", guarded(+[] { return fallbackStats(); }));
+    m.def("_reset_fallback_stats", guarded(+[] { resetFallbackStats(); }));
 }

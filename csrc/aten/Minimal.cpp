@@ -12,6 +12,7 @@
 
 #include "../runtime/InfiniAllocator.h"
 #include "../runtime/InfiniFunctions.h"
+#include "../runtime/InfiniHostAllocator.h"
 #include "../runtime/InfiniStorage.h"
 #include "../runtime/InfiniStream.h"
 #include "Copy.h"
@@ -140,8 +141,8 @@ at::Tensor &fill_scalar(at::Tensor &self, const c10::Scalar &value) {
     if (self.numel() == 0) return self;
     // build the values in pinned memory in dst's layout and upload them: one asynchronous memcpy
     // on the current stream when dst is dense
-    at::Tensor cpu =
-        at::empty_strided(self.sizes(), self.strides(), self.options().device(at::kCPU).pinned_memory(true));
+    at::Tensor cpu = at::detail::empty_strided_generic(self.sizes(), self.strides(), getPinnedAllocator(),
+                                                       c10::DispatchKeySet(c10::DispatchKey::CPU), self.scalar_type());
     cpu.fill_(value);
     copy_from(cpu, self, true);
     return self;
