@@ -5,36 +5,14 @@
 #include <cstring>
 #include <mutex>
 #include <new>
-#include <unordered_set>
 
 #include "../common/error.h"
+#include "live_set.h"
 #include "loader.h"
 
 using infini::fail;
 
-namespace {
-
-// A set of live objects of one kind, so that every call can tell a live handle from a stale one.
-template <typename T>
-class LiveSet {
-   public:
-    void add(T p) {
-        std::lock_guard<std::mutex> lock(mu_);
-        live_.insert(p);
-    }
-    bool contains(T p) {
-        std::lock_guard<std::mutex> lock(mu_);
-        return live_.count(p) != 0;
-    }
-    bool remove(T p) {
-        std::lock_guard<std::mutex> lock(mu_);
-        return live_.erase(p) != 0;
-    }
-
-   private:
-    std::mutex mu_;
-    std::unordered_set<T> live_;
-};
+namespace infini::core {
 
 LiveSet<infiniopHandle_t> &liveHandles() {
     static auto *s = new LiveSet<infiniopHandle_t>();
@@ -45,6 +23,13 @@ LiveSet<infiniopTensorDescriptor_t> &liveTensorDescriptors() {
     static auto *s = new LiveSet<infiniopTensorDescriptor_t>();
     return *s;
 }
+
+}  // namespace infini::core
+
+using infini::core::liveHandles;
+using infini::core::liveTensorDescriptors;
+
+namespace {
 
 constexpr size_t kMaxDims = 64;
 

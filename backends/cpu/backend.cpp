@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "memory.h"
+#include "ops/common.h"
 #include "runtime.h"
 
 namespace infini::cpu {
@@ -11,7 +12,13 @@ namespace {
 
 const char *lastError() { return lastErrorMessage().c_str(); }
 
-infiniStatus_t init() { return Runtime::get().init(); }
+infiniStatus_t init() {
+    // the kernels are built for x86-64-v3 (see CMakeLists.txt): refuse cleanly on older CPUs
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c")) {
+        return fail(INFINI_STATUS_DEVICE_ARCHITECTURE_NOT_SUPPORTED, "the cpu backend needs AVX2, FMA and F16C");
+    }
+    return Runtime::get().init();
+}
 
 infiniStatus_t getDeviceCount(int *count) {
     *count = Runtime::get().deviceCount();
@@ -219,6 +226,7 @@ infiniBackend_t makeTable() {
     t.pointer_get_attributes = pointerGetAttributes;
     t.create_handle = createHandle;
     t.destroy_handle = destroyHandle;
+    t.create_op = ops::createOp;
     return t;
 }
 

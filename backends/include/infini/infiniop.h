@@ -30,4 +30,20 @@ INFINI_API infiniStatus_t infiniopDestroyTensorDescriptor(infiniopTensorDescript
 INFINI_API infiniStatus_t infiniopGetTensorDescriptor(infiniopTensorDescriptor_t desc, size_t *ndim,
                                                       size_t *shape, ptrdiff_t *strides, infiniDtype_t *dtype);
 
+/* The operators. */
+#include "ops/add.h"
+#include "ops/mul.h"
+#include "ops/silu.h"
+#include "ops/relu.h"
+#include "ops/gelu.h"
+#include "ops/swiglu.h"
+#include "ops/silu_and_mul.h"
+#include "ops/rms_norm.h"
+#include "ops/add_rms_norm.h"
+#include "ops/layer_norm.h"
+#include "ops/softmax.h"
+#include "ops/causal_softmax.h"
+#include "ops/embedding.h"
+#include "ops/rope.h"
+
 #endif /* INFINI_INFINIOP_H_ */

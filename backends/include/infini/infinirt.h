@@ -13,6 +13,10 @@
 typedef void *infinirtStream_t;
 typedef void *infinirtEvent_t;
 
+/* extension: a stream value that host backends (the CPU backend) accept for operators: the work
+ * runs in the calling thread and is done when the call returns, as torch's own CPU ops. */
+#define INFINIRT_STREAM_CALLER ((infinirtStream_t)(intptr_t)-1)
+
 typedef enum {
     INFINIRT_EVENT_COMPLETE = 0,
     INFINIRT_EVENT_NOT_READY = 1,

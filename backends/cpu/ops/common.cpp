@@ -1,0 +1,141 @@
+#include "common.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <sstream>
+
+#include "../runtime.h"
+
+namespace infini::cpu::ops {
+
+bool Layout::contiguous() const {
+    ptrdiff_t expected = 1;
+    for (size_t d = ndim(); d-- > 0;) {
+        if (shape[d] != 1 && strides[d] != expected) return false;
+        expected *= static_cast<ptrdiff_t>(shape[d]);
+    }
+    return true;
+}
+
+std::string Layout::str() const {
+    std::ostringstream s;
+    s << "[";
+    for (size_t d = 0; d < ndim(); ++d) s << (d ? ", " : "") << shape[d];
+    s << "]";
+    return s.str();
+}
+
+Layout layoutOf(infiniopTensorDescriptor_t t) {
+    Layout l;
+    if (t == nullptr) return l;
+    l.dtype = t->dtype;
+    l.shape.assign(t->shape, t->shape + t->ndim);
+    l.strides.assign(t->strides, t->strides + t->ndim);
+    return l;
+}
+
+infiniStatus_t expectSameShape(const char *op, const char *name, const Layout &t, const Layout &ref, const char *ref_name) {
+    if (t.shape != ref.shape) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s has shape %s but %s has %s", op, name, t.str().c_str(),
+                    ref_name, ref.str().c_str());
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t expectSameDtype(const char *op, const char *name, const Layout &t, const Layout &ref, const char *ref_name) {
+    if (t.dtype != ref.dtype) {
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s has dtype %d but %s has %d", op, name, t.dtype, ref_name,
+                    ref.dtype);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t expectLastContiguous(const char *op, const char *name, const Layout &t) {
+    if (!t.lastContiguous()) {
+        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: %s must have stride 1 in its last dimension", op, name);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+void parallelFor(size_t n, size_t cost_per_item, const std::function<void(size_t, size_t)> &body) {
+    constexpr size_t kMinWorkPerThread = 32768;  // elements: below this, threads cost more than they save
+    int threads = omp_get_max_threads();
+    size_t useful = (n * cost_per_item) / kMinWorkPerThread;
+    if (threads <= 1 || useful < 2 || n < 2) {
+        body(0, n);
+        return;
+    }
+    int team = static_cast<int>(std::min<size_t>({static_cast<size_t>(threads), useful, n}));
+#pragma omp parallel num_threads(team)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        size_t begin = n * t / nt, end = n * (t + 1) / nt;
+        if (begin < end) body(begin, end);
+    }
+}
+
+namespace {
+
+struct CpuOp : InfiniopDescriptor {
+    std::shared_ptr<const Kernel> kernel;  // shared with queued launches, so destroy never races them
+    int ndata = 0;
+};
+
+infiniStatus_t runCpuOp(InfiniopDescriptor *self, void *, size_t, void *const *data, infinirtStream_t stream) {
+    auto *op = static_cast<CpuOp *>(self);
+    if (stream == INFINIRT_STREAM_CALLER) {
+        try {
+            (*op->kernel)(data);
+        } catch (const std::exception &e) {  // a check that needs the data (an index out of range)
+            return fail(INFINI_STATUS_BAD_PARAM, "%s", e.what());
+        }
+        return INFINI_STATUS_SUCCESS;
+    }
+    std::shared_ptr<Stream> s;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    std::array<void *, INFINIOP_MAX_TENSORS> ptrs{};
+    std::copy(data, data + op->ndata, ptrs.begin());
+    s->enqueue([kernel = op->kernel, ptrs] { (*kernel)(ptrs.data()); });
+    return INFINI_STATUS_SUCCESS;
+}
+
+void destroyCpuOp(InfiniopDescriptor *self) { delete static_cast<CpuOp *>(self); }
+
+const OpFactory kFactories[INFINIOP_OP_COUNT] = {
+    makeAdd,       makeMul,         makeSilu,       makeRelu,          makeGelu,     makeSwiGLU, makeSiluAndMul,
+    makeRMSNorm,   makeAddRMSNorm,  makeLayerNorm,  makeSoftmax,       makeCausalSoftmax, makeEmbedding, makeRoPE,
+};
+
+}  // namespace
+
+infiniStatus_t createOp(infiniopHandle_t handle, const infiniopOpParams_t *params, InfiniopDescriptor **out) {
+    if (params->op < 0 || params->op >= INFINIOP_OP_COUNT) {
+        return fail(INFINI_STATUS_NOT_IMPLEMENTED, "operator %d is not provided by the cpu backend", params->op);
+    }
+    for (int i = 0; i < params->ntensors; ++i) {
+        const auto *t = params->tensors[i];
+        for (size_t d = 0; t && d < t->ndim; ++d) {
+            if (t->strides[d] < 0) {
+                return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "tensor %d has a negative stride", i);
+            }
+        }
+    }
+    Kernel kernel;
+    INFINI_RETURN_IF_ERROR(kFactories[params->op](*params, &kernel));
+    auto *op = new CpuOp();
+    op->device = INFINI_DEVICE_CPU;
+    op->device_id = handle->device_id;
+    op->op = params->op;
+    op->workspace_size = 0;
+    op->run = runCpuOp;
+    op->destroy = destroyCpuOp;
+    op->kernel = std::make_shared<const Kernel>(std::move(kernel));
+    op->ndata = params->ntensors;
+    *out = op;
+    return INFINI_STATUS_SUCCESS;
+}
+
+}  // namespace infini::cpu::ops

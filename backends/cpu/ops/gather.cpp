@@ -1,0 +1,155 @@
+// gather.cpp: embedding (row gather) and rotary position embedding; both check indices while they
+// run and raise (CPU path) or leave a stream error (device path) naming the op and the argument.
+#include <stdexcept>
+
+#include "common.h"
+
+namespace infini::cpu::ops {
+namespace {
+
+template <typename I>
+inline int64_t indexAt(const void *p, ptrdiff_t off) {
+    return static_cast<int64_t>(static_cast<const I *>(p)[off]);
+}
+
+bool isIndexType(infiniDtype_t t) { return t == INFINI_DTYPE_I32 || t == INFINI_DTYPE_I64; }
+
+[[noreturn]] void outOfRange(const char *op, const char *arg, int64_t v, int64_t limit) {
+    throw std::runtime_error(std::string(op) + ": index " + std::to_string(v) + " in " + arg +
+                             " is out of range [0, " + std::to_string(limit) + ")");
+}
+
+}  // namespace
+
+infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "embedding";
+    Layout y = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
+    if (!isIndexType(idx.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int32 or int64", op);
+    if (w.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: weight must be 2-D, got %s", op, w.str().c_str());
+    Layout expect = idx;
+    expect.shape.push_back(w.shape[1]);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "output", y, expect, "indices.shape + [dim]"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "output", y, w, "weight"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weight", w));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "output", y));
+    size_t dim = w.shape[1], elem = infiniSizeOf(w.dtype);
+    int64_t vocab = static_cast<int64_t>(w.shape[0]);
+    bool i64 = idx.dtype == INFINI_DTYPE_I64;
+    // the indices, flattened row-major, as element offsets
+    Layout ix = idx;
+    ix.shape.push_back(1);
+    ix.strides.push_back(1);
+    *k = [=](void *const *data) {
+        char *py = static_cast<char *>(data[0]);
+        const void *pi = data[1];
+        const char *pw = static_cast<const char *>(data[2]);
+        size_t n = ix.rows();
+        for (size_t r = 0; r < n; ++r) {  // check first: an error leaves the output untouched
+            int64_t v = i64 ? indexAt<int64_t>(pi, ix.rowOffset(r)) : indexAt<int32_t>(pi, ix.rowOffset(r));
+            if (v < 0 || v >= vocab) outOfRange(op, "indices", v, vocab);
+        }
+        parallelFor(n, dim, [&](size_t begin, size_t end) {
+            for (size_t r = begin; r < end; ++r) {
+                int64_t v = i64 ? indexAt<int64_t>(pi, ix.rowOffset(r)) : indexAt<int32_t>(pi, ix.rowOffset(r));
+                std::memcpy(py + y.rowOffset(r) * elem, pw + v * w.strides[0] * elem, dim * elem);
+            }
+        });
+    };
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t makeRoPE(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "rope";
+    Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), pos = layoutOf(p.tensors[2]),
+           sin = layoutOf(p.tensors[3]), cos = layoutOf(p.tensors[4]);
+    int64_t algo = p.i[0];
+    if (algo != 0 && algo != 1) return fail(INFINI_STATUS_BAD_PARAM, "%s: algo must be 0 (gpt_neox) or 1 (gpt_j)", op);
+    if (x.ndim() != 3 && x.ndim() != 4) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [seq, heads, head_dim] or [batch, seq, heads, head_dim], got %s",
+                    op, x.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    size_t d = x.last(), heads = x.shape[x.ndim() - 2], seq = x.shape[x.ndim() - 3];
+    size_t batch = x.ndim() == 4 ? x.shape[0] : 1;
+    if (d % 2 != 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu must be even", op, d);
+    if (!isIndexType(pos.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: pos_ids must be int32 or int64", op);
+    bool pos_ok = x.ndim() == 3 ? (pos.ndim() == 1 && pos.shape[0] == seq)
+                                : (pos.ndim() == 2 && pos.shape[0] == batch && pos.shape[1] == seq);
+    if (!pos_ok) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: pos_ids must be [seq]%s, got %s", op,
+                    x.ndim() == 4 ? " per batch ([batch, seq])" : "", pos.str().c_str());
+    }
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"sin_table", &sin}, {"cos_table", &cos}}) {
+        if (t->ndim() != 2 || t->shape[1] != d / 2) {
+            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s must be [max_pos, %zu], got %s", op, name, d / 2, t->str().c_str());
+        }
+        if (t->dtype != x.dtype && t->dtype != INFINI_DTYPE_F32) {
+            return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s must have x's dtype or float32", op, name);
+        }
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    if (sin.shape != cos.shape || sin.dtype != cos.dtype) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: sin_table and cos_table must match", op);
+    }
+    int64_t max_pos = static_cast<int64_t>(sin.shape[0]);
+    bool i64 = pos.dtype == INFINI_DTYPE_I64;
+    return dispatchFloat(x.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        auto build = [&](auto tt) {
+            using S = decltype(tt);
+            *k = [=](void *const *data) {
+                T *py = static_cast<T *>(data[0]);
+                const T *px = static_cast<const T *>(data[1]);
+                const void *pp = data[2];
+                const S *ps = static_cast<const S *>(data[3]);
+                const S *pc = static_cast<const S *>(data[4]);
+                size_t tokens = batch * seq, half = d / 2;
+                auto posOf = [&](size_t token) {
+                    ptrdiff_t off = pos.ndim() == 1 ? static_cast<ptrdiff_t>(token) * pos.strides[0]
+                                                    : static_cast<ptrdiff_t>(token / seq) * pos.strides[0] +
+                                                          static_cast<ptrdiff_t>(token % seq) * pos.strides[1];
+                    return i64 ? indexAt<int64_t>(pp, off) : indexAt<int32_t>(pp, off);
+                };
+                for (size_t tok = 0; tok < tokens; ++tok) {
+                    int64_t v = posOf(tok);
+                    if (v < 0 || v >= max_pos) outOfRange(op, "pos_ids", v, max_pos);
+                }
+                parallelFor(tokens * heads, d * 4, [&](size_t begin, size_t end) {
+                    for (size_t r = begin; r < end; ++r) {
+                        size_t tok = r / heads;
+                        int64_t v = posOf(tok);
+                        const S *rs = ps + v * sin.strides[0];
+                        const S *rc = pc + v * cos.strides[0];
+                        const T *rx = px + x.rowOffset(r);
+                        T *ry = py + y.rowOffset(r);
+                        if (algo == 0) {
+                            for (size_t j = 0; j < half; ++j) {
+                                float a = toFloat(rx[j]), b = toFloat(rx[j + half]);
+                                float s = toFloat(rs[j]), c = toFloat(rc[j]);
+                                ry[j] = fromFloat<T>(a * c - b * s);
+                                ry[j + half] = fromFloat<T>(b * c + a * s);
+                            }
+                        } else {
+                            for (size_t j = 0; j < half; ++j) {
+                                float a = toFloat(rx[2 * j]), b = toFloat(rx[2 * j + 1]);
+                                float s = toFloat(rs[j]), c = toFloat(rc[j]);
+                                ry[2 * j] = fromFloat<T>(a * c - b * s);
+                                ry[2 * j + 1] = fromFloat<T>(b * c + a * s);
+                            }
+                        }
+                    }
+                });
+            };
+        };
+        if (sin.dtype == INFINI_DTYPE_F32) {
+            build(float{});
+        } else {
+            build(t);
+        }
+    });
+}
+
+}  // namespace infini::cpu::ops

@@ -1,0 +1,181 @@
+// norm.cpp: rms_norm, add_rms_norm and layer_norm over the last dimension, one row per iteration,
+// rows split across threads; sums use eight partial accumulators so that the loop vectorizes.
+#include "common.h"
+
+namespace infini::cpu::ops {
+namespace {
+
+template <typename T>
+inline float sumSquares(const T *x, size_t n) {
+    float acc[8] = {};
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        for (int l = 0; l < 8; ++l) {
+            float v = toFloat(x[j + l]);
+            acc[l] += v * v;
+        }
+    }
+    float s = 0;
+    for (; j < n; ++j) s += toFloat(x[j]) * toFloat(x[j]);
+    for (float a : acc) s += a;
+    return s;
+}
+
+template <typename T>
+inline float sum(const T *x, size_t n) {
+    float acc[8] = {};
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        for (int l = 0; l < 8; ++l) acc[l] += toFloat(x[j + l]);
+    }
+    float s = 0;
+    for (; j < n; ++j) s += toFloat(x[j]);
+    for (float a : acc) s += a;
+    return s;
+}
+
+// Checks a weight (or bias) vector of n elements: contiguous, and x's dtype or float32.
+infiniStatus_t checkWeight(const char *op, const char *name, const Layout &w, const Layout &x) {
+    if (w.ndim() != 1 || w.shape[0] != x.last()) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s must have shape [%zu], got %s", op, name, x.last(),
+                    w.str().c_str());
+    }
+    if (w.dtype != x.dtype && w.dtype != INFINI_DTYPE_F32) {
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s must have x's dtype or float32", op, name);
+    }
+    return expectLastContiguous(op, name, w);
+}
+
+// Calls f(T{}, W{}) for x's dtype T and the weight's dtype W (T or float).
+template <typename F>
+infiniStatus_t dispatchWithWeight(const char *op, infiniDtype_t x, infiniDtype_t w, F &&f) {
+    return dispatchFloat(x, op, [&](auto t) {
+        if (w == INFINI_DTYPE_F32) {
+            f(t, float{});
+        } else {
+            f(t, t);
+        }
+    });
+}
+
+}  // namespace
+
+infiniStatus_t makeRMSNorm(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "rms_norm";
+    Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
+    float eps = static_cast<float>(p.f[0]);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, x));
+    return dispatchWithWeight(op, x.dtype, w.dtype, [&](auto t, auto wt) {
+        using T = decltype(t);
+        using W = decltype(wt);
+        *k = [=](void *const *data) {
+            T *py = static_cast<T *>(data[0]);
+            const T *px = static_cast<const T *>(data[1]);
+            const W *pw = static_cast<const W *>(data[2]);
+            size_t n = x.last();
+            parallelFor(x.rows(), n * 3, [&](size_t begin, size_t end) {
+                for (size_t r = begin; r < end; ++r) {
+                    const T *rx = px + x.rowOffset(r);
+                    T *ry = py + y.rowOffset(r);
+                    float scale = 1.0f / std::sqrt(sumSquares(rx, n) / static_cast<float>(n) + eps);
+                    for (size_t j = 0; j < n; ++j) ry[j] = fromFloat<T>(toFloat(rx[j]) * scale * toFloat(pw[j]));
+                }
+            });
+        };
+    });
+}
+
+infiniStatus_t makeAddRMSNorm(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "add_rms_norm";
+    Layout y = layoutOf(p.tensors[0]), res = layoutOf(p.tensors[1]), a = layoutOf(p.tensors[2]),
+           b = layoutOf(p.tensors[3]), w = layoutOf(p.tensors[4]);
+    float eps = static_cast<float>(p.f[0]);
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"y", &y}, {"residual", &res}, {"b", &b}}) {
+        INFINI_RETURN_IF_ERROR(expectSameShape(op, name, *t, a, "a"));
+        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, a, "a"));
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "a", a));
+    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, a));
+    return dispatchWithWeight(op, a.dtype, w.dtype, [&](auto t, auto wt) {
+        using T = decltype(t);
+        using W = decltype(wt);
+        *k = [=](void *const *data) {
+            T *py = static_cast<T *>(data[0]);
+            T *pr = static_cast<T *>(data[1]);
+            const T *pa = static_cast<const T *>(data[2]);
+            const T *pb = static_cast<const T *>(data[3]);
+            const W *pw = static_cast<const W *>(data[4]);
+            size_t n = a.last();
+            parallelFor(a.rows(), n * 5, [&](size_t begin, size_t end) {
+                for (size_t r = begin; r < end; ++r) {
+                    const T *ra = pa + a.rowOffset(r);
+                    const T *rb = pb + b.rowOffset(r);
+                    T *rr = pr + res.rowOffset(r);
+                    T *ry = py + y.rowOffset(r);
+                    // the residual is rounded to T first, as torch computes a + b in T
+                    for (size_t j = 0; j < n; ++j) rr[j] = fromFloat<T>(toFloat(ra[j]) + toFloat(rb[j]));
+                    float scale = 1.0f / std::sqrt(sumSquares(rr, n) / static_cast<float>(n) + eps);
+                    for (size_t j = 0; j < n; ++j) ry[j] = fromFloat<T>(toFloat(rr[j]) * scale * toFloat(pw[j]));
+                }
+            });
+        };
+    });
+}
+
+infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "layer_norm";
+    Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
+    bool has_bias = p.tensors[3] != nullptr;
+    Layout bias = layoutOf(p.tensors[3]);
+    float eps = static_cast<float>(p.f[0]);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, x));
+    if (has_bias) {
+        INFINI_RETURN_IF_ERROR(checkWeight(op, "bias", bias, x));
+        if (bias.dtype != w.dtype) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: bias and weight dtypes differ", op);
+    }
+    return dispatchWithWeight(op, x.dtype, w.dtype, [&](auto t, auto wt) {
+        using T = decltype(t);
+        using W = decltype(wt);
+        *k = [=](void *const *data) {
+            T *py = static_cast<T *>(data[0]);
+            const T *px = static_cast<const T *>(data[1]);
+            const W *pw = static_cast<const W *>(data[2]);
+            const W *pb = has_bias ? static_cast<const W *>(data[3]) : nullptr;
+            size_t n = x.last();
+            parallelFor(x.rows(), n * 4, [&](size_t begin, size_t end) {
+                for (size_t r = begin; r < end; ++r) {
+                    const T *rx = px + x.rowOffset(r);
+                    T *ry = py + y.rowOffset(r);
+                    float mean = sum(rx, n) / static_cast<float>(n);
+                    float acc[8] = {};
+                    size_t j = 0;
+                    for (; j + 8 <= n; j += 8) {
+                        for (int l = 0; l < 8; ++l) {
+                            float d = toFloat(rx[j + l]) - mean;
+                            acc[l] += d * d;
+                        }
+                    }
+                    float var = 0;
+                    for (; j < n; ++j) var += (toFloat(rx[j]) - mean) * (toFloat(rx[j]) - mean);
+                    for (float a : acc) var += a;
+                    float rstd = 1.0f / std::sqrt(var / static_cast<float>(n) + eps);
+                    for (size_t q = 0; q < n; ++q) {
+                        float v = (toFloat(rx[q]) - mean) * rstd * toFloat(pw[q]);
+                        ry[q] = fromFloat<T>(has_bias ? v + toFloat(pb[q]) : v);
+                    }
+                }
+            });
+        };
+    });
+}
+
+}  // namespace infini::cpu::ops

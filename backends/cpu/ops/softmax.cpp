@@ -1,0 +1,92 @@
+// softmax.cpp: softmax along any dimension, and causal softmax over the last dimension.
+#include "common.h"
+
+namespace infini::cpu::ops {
+namespace {
+
+// softmax of n values at stride s (x) into y (stride sy), in float.
+template <typename T>
+void softmaxLine(T *y, ptrdiff_t sy, const T *x, ptrdiff_t sx, size_t n, float *buf) {
+    float m = -INFINITY;
+    for (size_t j = 0; j < n; ++j) {
+        buf[j] = toFloat(x[j * sx]);
+        m = buf[j] > m ? buf[j] : m;
+    }
+    if (m == -INFINITY) m = 0;  // all -inf: every entry becomes 0/0 = nan, as torch
+    float total = 0;
+    for (size_t j = 0; j < n; ++j) {
+        buf[j] = expf_fast(buf[j] - m);
+        total += buf[j];
+    }
+    float inv = 1.0f / total;
+    for (size_t j = 0; j < n; ++j) y[j * sy] = fromFloat<T>(buf[j] * inv);
+}
+
+}  // namespace
+
+infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "softmax";
+    Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    int64_t nd = static_cast<int64_t>(x.ndim());
+    int64_t dim = p.i[0] < 0 ? p.i[0] + nd : p.i[0];
+    if (nd == 0) dim = 0;
+    if (dim < 0 || (nd > 0 && dim >= nd)) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: dim %lld is out of range for %lld dimensions", op,
+                    static_cast<long long>(p.i[0]), static_cast<long long>(nd));
+    }
+    // Move dim last: the line loop walks it with its stride.
+    auto moveLast = [&](Layout l) {
+        if (l.ndim() == 0) return l;
+        std::rotate(l.shape.begin() + dim, l.shape.begin() + dim + 1, l.shape.end());
+        std::rotate(l.strides.begin() + dim, l.strides.begin() + dim + 1, l.strides.end());
+        return l;
+    };
+    Layout ym = moveLast(y), xm = moveLast(x);
+    return dispatchFloat(x.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        *k = [=](void *const *data) {
+            T *py = static_cast<T *>(data[0]);
+            const T *px = static_cast<const T *>(data[1]);
+            size_t n = xm.last();
+            ptrdiff_t sx = xm.ndim() ? xm.strides.back() : 1, sy = ym.ndim() ? ym.strides.back() : 1;
+            parallelFor(xm.rows(), n * 6, [&](size_t begin, size_t end) {
+                std::vector<float> buf(n);
+                for (size_t r = begin; r < end; ++r) softmaxLine(py + ym.rowOffset(r), sy, px + xm.rowOffset(r), sx, n, buf.data());
+            });
+        };
+    });
+}
+
+infiniStatus_t makeCausalSoftmax(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "causal_softmax";
+    Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    if (x.ndim() < 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [..., q_len, kv_len], got %s", op, x.str().c_str());
+    size_t q = x.shape[x.ndim() - 2], kv = x.last();
+    if (kv < q) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: kv_len %zu is smaller than q_len %zu (a row would be fully masked)",
+                    op, kv, q);
+    }
+    return dispatchFloat(x.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        *k = [=](void *const *data) {
+            T *py = static_cast<T *>(data[0]);
+            const T *px = static_cast<const T *>(data[1]);
+            ptrdiff_t sx = x.strides.back(), sy = y.strides.back();
+            parallelFor(x.rows(), kv * 6, [&](size_t begin, size_t end) {
+                std::vector<float> buf(kv);
+                for (size_t r = begin; r < end; ++r) {
+                    size_t i = r % q, valid = i + kv - q + 1;  // entries [0, valid) take part
+                    T *ry = py + y.rowOffset(r);
+                    softmaxLine(ry, sy, px + x.rowOffset(r), sx, valid, buf.data());
+                    for (size_t j = valid; j < kv; ++j) ry[j * sy] = fromFloat<T>(0.0f);
+                }
+            });
+        };
+    });
+}
+
+}  // namespace infini::cpu::ops
