@@ -1,4 +1,5 @@
 // status.cpp: names of statuses, device types and dtypes, and the last error message.
+#include "../common/dtype.h"
 #include "../common/error.h"
 
 INFINI_API const char *infiniGetStatusString(infiniStatus_t status) {
@@ -37,21 +38,4 @@ INFINI_API const char *infiniGetDeviceTypeName(infiniDevice_t device) {
     return names[device];
 }
 
-INFINI_API size_t infiniSizeOf(infiniDtype_t dtype) {
-    switch (dtype) {
-        case INFINI_DTYPE_BYTE: case INFINI_DTYPE_BOOL: case INFINI_DTYPE_I8: case INFINI_DTYPE_U8:
-        case INFINI_DTYPE_F8:
-            return 1;
-        case INFINI_DTYPE_I16: case INFINI_DTYPE_U16: case INFINI_DTYPE_F16: case INFINI_DTYPE_BF16:
-        case INFINI_DTYPE_C16:
-            return 2;
-        case INFINI_DTYPE_I32: case INFINI_DTYPE_U32: case INFINI_DTYPE_F32: case INFINI_DTYPE_C32:
-            return 4;
-        case INFINI_DTYPE_I64: case INFINI_DTYPE_U64: case INFINI_DTYPE_F64: case INFINI_DTYPE_C64:
-            return 8;
-        case INFINI_DTYPE_C128:
-            return 16;
-        default:
-            return 0;
-    }
-}
+INFINI_API size_t infiniSizeOf(infiniDtype_t dtype) { return infini::dtypeSize(dtype); }

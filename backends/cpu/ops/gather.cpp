@@ -2,6 +2,7 @@
 // run and raise (CPU path) or leave a stream error (device path) naming the op and the argument.
 #include <stdexcept>
 
+#include "../../common/dtype.h"
 #include "common.h"
 
 namespace infini::cpu::ops {
@@ -32,7 +33,7 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
     INFINI_RETURN_IF_ERROR(expectSameDtype(op, "output", y, w, "weight"));
     INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weight", w));
     INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "output", y));
-    size_t dim = w.shape[1], elem = infiniSizeOf(w.dtype);
+    size_t dim = w.shape[1], elem = dtypeSize(w.dtype);
     int64_t vocab = static_cast<int64_t>(w.shape[0]);
     bool i64 = idx.dtype == INFINI_DTYPE_I64;
     // the indices, flattened row-major, as element offsets

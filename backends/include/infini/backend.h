@@ -36,49 +36,6 @@ struct InfiniopHandle {
     int device_id;
 };
 
-/* The operators of the C ABI, for the backend's generic create_op. */
-typedef enum {
-    INFINIOP_OP_ADD = 0,
-    INFINIOP_OP_MUL,
-    INFINIOP_OP_SILU,
-    INFINIOP_OP_RELU,
-    INFINIOP_OP_GELU,
-    INFINIOP_OP_SWIGLU,
-    INFINIOP_OP_SILU_AND_MUL,
-    INFINIOP_OP_RMS_NORM,
-    INFINIOP_OP_ADD_RMS_NORM,
-    INFINIOP_OP_LAYER_NORM,
-    INFINIOP_OP_SOFTMAX,
-    INFINIOP_OP_CAUSAL_SOFTMAX,
-    INFINIOP_OP_EMBEDDING,
-    INFINIOP_OP_ROPE,
-    INFINIOP_OP_COUNT
-} infiniopOp_t;
-
-#define INFINIOP_MAX_TENSORS 8
-
-/* What an operator descriptor is made from: its tensors (outputs first, then inputs, in the order
- * of the op's infiniopCreate<Op>Descriptor call; NULL for an absent optional tensor) and scalars. */
-typedef struct {
-    infiniopOp_t op;
-    int ntensors;
-    infiniopTensorDescriptor_t tensors[INFINIOP_MAX_TENSORS];
-    double f[4];   /* float parameters (epsilon, ...) */
-    int64_t i[4];  /* integer parameters (dim, algorithm, ...) */
-} infiniopOpParams_t;
-
-/* Every operator descriptor made by a backend starts with this header; the core routes and checks
- * calls with it, then calls run() with the data pointers in the order of params.tensors. */
-struct InfiniopDescriptor {
-    infiniDevice_t device;
-    int device_id;
-    infiniopOp_t op;
-    size_t workspace_size;
-    infiniStatus_t (*run)(struct InfiniopDescriptor *self, void *workspace, size_t workspace_size,
-                          void *const *data, infinirtStream_t stream);
-    void (*destroy)(struct InfiniopDescriptor *self);
-};
-
 typedef struct infiniBackend {
     uint32_t abi_version; /* INFINI_BACKEND_ABI_VERSION */
     uint32_t struct_size; /* sizeof(infiniBackend_t) as the backend was compiled */

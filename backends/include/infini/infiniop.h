@@ -30,6 +30,58 @@ INFINI_API infiniStatus_t infiniopDestroyTensorDescriptor(infiniopTensorDescript
 INFINI_API infiniStatus_t infiniopGetTensorDescriptor(infiniopTensorDescriptor_t desc, size_t *ndim,
                                                       size_t *shape, ptrdiff_t *strides, infiniDtype_t *dtype);
 
+/* extension: the operators, for the generic entry points below and the backends' create_op. */
+typedef enum {
+    INFINIOP_OP_ADD = 0,
+    INFINIOP_OP_MUL,
+    INFINIOP_OP_SILU,
+    INFINIOP_OP_RELU,
+    INFINIOP_OP_GELU,
+    INFINIOP_OP_SWIGLU,
+    INFINIOP_OP_SILU_AND_MUL,
+    INFINIOP_OP_RMS_NORM,
+    INFINIOP_OP_ADD_RMS_NORM,
+    INFINIOP_OP_LAYER_NORM,
+    INFINIOP_OP_SOFTMAX,
+    INFINIOP_OP_CAUSAL_SOFTMAX,
+    INFINIOP_OP_EMBEDDING,
+    INFINIOP_OP_ROPE,
+    INFINIOP_OP_COUNT
+} infiniopOp_t;
+
+#define INFINIOP_MAX_TENSORS 8
+
+/* What an operator descriptor is made from: its tensors (outputs first, then inputs, in the order
+ * of the op's infiniopCreate<Op>Descriptor call; NULL for an absent optional tensor) and scalars. */
+typedef struct {
+    infiniopOp_t op;
+    int ntensors;
+    infiniopTensorDescriptor_t tensors[INFINIOP_MAX_TENSORS];
+    double f[4];   /* float parameters (epsilon, ...) */
+    int64_t i[4];  /* integer parameters (dim, algorithm, ...) */
+} infiniopOpParams_t;
+
+/* Every operator descriptor made by a backend starts with this header; the core routes and checks
+ * calls with it, then calls run() with the data pointers in the order of params.tensors. */
+struct InfiniopDescriptor {
+    infiniDevice_t device;
+    int device_id;
+    infiniopOp_t op;
+    size_t workspace_size;
+    infiniStatus_t (*run)(struct InfiniopDescriptor *self, void *workspace, size_t workspace_size,
+                          void *const *data, infinirtStream_t stream);
+    void (*destroy)(struct InfiniopDescriptor *self);
+};
+
+/* extension: the generic form of every infiniopCreate<Op>Descriptor. */
+INFINI_API infiniStatus_t infiniopCreateOperator(infiniopHandle_t handle, const infiniopOpParams_t *params,
+                                                 struct InfiniopDescriptor **desc_ptr);
+/* extension: the generic form of every infiniop<Op>; data holds params.tensors' pointers in order. */
+INFINI_API infiniStatus_t infiniopRunOperator(struct InfiniopDescriptor *desc, void *workspace, size_t workspace_size,
+                                              void *const *data, infinirtStream_t stream);
+/* extension: the generic form of every infiniopDestroy<Op>Descriptor. */
+INFINI_API infiniStatus_t infiniopDestroyOperator(struct InfiniopDescriptor *desc);
+
 /* The operators. */
 #include "ops/add.h"
 #include "ops/mul.h"

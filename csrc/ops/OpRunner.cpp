@@ -1,0 +1,169 @@
+#include "OpRunner.h"
+
+#include <ATen/ops/empty.h>
+#include <c10/util/hash.h>
+
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "../runtime/InfiniFunctions.h"
+#include "../runtime/InfiniStream.h"
+
+namespace infini_torch::ops {
+namespace {
+
+infiniDtype_t toInfini(at::ScalarType t) {
+    switch (t) {
+        case at::kFloat: return INFINI_DTYPE_F32;
+        case at::kHalf: return INFINI_DTYPE_F16;
+        case at::kBFloat16: return INFINI_DTYPE_BF16;
+        case at::kDouble: return INFINI_DTYPE_F64;
+        case at::kInt: return INFINI_DTYPE_I32;
+        case at::kLong: return INFINI_DTYPE_I64;
+        case at::kByte: return INFINI_DTYPE_U8;
+        case at::kChar: return INFINI_DTYPE_I8;
+        case at::kBool: return INFINI_DTYPE_BOOL;
+        default: TORCH_CHECK(false, "infini: dtype ", t, " has no infini equivalent");
+    }
+}
+
+using Key = std::vector<int64_t>;
+
+struct KeyHash {
+    size_t operator()(const Key &k) const {
+        size_t h = k.size();
+        for (int64_t v : k) h = c10::hash_combine(h, static_cast<size_t>(v));
+        return h;
+    }
+};
+
+struct Cache {
+    std::mutex mu;
+    std::unordered_map<Key, InfiniopDescriptor *, KeyHash> descriptors;
+    std::unordered_map<int64_t, infiniopHandle_t> handles;  // by (backend type << 16 | device)
+};
+
+Cache &cache() {
+    static auto *c = new Cache();  // descriptors live for the process, as torch's kernels do
+    return *c;
+}
+
+// A handle for (type, device), made with that device current on this thread.
+infiniopHandle_t handleFor(Cache &c, infiniDevice_t type, int device) {
+    int64_t key = (static_cast<int64_t>(type) << 16) | device;
+    auto it = c.handles.find(key);
+    if (it != c.handles.end()) return it->second;
+    infiniDevice_t old_type;
+    int old_id;
+    INFINI_CHECK(infinirtGetDevice(&old_type, &old_id));
+    INFINI_CHECK(infinirtSetDevice(type, device));
+    infiniopHandle_t h = nullptr;
+    infiniStatus_t s = infiniopCreateHandle(&h);
+    INFINI_CHECK(infinirtSetDevice(old_type, old_id));
+    INFINI_CHECK(s);
+    c.handles.emplace(key, h);
+    return h;
+}
+
+struct TensorDescriptor {
+    infiniopTensorDescriptor_t desc = nullptr;
+    ~TensorDescriptor() {
+        if (desc) infiniopDestroyTensorDescriptor(desc);
+    }
+};
+
+}  // namespace
+
+void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, std::initializer_list<double> f,
+           std::initializer_list<int64_t> i) {
+    const at::Tensor *first = nullptr;
+    for (const at::Tensor *t : tensors) {
+        if (t->defined()) {
+            first = t;
+            break;
+        }
+    }
+    TORCH_INTERNAL_ASSERT(first != nullptr);
+    c10::Device device = first->device();
+    infiniDevice_t type;
+    int index;
+    infinirtStream_t stream;
+    if (device.is_cpu()) {
+        type = INFINI_DEVICE_CPU;
+        index = 0;
+        stream = INFINIRT_STREAM_CALLER;
+    } else {
+        TORCH_CHECK(device.type() == c10::DeviceType::PrivateUse1, "infini: tensors on ", device, " are not supported");
+        type = backendType();
+        index = device.index();
+        stream = native_stream(getCurrentStream(device.index()));
+    }
+
+    Key key;
+    key.reserve(64);
+    key.push_back(op);
+    key.push_back(type);
+    key.push_back(index);
+    for (const at::Tensor *t : tensors) {
+        if (!t->defined()) {
+            key.push_back(-1);
+            continue;
+        }
+        key.push_back(static_cast<int64_t>(t->scalar_type()));
+        key.push_back(t->dim());
+        for (int64_t s : t->sizes()) key.push_back(s);
+        for (int64_t s : t->strides()) key.push_back(s);
+    }
+    for (double v : f) {
+        int64_t bits;
+        std::memcpy(&bits, &v, sizeof(bits));
+        key.push_back(bits);
+    }
+    for (int64_t v : i) key.push_back(v);
+
+    Cache &c = cache();
+    InfiniopDescriptor *desc = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(c.mu);
+        auto it = c.descriptors.find(key);
+        if (it != c.descriptors.end()) {
+            desc = it->second;
+        } else {
+            infiniopHandle_t handle = handleFor(c, type, index);
+            std::vector<TensorDescriptor> descs(tensors.size());
+            infiniopOpParams_t params{};
+            params.op = op;
+            size_t k = 0;
+            for (const at::Tensor *t : tensors) {
+                if (t->defined()) {
+                    std::vector<size_t> shape(t->sizes().begin(), t->sizes().end());
+                    std::vector<ptrdiff_t> strides(t->strides().begin(), t->strides().end());
+                    INFINI_CHECK(infiniopCreateTensorDescriptor(&descs[k].desc, shape.size(), shape.data(),
+                                                                strides.data(), toInfini(t->scalar_type())));
+                }
+                params.tensors[k] = descs[k].desc;
+                ++k;
+            }
+            params.ntensors = static_cast<int>(k);
+            std::copy(f.begin(), f.end(), params.f);
+            std::copy(i.begin(), i.end(), params.i);
+            desc = nullptr;
+            // through the typed-free generic path of the core: the backend table behind the handle
+            INFINI_CHECK(infiniopCreateOperator(handle, &params, &desc));
+            c.descriptors.emplace(std::move(key), desc);
+        }
+    }
+    void *data[INFINIOP_MAX_TENSORS] = {};
+    size_t k = 0;
+    for (const at::Tensor *t : tensors) data[k++] = t->defined() ? const_cast<void *>(t->data_ptr()) : nullptr;
+    at::Tensor workspace;  // from the caching allocator, released in stream order
+    if (desc->workspace_size > 0) {
+        workspace = at::empty({static_cast<int64_t>(desc->workspace_size)}, first->options().dtype(at::kByte));
+    }
+    INFINI_CHECK(infiniopRunOperator(desc, workspace.defined() ? workspace.data_ptr() : nullptr, desc->workspace_size,
+                                     data, stream));
+}
+
+}  // namespace infini_torch::ops

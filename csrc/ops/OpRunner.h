@@ -1,0 +1,21 @@
+// OpRunner.h: runs an infiniop operator on torch tensors.
+//
+// CPU tensors use the CPU backend's kernels synchronously in the calling thread (as torch's own CPU
+// ops); infini tensors use the infini backend on the current stream of their device. Descriptors
+// are cached by (op, device, dtypes, shapes, strides, parameters), so a call in steady state is one
+// hash lookup and one launch.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <initializer_list>
+
+#include <infini/backend.h>
+
+namespace infini_torch::ops {
+
+// tensors: outputs then inputs, in the op's C ABI order; an undefined tensor is an absent optional.
+void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, std::initializer_list<double> f = {},
+           std::initializer_list<int64_t> i = {});
+
+}  // namespace infini_torch::ops

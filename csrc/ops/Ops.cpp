@@ -1,0 +1,447 @@
+// Ops.cpp: the torch.ops.infini implementations for CPU tensors and infini tensors. Each op checks
+// its arguments (errors name the op and the argument and change nothing), makes its output, and
+// runs the infiniop operator through OpRunner. Functional forms allocate; out= forms resize `out`
+// as torch does and write into it (through a temporary when its layout cannot take the kernel).
+#include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "OpRunner.h"
+
+namespace infini_torch::ops {
+namespace {
+
+using at::Tensor;
+
+bool isFloat(const Tensor &t) {
+    return t.scalar_type() == at::kFloat || t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16;
+}
+
+void checkFloat(const char *op, const char *name, const Tensor &t) {
+    TORCH_CHECK(isFloat(t), "infini.", op, ": ", name, " must be float32, float16 or bfloat16, got ", t.scalar_type());
+}
+
+void checkIndex(const char *op, const char *name, const Tensor &t) {
+    TORCH_CHECK(t.scalar_type() == at::kInt || t.scalar_type() == at::kLong, "infini.", op, ": ", name,
+                " must be int32 or int64, got ", t.scalar_type());
+}
+
+// All defined tensors on one supported device (the CPU or one infini device).
+void checkDevices(const char *op, std::initializer_list<std::pair<const char *, const Tensor *>> tensors) {
+    const Tensor *ref = nullptr;
+    const char *ref_name = nullptr;
+    for (auto [name, t] : tensors) {
+        if (!t->defined()) continue;
+        TORCH_CHECK(t->device().is_cpu() || t->device().type() == c10::DeviceType::PrivateUse1, "infini.", op, ": ",
+                    name, " is on ", t->device(), "; this build supports CPU and infini tensors");
+        TORCH_CHECK(t->layout() == at::kStrided, "infini.", op, ": ", name, " must be a strided (dense) tensor");
+        if (ref == nullptr) {
+            ref = t;
+            ref_name = name;
+        } else {
+            TORCH_CHECK(t->device() == ref->device(), "infini.", op, ": ", name, " is on ", t->device(), " but ",
+                        ref_name, " is on ", ref->device());
+        }
+    }
+}
+
+void checkSameDtype(const char *op, const char *name, const Tensor &t, const char *ref_name, const Tensor &ref) {
+    TORCH_CHECK(t.scalar_type() == ref.scalar_type(), "infini.", op, ": ", name, " has dtype ", t.scalar_type(),
+                " but ", ref_name, " has ", ref.scalar_type());
+}
+
+// A weight-like vector: [n], x's dtype or float32.
+void checkVector(const char *op, const char *name, const Tensor &w, int64_t n, const Tensor &x) {
+    TORCH_CHECK(w.dim() == 1 && w.size(0) == n, "infini.", op, ": ", name, " must have shape [", n, "], got ",
+                w.sizes());
+    TORCH_CHECK(w.scalar_type() == x.scalar_type() || w.scalar_type() == at::kFloat, "infini.", op, ": ", name,
+                " must have x's dtype (", x.scalar_type(), ") or float32, got ", w.scalar_type());
+}
+
+Tensor lastContiguous(const Tensor &t) { return t.dim() == 0 || t.stride(-1) == 1 || t.size(-1) <= 1 ? t : t.contiguous(); }
+
+bool rowsUsable(const Tensor &out) {
+    return (out.dim() == 0 || out.stride(-1) == 1 || out.size(-1) <= 1) &&
+           at::has_internal_overlap(out) != at::MemOverlap::Yes;
+}
+
+// Resizes out as torch's out= ops do and checks what it must match.
+void prepareOut(const char *op, Tensor &out, at::IntArrayRef sizes, const Tensor &like) {
+    TORCH_CHECK(out.device() == like.device(), "infini.", op, ": out is on ", out.device(), " but the inputs are on ",
+                like.device());
+    TORCH_CHECK(out.scalar_type() == like.scalar_type(), "infini.", op, ": out has dtype ", out.scalar_type(),
+                " but the result is ", like.scalar_type());
+    at::native::resize_output(out, sizes);
+}
+
+// Runs compute(target) into out, through a fresh tensor when out's layout cannot take the kernel.
+template <typename F>
+Tensor &intoOut(Tensor &out, F compute) {
+    if (rowsUsable(out)) {
+        compute(out);
+    } else {
+        Tensor tmp = at::empty(out.sizes(), out.options());
+        compute(tmp);
+        out.copy_(tmp);
+    }
+    return out;
+}
+
+// ---- elementwise -----------------------------------------------------------------------------
+
+std::vector<int64_t> binaryShape(const char *op, const Tensor &a, const Tensor &b) {
+    checkDevices(op, {{"a", &a}, {"b", &b}});
+    checkFloat(op, "a", a);
+    checkSameDtype(op, "b", b, "a", a);
+    auto shape = at::infer_size(a.sizes(), b.sizes());
+    return shape;
+}
+
+void binaryInto(infiniopOp_t kind, const Tensor &a, const Tensor &b, const Tensor &out) {
+    c10::OptionalDeviceGuard guard(out.device());
+    Tensor ae = a.expand(out.sizes()), be = b.expand(out.sizes());
+    runOp(kind, {&out, &ae, &be});
+}
+
+template <infiniopOp_t Kind>
+Tensor binary(const char *op, const Tensor &a, const Tensor &b) {
+    auto shape = binaryShape(op, a, b);
+    Tensor out = at::empty(shape, a.options());
+    binaryInto(Kind, a, b, out);
+    return out;
+}
+
+template <infiniopOp_t Kind>
+Tensor &binaryOut(const char *op, const Tensor &a, const Tensor &b, Tensor &out) {
+    auto shape = binaryShape(op, a, b);
+    prepareOut(op, out, shape, a);
+    return intoOut(out, [&](const Tensor &target) { binaryInto(Kind, a, b, target); });
+}
+
+Tensor add(const Tensor &a, const Tensor &b) { return binary<INFINIOP_OP_ADD>("add", a, b); }
+Tensor &add_out(const Tensor &a, const Tensor &b, Tensor &out) { return binaryOut<INFINIOP_OP_ADD>("add", a, b, out); }
+Tensor mul(const Tensor &a, const Tensor &b) { return binary<INFINIOP_OP_MUL>("mul", a, b); }
+Tensor &mul_out(const Tensor &a, const Tensor &b, Tensor &out) { return binaryOut<INFINIOP_OP_MUL>("mul", a, b, out); }
+Tensor swiglu(const Tensor &a, const Tensor &b) { return binary<INFINIOP_OP_SWIGLU>("swiglu", a, b); }
+Tensor &swiglu_out(const Tensor &a, const Tensor &b, Tensor &out) {
+    return binaryOut<INFINIOP_OP_SWIGLU>("swiglu", a, b, out);
+}
+
+int64_t geluMode(c10::string_view approximate) {
+    TORCH_CHECK(approximate == "none" || approximate == "tanh",
+                "infini.gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
+    return approximate == "tanh" ? 1 : 0;
+}
+
+void unaryInto(infiniopOp_t kind, const Tensor &x, const Tensor &out, int64_t param) {
+    c10::OptionalDeviceGuard guard(out.device());
+    runOp(kind, {&out, &x}, {}, {param});
+}
+
+template <infiniopOp_t Kind>
+Tensor unary(const char *op, const Tensor &x, int64_t param = 0) {
+    checkDevices(op, {{"x", &x}});
+    checkFloat(op, "x", x);
+    Tensor out = at::empty(x.sizes(), x.options());
+    unaryInto(Kind, x, out, param);
+    return out;
+}
+
+template <infiniopOp_t Kind>
+Tensor &unaryOut(const char *op, const Tensor &x, Tensor &out, int64_t param = 0) {
+    checkDevices(op, {{"x", &x}, {"out", &out}});
+    checkFloat(op, "x", x);
+    prepareOut(op, out, x.sizes(), x);
+    return intoOut(out, [&](const Tensor &target) { unaryInto(Kind, x, target, param); });
+}
+
+Tensor silu(const Tensor &x) { return unary<INFINIOP_OP_SILU>("silu", x); }
+Tensor &silu_out(const Tensor &x, Tensor &out) { return unaryOut<INFINIOP_OP_SILU>("silu", x, out); }
+Tensor relu(const Tensor &x) { return unary<INFINIOP_OP_RELU>("relu", x); }
+Tensor &relu_out(const Tensor &x, Tensor &out) { return unaryOut<INFINIOP_OP_RELU>("relu", x, out); }
+Tensor gelu(const Tensor &x, c10::string_view approximate) {
+    return unary<INFINIOP_OP_GELU>("gelu", x, geluMode(approximate));
+}
+Tensor &gelu_out(const Tensor &x, c10::string_view approximate, Tensor &out) {
+    return unaryOut<INFINIOP_OP_GELU>("gelu", x, out, geluMode(approximate));
+}
+
+std::vector<int64_t> siluAndMulShape(const Tensor &x) {
+    checkDevices("silu_and_mul", {{"x", &x}});
+    checkFloat("silu_and_mul", "x", x);
+    TORCH_CHECK(x.dim() >= 1 && x.size(-1) % 2 == 0, "infini.silu_and_mul: the last dimension of x must be even, got ",
+                x.sizes());
+    auto shape = x.sizes().vec();
+    shape.back() /= 2;
+    return shape;
+}
+
+Tensor silu_and_mul(const Tensor &x) {
+    auto shape = siluAndMulShape(x);
+    Tensor xc = lastContiguous(x);
+    Tensor out = at::empty(shape, x.options());
+    c10::OptionalDeviceGuard guard(x.device());
+    runOp(INFINIOP_OP_SILU_AND_MUL, {&out, &xc});
+    return out;
+}
+
+Tensor &silu_and_mul_out(const Tensor &x, Tensor &out) {
+    auto shape = siluAndMulShape(x);
+    prepareOut("silu_and_mul", out, shape, x);
+    Tensor xc = lastContiguous(x);
+    return intoOut(out, [&](const Tensor &target) {
+        c10::OptionalDeviceGuard guard(x.device());
+        runOp(INFINIOP_OP_SILU_AND_MUL, {&target, &xc});
+    });
+}
+
+// ---- norms -----------------------------------------------------------------------------------
+
+void checkNorm(const char *op, const Tensor &x, const Tensor &w, const Tensor *bias) {
+    checkDevices(op, {{"x", &x}, {"weight", &w}, {"bias", bias ? bias : &w}});
+    checkFloat(op, "x", x);
+    TORCH_CHECK(x.dim() >= 1, "infini.", op, ": x must have at least one dimension");
+    checkVector(op, "weight", w, x.size(-1), x);
+    if (bias && bias->defined()) {
+        checkVector(op, "bias", *bias, x.size(-1), x);
+        checkSameDtype(op, "bias", *bias, "weight", w);
+    }
+}
+
+Tensor rms_norm(const Tensor &x, const Tensor &w, double eps) {
+    checkNorm("rms_norm", x, w, nullptr);
+    Tensor xc = lastContiguous(x), wc = w.contiguous();
+    Tensor out = at::empty(x.sizes(), x.options());
+    c10::OptionalDeviceGuard guard(x.device());
+    runOp(INFINIOP_OP_RMS_NORM, {&out, &xc, &wc}, {eps});
+    return out;
+}
+
+Tensor &rms_norm_out(const Tensor &x, const Tensor &w, double eps, Tensor &out) {
+    checkNorm("rms_norm", x, w, nullptr);
+    prepareOut("rms_norm", out, x.sizes(), x);
+    Tensor xc = lastContiguous(x), wc = w.contiguous();
+    return intoOut(out, [&](const Tensor &target) {
+        c10::OptionalDeviceGuard guard(x.device());
+        runOp(INFINIOP_OP_RMS_NORM, {&target, &xc, &wc}, {eps});
+    });
+}
+
+void checkAddRmsNorm(const Tensor &a, const Tensor &b, const Tensor &w) {
+    checkNorm("add_rms_norm", a, w, nullptr);
+    checkDevices("add_rms_norm", {{"a", &a}, {"b", &b}});
+    checkSameDtype("add_rms_norm", "b", b, "a", a);
+    TORCH_CHECK(a.sizes() == b.sizes(), "infini.add_rms_norm: b has shape ", b.sizes(), " but a has ", a.sizes());
+}
+
+std::tuple<Tensor, Tensor> add_rms_norm(const Tensor &a, const Tensor &b, const Tensor &w, double eps) {
+    checkAddRmsNorm(a, b, w);
+    Tensor ac = lastContiguous(a), bc = lastContiguous(b), wc = w.contiguous();
+    Tensor y = at::empty(a.sizes(), a.options()), res = at::empty(a.sizes(), a.options());
+    c10::OptionalDeviceGuard guard(a.device());
+    runOp(INFINIOP_OP_ADD_RMS_NORM, {&y, &res, &ac, &bc, &wc}, {eps});
+    return {y, res};
+}
+
+std::tuple<Tensor &, Tensor &> add_rms_norm_out(const Tensor &a, const Tensor &b, const Tensor &w, double eps,
+                                                Tensor &out, Tensor &residual_out) {
+    checkAddRmsNorm(a, b, w);
+    prepareOut("add_rms_norm", out, a.sizes(), a);
+    prepareOut("add_rms_norm", residual_out, a.sizes(), a);
+    auto [y, res] = add_rms_norm(a, b, w, eps);
+    out.copy_(y);
+    residual_out.copy_(res);
+    return {out, residual_out};
+}
+
+Tensor layer_norm(const Tensor &x, const Tensor &w, const std::optional<Tensor> &bias, double eps) {
+    Tensor bias_t = bias.value_or(Tensor());
+    checkNorm("layer_norm", x, w, &bias_t);
+    Tensor xc = lastContiguous(x), wc = w.contiguous(), bc = bias_t.defined() ? bias_t.contiguous() : Tensor();
+    Tensor out = at::empty(x.sizes(), x.options());
+    c10::OptionalDeviceGuard guard(x.device());
+    runOp(INFINIOP_OP_LAYER_NORM, {&out, &xc, &wc, &bc}, {eps});
+    return out;
+}
+
+Tensor &layer_norm_out(const Tensor &x, const Tensor &w, const std::optional<Tensor> &bias, double eps, Tensor &out) {
+    Tensor bias_t = bias.value_or(Tensor());
+    checkNorm("layer_norm", x, w, &bias_t);
+    prepareOut("layer_norm", out, x.sizes(), x);
+    Tensor xc = lastContiguous(x), wc = w.contiguous(), bc = bias_t.defined() ? bias_t.contiguous() : Tensor();
+    return intoOut(out, [&](const Tensor &target) {
+        c10::OptionalDeviceGuard guard(x.device());
+        runOp(INFINIOP_OP_LAYER_NORM, {&target, &xc, &wc, &bc}, {eps});
+    });
+}
+
+// ---- softmax ---------------------------------------------------------------------------------
+
+int64_t checkSoftmax(const Tensor &x, int64_t dim) {
+    checkDevices("softmax", {{"x", &x}});
+    checkFloat("softmax", "x", x);
+    int64_t nd = std::max<int64_t>(x.dim(), 1);
+    TORCH_CHECK(dim >= -nd && dim < nd, "infini.softmax: dim ", dim, " is out of range for a ", x.dim(),
+                "-dimensional x");
+    return dim < 0 ? dim + nd : dim;
+}
+
+Tensor softmax(const Tensor &x, int64_t dim) {
+    dim = checkSoftmax(x, dim);
+    Tensor out = at::empty(x.sizes(), x.options());
+    c10::OptionalDeviceGuard guard(x.device());
+    runOp(INFINIOP_OP_SOFTMAX, {&out, &x}, {}, {dim});
+    return out;
+}
+
+Tensor &softmax_out(const Tensor &x, int64_t dim, Tensor &out) {
+    dim = checkSoftmax(x, dim);
+    prepareOut("softmax", out, x.sizes(), x);
+    return intoOut(out, [&](const Tensor &target) {
+        c10::OptionalDeviceGuard guard(x.device());
+        runOp(INFINIOP_OP_SOFTMAX, {&target, &x}, {}, {dim});
+    });
+}
+
+void checkCausal(const Tensor &x) {
+    checkDevices("causal_softmax", {{"x", &x}});
+    checkFloat("causal_softmax", "x", x);
+    TORCH_CHECK(x.dim() >= 2, "infini.causal_softmax: x must be [..., q_len, kv_len], got ", x.sizes());
+    TORCH_CHECK(x.size(-1) >= x.size(-2), "infini.causal_softmax: kv_len (", x.size(-1), ") must be at least q_len (",
+                x.size(-2), ")");
+}
+
+Tensor causal_softmax(const Tensor &x) {
+    checkCausal(x);
+    Tensor out = at::empty(x.sizes(), x.options());
+    c10::OptionalDeviceGuard guard(x.device());
+    runOp(INFINIOP_OP_CAUSAL_SOFTMAX, {&out, &x});
+    return out;
+}
+
+Tensor &causal_softmax_out(const Tensor &x, Tensor &out) {
+    checkCausal(x);
+    prepareOut("causal_softmax", out, x.sizes(), x);
+    return intoOut(out, [&](const Tensor &target) {
+        c10::OptionalDeviceGuard guard(x.device());
+        runOp(INFINIOP_OP_CAUSAL_SOFTMAX, {&target, &x});
+    });
+}
+
+// ---- embedding and rope ----------------------------------------------------------------------
+
+std::vector<int64_t> checkEmbedding(const Tensor &indices, const Tensor &weight) {
+    checkDevices("embedding", {{"indices", &indices}, {"weight", &weight}});
+    checkIndex("embedding", "indices", indices);
+    checkFloat("embedding", "weight", weight);
+    TORCH_CHECK(weight.dim() == 2, "infini.embedding: weight must be [num_embeddings, dim], got ", weight.sizes());
+    auto shape = indices.sizes().vec();
+    shape.push_back(weight.size(1));
+    return shape;
+}
+
+Tensor embedding(const Tensor &indices, const Tensor &weight) {
+    auto shape = checkEmbedding(indices, weight);
+    Tensor wc = lastContiguous(weight);
+    Tensor out = at::empty(shape, weight.options());
+    c10::OptionalDeviceGuard guard(weight.device());
+    runOp(INFINIOP_OP_EMBEDDING, {&out, &indices, &wc});
+    return out;
+}
+
+Tensor &embedding_out(const Tensor &indices, const Tensor &weight, Tensor &out) {
+    auto shape = checkEmbedding(indices, weight);
+    prepareOut("embedding", out, shape, weight);
+    Tensor wc = lastContiguous(weight);
+    return intoOut(out, [&](const Tensor &target) {
+        c10::OptionalDeviceGuard guard(weight.device());
+        runOp(INFINIOP_OP_EMBEDDING, {&target, &indices, &wc});
+    });
+}
+
+int64_t checkRope(const Tensor &x, const Tensor &pos, const Tensor &sin, const Tensor &cos, c10::string_view algo) {
+    const char *op = "rope";
+    checkDevices(op, {{"x", &x}, {"pos_ids", &pos}, {"sin_table", &sin}, {"cos_table", &cos}});
+    checkFloat(op, "x", x);
+    checkIndex(op, "pos_ids", pos);
+    TORCH_CHECK(algo == "gpt_neox" || algo == "gpt_j", "infini.rope: algo must be 'gpt_neox' or 'gpt_j', got '", algo, "'");
+    TORCH_CHECK(x.dim() == 3 || x.dim() == 4, "infini.rope: x must be [seq, heads, head_dim] or "
+                "[batch, seq, heads, head_dim], got ", x.sizes());
+    int64_t d = x.size(-1), seq = x.size(-3);
+    TORCH_CHECK(d % 2 == 0, "infini.rope: head_dim must be even, got ", d);
+    if (x.dim() == 3) {
+        TORCH_CHECK(pos.dim() == 1 && pos.size(0) == seq, "infini.rope: pos_ids must be [", seq, "], got ", pos.sizes());
+    } else {
+        TORCH_CHECK(pos.dim() == 2 && pos.size(0) == x.size(0) && pos.size(1) == seq, "infini.rope: pos_ids must be [",
+                    x.size(0), ", ", seq, "], got ", pos.sizes());
+    }
+    for (auto [name, t] : {std::pair<const char *, const Tensor *>{"sin_table", &sin}, {"cos_table", &cos}}) {
+        TORCH_CHECK(t->dim() == 2 && t->size(1) == d / 2, "infini.rope: ", name, " must be [max_pos, ", d / 2,
+                    "], got ", t->sizes());
+        TORCH_CHECK(t->scalar_type() == x.scalar_type() || t->scalar_type() == at::kFloat, "infini.rope: ", name,
+                    " must have x's dtype or float32, got ", t->scalar_type());
+    }
+    TORCH_CHECK(sin.sizes() == cos.sizes() && sin.scalar_type() == cos.scalar_type(),
+                "infini.rope: sin_table and cos_table must have the same shape and dtype");
+    return algo == "gpt_j" ? 1 : 0;
+}
+
+Tensor rope(const Tensor &x, const Tensor &pos, const Tensor &sin, const Tensor &cos, c10::string_view algo) {
+    int64_t mode = checkRope(x, pos, sin, cos, algo);
+    Tensor xc = lastContiguous(x), sc = lastContiguous(sin), cc = lastContiguous(cos);
+    Tensor out = at::empty(x.sizes(), x.options());
+    c10::OptionalDeviceGuard guard(x.device());
+    runOp(INFINIOP_OP_ROPE, {&out, &xc, &pos, &sc, &cc}, {}, {mode});
+    return out;
+}
+
+Tensor &rope_out(const Tensor &x, const Tensor &pos, const Tensor &sin, const Tensor &cos, c10::string_view algo,
+                 Tensor &out) {
+    int64_t mode = checkRope(x, pos, sin, cos, algo);
+    prepareOut("rope", out, x.sizes(), x);
+    Tensor xc = lastContiguous(x), sc = lastContiguous(sin), cc = lastContiguous(cos);
+    return intoOut(out, [&](const Tensor &target) {
+        c10::OptionalDeviceGuard guard(x.device());
+        runOp(INFINIOP_OP_ROPE, {&target, &xc, &pos, &sc, &cc}, {}, {mode});
+    });
+}
+
+void registerAll(torch::Library &m) {
+    m.impl("add", add);
+    m.impl("add.out", add_out);
+    m.impl("mul", mul);
+    m.impl("mul.out", mul_out);
+    m.impl("silu", silu);
+    m.impl("silu.out", silu_out);
+    m.impl("relu", relu);
+    m.impl("relu.out", relu_out);
+    m.impl("gelu", gelu);
+    m.impl("gelu.out", gelu_out);
+    m.impl("swiglu", swiglu);
+    m.impl("swiglu.out", swiglu_out);
+    m.impl("silu_and_mul", silu_and_mul);
+    m.impl("silu_and_mul.out", silu_and_mul_out);
+    m.impl("rms_norm", rms_norm);
+    m.impl("rms_norm.out", rms_norm_out);
+    m.impl("add_rms_norm", add_rms_norm);
+    m.impl("add_rms_norm.out", add_rms_norm_out);
+    m.impl("layer_norm", layer_norm);
+    m.impl("layer_norm.out", layer_norm_out);
+    m.impl("softmax", softmax);
+    m.impl("softmax.out", softmax_out);
+    m.impl("causal_softmax", causal_softmax);
+    m.impl("causal_softmax.out", causal_softmax_out);
+    m.impl("embedding", embedding);
+    m.impl("embedding.out", embedding_out);
+    m.impl("rope", rope);
+    m.impl("rope.out", rope_out);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(infini, CPU, m) { registerAll(m); }
+TORCH_LIBRARY_IMPL(infini, PrivateUse1, m) { registerAll(m); }
+
+}  // namespace infini_torch::ops
