@@ -39,6 +39,8 @@ def _register() -> None:
 
 _register()
 
+from . import nn, ops  # noqa: E402  (registers fake and autograd support of torch.ops.infini)
+
 
 def backends() -> list[_infini.Backend]:
     """Every backend library the loader found, loaded or not (with the reason)."""

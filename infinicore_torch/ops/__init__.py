@@ -1,0 +1,98 @@
+"""infinicore_torch.ops: Python entry points of torch.ops.infini, with their contracts.
+
+Every function accepts CPU tensors (computed by the CPU backend's kernels, synchronously) and infini
+tensors (on the current stream of their device). Float inputs may be float32, float16 or bfloat16
+and are accumulated in float32. Inputs must share one device; a wrong dtype, shape or device
+raises a RuntimeError that names the op and the argument. Every op has an ``out=`` overload
+(``torch.ops.infini.<op>.out``), fake (meta) support for torch.compile, and autograd.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from . import _autograd, _fake  # noqa: F401  (registrations)
+
+_ops = torch.ops.infini
+
+
+def add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """a + b with broadcasting; a and b share a float dtype. Any strides."""
+    return _ops.add(a, b)
+
+
+def mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """a * b with broadcasting; a and b share a float dtype. Any strides."""
+    return _ops.mul(a, b)
+
+
+def silu(x: torch.Tensor) -> torch.Tensor:
+    """x * sigmoid(x). Any strides."""
+    return _ops.silu(x)
+
+
+def relu(x: torch.Tensor) -> torch.Tensor:
+    """max(x, 0) (NaN stays NaN). Any strides."""
+    return _ops.relu(x)
+
+
+def gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """GELU as torch: approximate "none" (erf) or "tanh". Any strides."""
+    return _ops.gelu(x, approximate)
+
+
+def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """a * silu(b): b is the gate (InfiniCore's convention); broadcasting as add."""
+    return _ops.swiglu(a, b)
+
+
+def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
+    """silu(x[..., :d]) * x[..., d:] with d = x.shape[-1] // 2 (vLLM's convention); returns [..., d].
+    A last dimension with stride != 1 is copied first."""
+    return _ops.silu_and_mul(x)
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """x / sqrt(mean(x^2, -1) + eps) * weight over the last dim. x [..., n]; weight [n] in x's
+    dtype or float32. Rows may be strided; a last dim with stride != 1 is copied first."""
+    return _ops.rms_norm(x, weight, eps)
+
+
+def add_rms_norm(a: torch.Tensor, b: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6):
+    """Returns (rms_norm(a + b), a + b): the residual add fused with the norm. a and b same shape."""
+    return _ops.add_rms_norm(a, b, weight, eps)
+
+
+def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, eps: float = 1e-5):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last dim; weight/bias [n]."""
+    return _ops.layer_norm(x, weight, bias, eps)
+
+
+def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """softmax along dim (any dim, any strides)."""
+    return _ops.softmax(x, dim)
+
+
+def causal_softmax(x: torch.Tensor) -> torch.Tensor:
+    """Softmax over the last dim of x [..., q_len, kv_len] with entry (i, j) masked (0) where
+    j > i + kv_len - q_len; needs kv_len >= q_len."""
+    return _ops.causal_softmax(x)
+
+
+def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """weight[indices]: indices int32/int64 of any shape, weight [num, dim]; returns [*indices, dim].
+    An index outside [0, num) raises (for infini tensors, at the next synchronization)."""
+    return _ops.embedding(indices, weight)
+
+
+def rope(x: torch.Tensor, pos_ids: torch.Tensor, sin_table: torch.Tensor, cos_table: torch.Tensor,
+         algo: str = "gpt_neox") -> torch.Tensor:
+    """Rotary embedding. x [seq, heads, head_dim] or [batch, seq, heads, head_dim]; pos_ids [seq] or
+    [batch, seq] (int32/int64); tables [max_pos, head_dim / 2] (x's dtype or float32).
+    "gpt_neox" rotates the halves (x[..., :d/2], x[..., d/2:]); "gpt_j" the pairs (x[..., 0::2],
+    x[..., 1::2]). A position outside [0, max_pos) raises."""
+    return _ops.rope(x, pos_ids, sin_table, cos_table, algo)
+
+
+__all__ = ["add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
+           "layer_norm", "softmax", "causal_softmax", "embedding", "rope"]

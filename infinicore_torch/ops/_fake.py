@@ -1,0 +1,71 @@
+"""Fake (meta) implementations of torch.ops.infini: output shapes and dtypes, for torch.compile."""
+
+from __future__ import annotations
+
+import torch
+from torch.library import register_fake
+
+
+def _broadcast(a, b):
+    return torch.empty(torch.broadcast_shapes(a.shape, b.shape), dtype=a.dtype, device=a.device)
+
+
+for _name in ("add", "mul", "swiglu"):
+    register_fake(f"infini::{_name}")(_broadcast)
+
+
+@register_fake("infini::silu")
+def _silu(x):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::relu")
+def _relu(x):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::gelu")
+def _gelu(x, approximate="none"):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::silu_and_mul")
+def _silu_and_mul(x):
+    torch._check(x.shape[-1] % 2 == 0, lambda: "infini.silu_and_mul: the last dimension of x must be even")
+    return x.new_empty((*x.shape[:-1], x.shape[-1] // 2))
+
+
+@register_fake("infini::rms_norm")
+def _rms_norm(x, weight, eps=1e-6):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::add_rms_norm")
+def _add_rms_norm(a, b, weight, eps=1e-6):
+    return (torch.empty_like(a, memory_format=torch.contiguous_format),
+            torch.empty_like(a, memory_format=torch.contiguous_format))
+
+
+@register_fake("infini::layer_norm")
+def _layer_norm(x, weight, bias=None, eps=1e-5):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::softmax")
+def _softmax(x, dim=-1):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::causal_softmax")
+def _causal_softmax(x):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::embedding")
+def _embedding(indices, weight):
+    return weight.new_empty((*indices.shape, weight.shape[1]))
+
+
+@register_fake("infini::rope")
+def _rope(x, pos_ids, sin_table, cos_table, algo="gpt_neox"):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
