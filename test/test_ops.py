@@ -1,0 +1,364 @@
+"""torch.ops.infini against plain-PyTorch references, on CPU tensors and infini tensors: dtypes,
+awkward sizes, strided inputs, out= forms, opcheck, gradients, and bad input."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.library import opcheck
+
+import infinicore_torch  # noqa: F401
+from infinicore_torch import ops
+
+DEVICES = ["cpu", "infini"]
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+TOL = {torch.float32: (2e-5, 2e-5), torch.float16: (2e-3, 2e-3), torch.bfloat16: (2e-2, 2e-2)}
+I = torch.ops.infini
+
+
+def close(actual, expected, dtype, scale=1.0):
+    rtol, atol = TOL[dtype]
+    torch.testing.assert_close(actual.cpu(), expected.to(actual.dtype), rtol=rtol * scale, atol=atol * scale)
+
+
+def rand(*shape, dtype=torch.float32, device="cpu", scale=1.0):
+    return (torch.randn(shape) * scale).to(dtype).to(device)
+
+
+@pytest.fixture(autouse=True)
+def seed():
+    torch.manual_seed(0)
+
+
+# ---- references (float32 on the CPU, from the same rounded inputs) --------------------------------
+
+def f32(*ts):
+    return [None if t is None else t.cpu().float() for t in ts]
+
+
+def ref_rms(x, w, eps):
+    x, w = f32(x, w)
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
+
+
+def ref_rope(x, pos, sin, cos, algo):
+    x, sin, cos = f32(x, sin, cos)
+    pos = pos.cpu().long()
+    s, c = sin[pos], cos[pos]  # [..., seq, d/2]
+    s, c = s.unsqueeze(-2), c.unsqueeze(-2)  # broadcast over heads
+    d = x.shape[-1]
+    if algo == "gpt_neox":
+        a, b = x[..., : d // 2], x[..., d // 2:]
+        return torch.cat([a * c - b * s, b * c + a * s], -1)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * c - b * s, b * c + a * s], -1).flatten(-2)
+
+
+def causal_mask(q, kv):
+    i = torch.arange(q)[:, None]
+    j = torch.arange(kv)[None, :]
+    return j > i + kv - q
+
+
+# ---- forward against the reference ----------------------------------------------------------------
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape_a, shape_b", [((7, 769), (7, 769)), ((83, 1, 33), (5, 33)), ((1,), (4, 3)), ((), (2,))])
+def test_binary_broadcast(device, dtype, shape_a, shape_b):
+    a, b = rand(*shape_a, dtype=dtype, device=device), rand(*shape_b, dtype=dtype, device=device)
+    fa, fb = f32(a, b)
+    close(ops.add(a, b), fa + fb, dtype)
+    close(ops.mul(a, b), fa * fb, dtype)
+    close(ops.swiglu(a, b), fa * F.silu(fb), dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unary_and_strided(device, dtype):
+    base = rand(83, 1538, dtype=dtype, device=device, scale=3)
+    x = base[:, ::2]  # strided last dim
+    xt = base[:, :769].t()  # transposed
+    for t in (x, xt):
+        (ft,) = f32(t)
+        close(ops.silu(t), F.silu(ft), dtype)
+        close(ops.relu(t), F.relu(ft), dtype)
+        close(ops.gelu(t), F.gelu(ft), dtype, scale=2)
+        close(ops.gelu(t, "tanh"), F.gelu(ft, approximate="tanh"), dtype, scale=2)
+    nan = torch.tensor([float("nan"), -1.0, 2.0], dtype=dtype, device=device)
+    assert torch.isnan(ops.relu(nan).cpu()[0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("tokens, d", [(1, 64), (7, 5125), (83, 769)])
+def test_silu_and_mul(device, dtype, tokens, d):
+    x = rand(tokens, 2 * d, dtype=dtype, device=device)
+    (fx,) = f32(x)
+    close(ops.silu_and_mul(x), F.silu(fx[:, :d]) * fx[:, d:], dtype)
+    xs = rand(tokens, 4 * d, dtype=dtype, device=device)[:, : 2 * d]  # rows strided
+    (fs,) = f32(xs)
+    close(ops.silu_and_mul(xs), F.silu(fs[:, :d]) * fs[:, d:], dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("tokens, hidden", [(1, 4096), (7, 769), (83, 5125)])
+def test_norms(device, dtype, tokens, hidden):
+    x = rand(tokens, hidden, dtype=dtype, device=device)
+    r = rand(tokens, hidden, dtype=dtype, device=device)
+    w = rand(hidden, dtype=dtype, device=device)
+    b = rand(hidden, dtype=dtype, device=device)
+    close(ops.rms_norm(x, w, 1e-6), ref_rms(x, w, 1e-6), dtype, scale=2)
+    y, res = ops.add_rms_norm(x, r, w, 1e-5)
+    res_ref = (x.cpu().float() + r.cpu().float()).to(dtype)  # rounded as torch rounds a + b
+    close(res, res_ref.float(), dtype)
+    close(y, ref_rms(res_ref, w, 1e-5), dtype, scale=2)
+    fx, fw, fb = f32(x, w, b)
+    close(ops.layer_norm(x, w, b, 1e-5), F.layer_norm(fx, (hidden,), fw, fb, 1e-5), dtype, scale=2)
+    close(ops.layer_norm(x, w, None), F.layer_norm(fx, (hidden,), fw, None, 1e-5), dtype, scale=2)
+    w32 = w.float()  # float32 weights with low-precision activations
+    close(ops.rms_norm(x, w32), ref_rms(x, w32, 1e-6), dtype, scale=2)
+    xs = rand(tokens, 2, hidden, dtype=dtype, device=device)[:, 1]  # strided rows
+    close(ops.rms_norm(xs, w), ref_rms(xs, w, 1e-6), dtype, scale=2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_any_dim_and_causal(device, dtype):
+    x = rand(3, 7, 83, dtype=dtype, device=device, scale=4)
+    (fx,) = f32(x)
+    for dim in (-1, 0, 1):
+        close(ops.softmax(x, dim), torch.softmax(fx, dim), dtype)
+    close(ops.softmax(x.transpose(0, 2), 1), torch.softmax(fx.transpose(0, 2), 1), dtype)
+    for q, kv in ((7, 7), (1, 83), (7, 83)):
+        s = rand(2, 3, q, kv, dtype=dtype, device=device, scale=4)
+        (fs,) = f32(s)
+        ref = torch.softmax(fs.masked_fill(causal_mask(q, kv), float("-inf")), -1)
+        close(ops.causal_softmax(s), ref, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
+def test_embedding(device, dtype, index_dtype):
+    w = rand(100, 769, dtype=dtype, device=device)
+    idx = torch.randint(0, 100, (7, 5), dtype=index_dtype).to(device)
+    out = ops.embedding(idx, w)
+    assert out.shape == (7, 5, 769)
+    assert torch.equal(out.cpu(), w.cpu()[idx.cpu().long()])
+    empty = ops.embedding(torch.empty(0, dtype=index_dtype, device=device), w)
+    assert empty.shape == (0, 769)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("head_dim", [64, 128, 256])
+@pytest.mark.parametrize("algo", ["gpt_neox", "gpt_j"])
+def test_rope(device, dtype, head_dim, algo):
+    angles = torch.arange(512)[:, None] * (10000 ** (-torch.arange(0, head_dim, 2) / head_dim))[None, :]
+    sin, cos = angles.sin().to(device), angles.cos().to(device)
+    x = rand(7, 4, head_dim, dtype=dtype, device=device)
+    pos = torch.randint(0, 512, (7,)).to(device)
+    close(ops.rope(x, pos, sin, cos, algo), ref_rope(x, pos, sin, cos, algo), dtype, scale=2)
+    xb = rand(2, 7, 4, head_dim, dtype=dtype, device=device)
+    posb = torch.randint(0, 512, (2, 7), dtype=torch.int32).to(device)
+    close(ops.rope(xb, posb, sin, cos, algo), ref_rope(xb, posb, sin, cos, algo), dtype, scale=2)
+    xs = rand(7, 8, head_dim, dtype=dtype, device=device)[:, ::2]  # strided heads
+    close(ops.rope(xs, pos, sin.to(dtype), cos.to(dtype), algo), ref_rope(xs, pos, sin.to(dtype), cos.to(dtype), algo),
+          dtype, scale=2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_out_forms(device):
+    x = rand(7, 64, device=device)
+    w = rand(64, device=device)
+    out = torch.empty(7, 64, device=device)
+    r = I.rms_norm.out(x, w, 1e-6, out=out)
+    assert r.data_ptr() == out.data_ptr()
+    close(out, ref_rms(x, w, 1e-6), torch.float32)
+    strided = torch.empty(64, 7, device=device).t()  # a layout the kernel cannot write: goes via a temporary
+    I.softmax.out(x, -1, out=strided)
+    close(strided, torch.softmax(x.cpu(), -1), torch.float32)
+    grow = torch.empty(0, device=device)
+    I.silu_and_mul.out(x, out=grow)
+    assert grow.shape == (7, 32)
+    y, res = torch.empty_like(x), torch.empty_like(x)
+    I.add_rms_norm.out(x, x, w, 1e-6, out=y, residual_out=res)
+    close(res, 2 * x.cpu(), torch.float32)
+    with pytest.raises(RuntimeError, match="infini.add: out has dtype"):
+        I.add.out(x, x, out=torch.empty(7, 64, dtype=torch.float16, device=device))
+
+
+# ---- opcheck ---------------------------------------------------------------------------------------
+
+def opcheck_cases(device):
+    angles = torch.arange(64)[:, None] * torch.linspace(0, 1, 32)[None, :]
+    sin, cos = angles.sin().to(device), angles.cos().to(device)
+    x = rand(5, 64, device=device)
+    return [
+        (I.add.default, (x, rand(64, device=device))),
+        (I.mul.default, (x, x)),
+        (I.silu.default, (x,)),
+        (I.relu.default, (x,)),
+        (I.gelu.default, (x, "tanh")),
+        (I.swiglu.default, (x, x)),
+        (I.silu_and_mul.default, (x,)),
+        (I.rms_norm.default, (x, rand(64, device=device), 1e-6)),
+        (I.add_rms_norm.default, (x, rand(5, 64, device=device), rand(64, device=device), 1e-6)),
+        (I.layer_norm.default, (x, rand(64, device=device), rand(64, device=device), 1e-5)),
+        (I.softmax.default, (x, 0)),
+        (I.causal_softmax.default, (rand(2, 3, 5, device=device),)),
+        (I.embedding.default, (torch.tensor([[1, 2], [0, 4]], device=device), rand(5, 64, device=device))),
+        (I.rope.default, (rand(6, 2, 64, device=device), torch.arange(6, device=device), sin, cos, "gpt_neox")),
+    ]
+
+
+# torch's autograd-registration check supports only CPU/CUDA/XPU tensors; the registration is the
+# same for every device, so it runs on CPU tensors and the other three checks run on both.
+CHECKS = {"cpu": ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"),
+          "infini": ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_opcheck(device):
+    for op, args in opcheck_cases(device):
+        args = tuple(a.requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args)
+        result = opcheck(op, args, test_utils=CHECKS[device])
+        assert set(result) == set(CHECKS[device]) and all(v == "SUCCESS" for v in result.values()), (op, result)
+
+
+# ---- gradients ---------------------------------------------------------------------------------------
+
+def grads(fn, *inputs):
+    inputs = [t.detach().clone().requires_grad_() if t.is_floating_point() else t for t in inputs]
+    out = fn(*inputs)
+    out = out if isinstance(out, tuple) else (out,)
+    torch.manual_seed(1)
+    gs = [torch.randn(o.shape).to(o.device) for o in out]
+    torch.autograd.backward(out, gs)
+    return [t.grad.cpu() for t in inputs if t.is_floating_point()]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradients_match_reference_autograd(device):
+    angles = torch.arange(32)[:, None] * torch.linspace(0, 1, 8)[None, :]
+    sin, cos = angles.sin(), angles.cos()
+    pos = torch.tensor([3, 1, 4, 1, 5])
+    idx = torch.tensor([[1, 2, 1], [0, 3, 3]])
+    cases = [
+        (lambda a, b: ops.add(a, b), lambda a, b: a + b, [rand(5, 16), rand(16)]),
+        (lambda a, b: ops.mul(a, b), lambda a, b: a * b, [rand(5, 16), rand(5, 1)]),
+        (lambda a, b: ops.swiglu(a, b), lambda a, b: a * F.silu(b), [rand(5, 16), rand(5, 16)]),
+        (ops.silu, F.silu, [rand(5, 16)]),
+        (ops.relu, F.relu, [rand(5, 16)]),
+        (lambda x: ops.gelu(x, "tanh"), lambda x: F.gelu(x, approximate="tanh"), [rand(5, 16)]),
+        (ops.silu_and_mul, lambda x: F.silu(x[:, :8]) * x[:, 8:], [rand(5, 16)]),
+        (lambda x, w: ops.rms_norm(x, w, 1e-6), lambda x, w: F.rms_norm(x, (16,), w, 1e-6), [rand(5, 16), rand(16)]),
+        (lambda a, b, w: ops.add_rms_norm(a, b, w, 1e-6),
+         lambda a, b, w: (F.rms_norm(a + b, (16,), w, 1e-6), a + b), [rand(5, 16), rand(5, 16), rand(16)]),
+        (lambda x, w, b: ops.layer_norm(x, w, b), lambda x, w, b: F.layer_norm(x, (16,), w, b),
+         [rand(5, 16), rand(16), rand(16)]),
+        (lambda x: ops.softmax(x, 0), lambda x: torch.softmax(x, 0), [rand(5, 16)]),
+        (lambda x: ops.rope(x, pos.to(x.device), sin.to(x.device), cos.to(x.device)),
+         lambda x: ref_rope(x, pos, sin, cos, "gpt_neox"), [rand(5, 2, 16)]),
+        (lambda w: ops.embedding(idx.to(w.device), w), lambda w: w[idx], [rand(4, 16)]),
+    ]
+    for mine, ref, inputs in cases:
+        got = grads(mine, *[t.to(device) for t in inputs])
+        want = grads(ref, *inputs)
+        for g, r in zip(got, want):
+            torch.testing.assert_close(g, r, rtol=1e-4, atol=1e-5)
+
+
+# ---- bad input ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bad_input_names_the_op_and_argument(device):
+    x = rand(4, 8, device=device)
+    w = rand(8, device=device)
+    keep = x.clone()
+    with pytest.raises(RuntimeError, match=r"infini.rms_norm: x must be float32, float16 or bfloat16"):
+        ops.rms_norm(x.to(torch.int32), w)
+    with pytest.raises(RuntimeError, match=r"infini.rms_norm: weight must have shape \[8\]"):
+        ops.rms_norm(x, rand(7, device=device))
+    with pytest.raises(RuntimeError, match=r"infini.add: b has dtype"):
+        ops.add(x, x.half())
+    with pytest.raises(RuntimeError, match=r"infini.add_rms_norm: b has shape"):
+        ops.add_rms_norm(x, rand(3, 8, device=device), w)
+    with pytest.raises(RuntimeError, match=r"infini.silu_and_mul: the last dimension of x must be even"):
+        ops.silu_and_mul(rand(4, 7, device=device))
+    with pytest.raises(RuntimeError, match=r"infini.gelu: approximate must be"):
+        ops.gelu(x, "fast")
+    with pytest.raises(RuntimeError, match=r"infini.softmax: dim 2 is out of range"):
+        ops.softmax(x, 2)
+    with pytest.raises(RuntimeError, match=r"infini.causal_softmax: kv_len"):
+        ops.causal_softmax(rand(5, 3, device=device))
+    with pytest.raises(RuntimeError, match=r"infini.embedding: indices must be int32 or int64"):
+        ops.embedding(x, w)
+    with pytest.raises(RuntimeError, match=r"infini.rope: algo must be"):
+        ops.rope(rand(2, 1, 8, device=device), torch.zeros(2, dtype=torch.long, device=device),
+                 rand(4, 4, device=device), rand(4, 4, device=device), "llama")
+    other = "cpu" if device == "infini" else "infini"
+    with pytest.raises(RuntimeError, match=r"infini.rms_norm: weight is on"):
+        ops.rms_norm(x, w.to(other))
+    assert torch.equal(x.cpu(), keep.cpu())
+
+
+def test_out_of_range_indices_raise_on_cpu_and_leave_inputs():
+    w = rand(10, 4)
+    idx = torch.tensor([1, 10, 2])
+    with pytest.raises(RuntimeError, match=r"embedding: index 10 in indices is out of range \[0, 10\)"):
+        ops.embedding(idx, w)
+    sin = cos = torch.zeros(6, 4)
+    x = rand(3, 2, 8)
+    with pytest.raises(RuntimeError, match=r"rope: index -1 in pos_ids is out of range \[0, 6\)"):
+        ops.rope(x, torch.tensor([0, -1, 2]), sin, cos)
+    assert torch.equal(idx, torch.tensor([1, 10, 2]))
+
+
+def test_out_of_range_indices_on_infini_raise_at_synchronization():
+    w = rand(10, 4, device="infini")
+    idx = torch.tensor([1, 10, 2], device="infini")
+    with pytest.raises(RuntimeError, match=r"embedding: index 10 in indices is out of range"):
+        ops.embedding(idx, w)
+        torch.infini.synchronize()
+    torch.infini.synchronize()  # the error was reported once; the device keeps working
+    assert torch.equal(ops.embedding(torch.tensor([3], device="infini"), w).cpu(), w.cpu()[3:4])
+
+
+# ---- torch.compile ---------------------------------------------------------------------------------
+
+class DecoderLayer(torch.nn.Module):
+    """rms_norm -> q/k/v projections -> rope -> causal attention (softmax op) -> add_rms_norm -> swiglu MLP."""
+
+    def __init__(self, dim=64, heads=4):
+        super().__init__()
+        self.heads, self.hd = heads, dim // heads
+        self.norm = infinicore_torch.nn.RMSNorm(dim)
+        self.qkv = torch.nn.Linear(dim, 3 * dim, bias=False)
+        self.o = torch.nn.Linear(dim, dim, bias=False)
+        self.up = torch.nn.Linear(dim, 4 * dim, bias=False)
+        self.down = torch.nn.Linear(2 * dim, dim, bias=False)
+        self.rope = infinicore_torch.nn.RoPE(self.hd, max_positions=64)
+
+    def forward(self, x, pos):
+        s = x.shape[0]
+        q, k, v = self.qkv(self.norm(x)).view(s, 3, self.heads, self.hd).unbind(1)
+        q, k = self.rope(q.contiguous(), pos), self.rope(k.contiguous(), pos)
+        scores = torch.einsum("qhd,khd->hqk", q, k) / math.sqrt(self.hd)
+        attn = torch.einsum("hqk,khd->qhd", ops.causal_softmax(scores), v).reshape(s, -1)
+        h, res = ops.add_rms_norm(x, self.o(attn), self.norm.weight)
+        return res + self.down(ops.silu_and_mul(self.up(h)))
+
+
+@pytest.mark.parametrize("device, backend", [("cpu", "inductor"), ("infini", "aot_eager")])
+def test_compile_decoder_layer_fullgraph(device, backend):
+    torch._dynamo.reset()
+    layer = DecoderLayer().to(device)
+    x = rand(9, 64, device=device)
+    pos = torch.arange(9, device=device)
+    eager = layer(x, pos)
+    compiled = torch.compile(layer, backend=backend, fullgraph=True)
+    torch.testing.assert_close(compiled(x, pos).cpu(), eager.cpu(), rtol=1e-4, atol=1e-4)
