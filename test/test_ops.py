@@ -261,6 +261,7 @@ def test_gradients_match_reference_autograd(device):
         (lambda x, w, b: ops.layer_norm(x, w, b), lambda x, w, b: F.layer_norm(x, (16,), w, b),
          [rand(5, 16), rand(16), rand(16)]),
         (lambda x: ops.softmax(x, 0), lambda x: torch.softmax(x, 0), [rand(5, 16)]),
+        (ops.causal_softmax, lambda x: torch.softmax(x.masked_fill(causal_mask(4, 6), float("-inf")), -1), [rand(2, 4, 6)]),
         (lambda x: ops.rope(x, pos.to(x.device), sin.to(x.device), cos.to(x.device)),
          lambda x: ref_rope(x, pos, sin, cos, "gpt_neox"), [rand(5, 2, 16)]),
         (lambda w: ops.embedding(idx.to(w.device), w), lambda w: w[idx], [rand(4, 16)]),

@@ -133,6 +133,16 @@ def _softmax_backward(ctx, g):
     return (yf * (gf - (gf * yf).sum(ctx.dim, keepdim=True))).to(y.dtype), None
 
 
+def _causal_softmax_backward(ctx, g):
+    (y,) = ctx.saved_tensors
+    yf, gf = y.float(), g.float()  # masked entries are 0 in y, so their gradient is 0
+    return (yf * (gf - (gf * yf).sum(-1, keepdim=True))).to(y.dtype)
+
+
+def _causal_softmax_setup(ctx, inputs, output):
+    ctx.save_for_backward(output)
+
+
 def _rope_backward(ctx, g):
     x, pos, sin, cos, _ = ctx.saved_tensors
     algo = ctx.args[4] if len(ctx.args) > 4 else "gpt_neox"
@@ -158,5 +168,6 @@ register_autograd("infini::rms_norm", _rms_norm_backward, setup_context=_save_in
 register_autograd("infini::add_rms_norm", _add_rms_norm_backward, setup_context=_add_rms_norm_setup)
 register_autograd("infini::layer_norm", _layer_norm_backward, setup_context=_save_inputs)
 register_autograd("infini::softmax", _softmax_backward, setup_context=_softmax_setup)
+register_autograd("infini::causal_softmax", _causal_softmax_backward, setup_context=_causal_softmax_setup)
 register_autograd("infini::rope", _rope_backward, setup_context=_save_inputs)
 register_autograd("infini::embedding", _embedding_backward, setup_context=_save_inputs)

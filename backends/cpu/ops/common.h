@@ -19,13 +19,33 @@
 
 namespace infini::cpu::ops {
 
-using f16 = _Float16;
+struct f16 {
+    uint16_t bits;
+};
 struct bf16 {
     uint16_t bits;
 };
 
+inline float bitsToFloat(uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+inline uint32_t floatToBits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
 inline float toFloat(float v) { return v; }
-inline float toFloat(f16 v) { return static_cast<float>(v); }
+// IEEE half to float without branches (so loops vectorize): rebias normals and subnormals with one
+// multiply by 2^112, and give inf/nan the all-ones exponent.
+inline float toFloat(f16 v) {
+    uint32_t h = v.bits, sign = (h & 0x8000u) << 16, em = h & 0x7fffu;
+    float f = bitsToFloat(em << 13) * 5.192296858534828e+33f;  // 2^112
+    uint32_t bits = em >= 0x7c00u ? ((em << 13) | 0x7f800000u) : floatToBits(f);
+    return bitsToFloat(bits | sign);
+}
 inline float toFloat(bf16 v) {
     uint32_t u = static_cast<uint32_t>(v.bits) << 16;
     float f;
@@ -37,15 +57,25 @@ template <typename T>
 inline T fromFloat(float v);
 template <>
 inline float fromFloat<float>(float v) { return v; }
+// float to IEEE half, round to nearest even, without branches (all three cases are computed).
 template <>
-inline f16 fromFloat<f16>(float v) { return static_cast<f16>(v); }
+inline f16 fromFloat<f16>(float v) {
+    uint32_t f = floatToBits(v), sign = f & 0x80000000u;
+    f ^= sign;
+    uint32_t special = f > 0x7f800000u ? 0x7e00u : 0x7c00u;                        // nan, or overflow to inf
+    const uint32_t denorm_magic = ((127 - 15) + (23 - 10) + 1) << 23;
+    uint32_t sub = floatToBits(bitsToFloat(f) + bitsToFloat(denorm_magic)) - denorm_magic;  // subnormal or 0
+    uint32_t normal = (f + ((15u - 127u) << 23) + 0xfffu + ((f >> 13) & 1u)) >> 13;
+    uint32_t o = f >= 0x47800000u ? special : (f < 0x38800000u ? sub : normal);
+    return f16{static_cast<uint16_t>(o | (sign >> 16))};
+}
 template <>
-inline bf16 fromFloat<bf16>(float v) {  // round to nearest even; NaN stays NaN
+inline bf16 fromFloat<bf16>(float v) {  // round to nearest even; NaN stays NaN (branch-free: vectorizes)
     uint32_t u;
     std::memcpy(&u, &v, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return bf16{static_cast<uint16_t>((u >> 16) | 0x40)};
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return bf16{static_cast<uint16_t>(u >> 16)};
+    uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    uint32_t nan = (u >> 16) | 0x40u;
+    return bf16{static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded)};
 }
 
 // e^x in float, to about 2 ulp, written so that loops calling it vectorize (no libm call).
@@ -53,7 +83,8 @@ inline bf16 fromFloat<bf16>(float v) {  // round to nearest even; NaN stays NaN
 inline float expf_fast(float x) {
     const float hi = 88.3762626647949f, lo = -87.3365478515625f;
     float xc = x > hi ? hi : (x < lo ? lo : x);
-    float n = std::nearbyint(xc * 1.44269504088896341f);
+    const float round_magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+    float n = (xc * 1.44269504088896341f + round_magic) - round_magic;
     float r = xc - n * 0.693359375f + n * 2.12194440e-4f;
     float p = 1.9875691500e-4f;
     p = p * r + 1.3981999507e-3f;
@@ -63,10 +94,7 @@ inline float expf_fast(float x) {
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
     int32_t e = static_cast<int32_t>(n) + 127;
-    uint32_t bits = static_cast<uint32_t>(e) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, 4);
-    float y = p * scale;
+    float y = p * bitsToFloat(static_cast<uint32_t>(e) << 23);
     y = x < lo ? 0.0f : y;
     return x > hi ? INFINITY : y;
 }

@@ -34,6 +34,17 @@ inline float sum(const T *x, size_t n) {
     return s;
 }
 
+// y = (x - mean) * rstd * w (+ b): separate loops with and without bias so that both vectorize.
+template <typename T, typename W>
+inline void normalizeRow(T *__restrict y, const T *__restrict x, const W *__restrict w, const W *__restrict b,
+                         size_t n, float mean, float rstd) {
+    if (b) {
+        for (size_t q = 0; q < n; ++q) y[q] = fromFloat<T>((toFloat(x[q]) - mean) * rstd * toFloat(w[q]) + toFloat(b[q]));
+    } else {
+        for (size_t q = 0; q < n; ++q) y[q] = fromFloat<T>((toFloat(x[q]) - mean) * rstd * toFloat(w[q]));
+    }
+}
+
 // Checks a weight (or bias) vector of n elements: contiguous, and x's dtype or float32.
 infiniStatus_t checkWeight(const char *op, const char *name, const Layout &w, const Layout &x) {
     if (w.ndim() != 1 || w.shape[0] != x.last()) {
@@ -168,10 +179,7 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
                     for (; j < n; ++j) var += (toFloat(rx[j]) - mean) * (toFloat(rx[j]) - mean);
                     for (float a : acc) var += a;
                     float rstd = 1.0f / std::sqrt(var / static_cast<float>(n) + eps);
-                    for (size_t q = 0; q < n; ++q) {
-                        float v = (toFloat(rx[q]) - mean) * rstd * toFloat(pw[q]);
-                        ry[q] = fromFloat<T>(has_bias ? v + toFloat(pb[q]) : v);
-                    }
+                    normalizeRow(ry, rx, pw, pb, n, mean, rstd);
                 }
             });
         };

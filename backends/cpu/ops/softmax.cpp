@@ -4,22 +4,40 @@
 namespace infini::cpu::ops {
 namespace {
 
-// softmax of n values at stride s (x) into y (stride sy), in float.
+// softmax of n values at stride sx (x) into y (stride sy), in float; buf holds n floats.
 template <typename T>
-void softmaxLine(T *y, ptrdiff_t sy, const T *x, ptrdiff_t sx, size_t n, float *buf) {
+void softmaxLine(T *y, ptrdiff_t sy, const T *x, ptrdiff_t sx, size_t n, float *__restrict buf) {
+    if (sx == 1) {
+        const T *__restrict xs = x;
+        for (size_t j = 0; j < n; ++j) buf[j] = toFloat(xs[j]);
+    } else {
+        for (size_t j = 0; j < n; ++j) buf[j] = toFloat(x[j * sx]);
+    }
+    float mx[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        for (int l = 0; l < 8; ++l) mx[l] = buf[j + l] > mx[l] ? buf[j + l] : mx[l];
+    }
     float m = -INFINITY;
-    for (size_t j = 0; j < n; ++j) {
-        buf[j] = toFloat(x[j * sx]);
-        m = buf[j] > m ? buf[j] : m;
-    }
+    for (; j < n; ++j) m = buf[j] > m ? buf[j] : m;
+    for (float v : mx) m = v > m ? v : m;
     if (m == -INFINITY) m = 0;  // all -inf: every entry becomes 0/0 = nan, as torch
-    float total = 0;
-    for (size_t j = 0; j < n; ++j) {
-        buf[j] = expf_fast(buf[j] - m);
-        total += buf[j];
+    for (size_t q = 0; q < n; ++q) buf[q] = expf_fast(buf[q] - m);
+    float acc[8] = {};
+    j = 0;
+    for (; j + 8 <= n; j += 8) {
+        for (int l = 0; l < 8; ++l) acc[l] += buf[j + l];
     }
+    float total = 0;
+    for (; j < n; ++j) total += buf[j];
+    for (float v : acc) total += v;
     float inv = 1.0f / total;
-    for (size_t j = 0; j < n; ++j) y[j * sy] = fromFloat<T>(buf[j] * inv);
+    if (sy == 1) {
+        T *__restrict ys = y;
+        for (size_t q = 0; q < n; ++q) ys[q] = fromFloat<T>(buf[q] * inv);
+    } else {
+        for (size_t q = 0; q < n; ++q) y[q * sy] = fromFloat<T>(buf[q] * inv);
+    }
 }
 
 }  // namespace

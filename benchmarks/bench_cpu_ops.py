@@ -1,0 +1,103 @@
+"""torch.ops.infini on CPU tensors against the best plain-PyTorch CPU equivalent, in the same run.
+
+    python benchmarks/bench_cpu_ops.py [--dtype bfloat16] [--repeat 50] [--json out.json]
+
+Inputs are built before timing; each measurement is the median of `repeat` timed calls after
+warm-up; a rotating set of input copies keeps one call's data from sitting in cache for the next
+where it would not in a model. Prints one table row per (op, shape): ours, torch's, and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+import infinicore_torch  # noqa: F401
+
+I = torch.ops.infini
+
+
+def median_us(fn, make_args, repeat, copies=4):
+    argsets = [make_args() for _ in range(copies)]
+    for a in argsets:
+        fn(*a)
+    times = []
+    for r in range(repeat):
+        a = argsets[r % copies]
+        t0 = time.perf_counter()
+        fn(*a)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e6
+
+
+def rope_torch(x, pos, sin, cos):
+    s, c = sin[pos].unsqueeze(-2), cos[pos].unsqueeze(-2)
+    d = x.shape[-1] // 2
+    a, b = x[..., :d], x[..., d:]
+    return torch.cat([a * c - b * s, b * c + a * s], -1)
+
+
+def cases(dtype, tokens):
+    hidden, inter, heads, hd, vocab = 4096, 11008, 32, 128, 32000
+    r = lambda *s: torch.randn(*s).to(dtype)  # noqa: E731
+    angles = torch.arange(4096)[:, None] * (10000 ** (-torch.arange(0, hd, 2) / hd))[None, :]
+    sin, cos = angles.sin().to(dtype), angles.cos().to(dtype)
+    mask = torch.ones(tokens, tokens, dtype=torch.bool).triu(1)
+    yield ("add", f"{tokens}x{hidden}", lambda a, b: I.add(a, b), torch.add, lambda: (r(tokens, hidden), r(tokens, hidden)))
+    yield ("mul", f"{tokens}x{hidden}", lambda a, b: I.mul(a, b), torch.mul, lambda: (r(tokens, hidden), r(tokens, hidden)))
+    yield ("silu", f"{tokens}x{inter}", I.silu, F.silu, lambda: (r(tokens, inter),))
+    yield ("relu", f"{tokens}x{inter}", I.relu, F.relu, lambda: (r(tokens, inter),))
+    yield ("gelu", f"{tokens}x{inter}", I.gelu, F.gelu, lambda: (r(tokens, inter),))
+    yield ("swiglu", f"{tokens}x{inter}", I.swiglu, lambda a, b: a * F.silu(b), lambda: (r(tokens, inter), r(tokens, inter)))
+    yield ("silu_and_mul", f"{tokens}x{2 * inter}", I.silu_and_mul,
+           lambda x: F.silu(x[:, :inter]) * x[:, inter:], lambda: (r(tokens, 2 * inter),))
+    yield ("rms_norm", f"{tokens}x{hidden}", lambda x, w: I.rms_norm(x, w, 1e-6),
+           lambda x, w: F.rms_norm(x, (hidden,), w, 1e-6), lambda: (r(tokens, hidden), r(hidden)))
+    yield ("add_rms_norm", f"{tokens}x{hidden}", lambda a, b, w: I.add_rms_norm(a, b, w, 1e-6),
+           lambda a, b, w: (lambda s: (F.rms_norm(s, (hidden,), w, 1e-6), s))(a + b),
+           lambda: (r(tokens, hidden), r(tokens, hidden), r(hidden)))
+    yield ("layer_norm", f"{tokens}x{hidden}", lambda x, w, b: I.layer_norm(x, w, b, 1e-5),
+           lambda x, w, b: F.layer_norm(x, (hidden,), w, b, 1e-5), lambda: (r(tokens, hidden), r(hidden), r(hidden)))
+    yield ("softmax", f"{tokens}x{vocab}", lambda x: I.softmax(x, -1), lambda x: torch.softmax(x, -1),
+           lambda: (r(tokens, vocab),))
+    yield ("causal_softmax", f"{heads}x{tokens}x{tokens}", I.causal_softmax,
+           lambda x: torch.softmax(x.masked_fill(mask, float("-inf")), -1), lambda: (r(heads, tokens, tokens),))
+    yield ("embedding", f"{tokens}->{vocab}x{hidden}", I.embedding, lambda i, w: F.embedding(i, w),
+           lambda: (torch.randint(0, vocab, (tokens,)), r(vocab, hidden)))
+    yield ("rope", f"{tokens}x{heads}x{hd}", lambda x, p: I.rope(x, p, sin, cos), lambda x, p: rope_torch(x, p, sin, cos),
+           lambda: (r(tokens, heads, hd), torch.randint(0, 4096, (tokens,))))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dtype", default="bfloat16", choices=["float32", "float16", "bfloat16"])
+    ap.add_argument("--tokens", default="16,512")
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    dtype = getattr(torch, args.dtype)
+    rows = []
+    print(f"# CPU: {platform.processor() or platform.machine()}, {torch.get_num_threads()} threads, torch {torch.__version__}, {args.dtype}")
+    print(f"{'op':<16}{'shape':<22}{'infini us':>12}{'torch us':>12}{'ratio':>8}")
+    for tokens in map(int, args.tokens.split(",")):
+        for name, shape, ours, theirs, make in cases(dtype, tokens):
+            a = median_us(ours, make, args.repeat)
+            b = median_us(theirs, make, args.repeat)
+            rows.append({"op": name, "shape": shape, "dtype": args.dtype, "infini_us": a, "torch_us": b, "ratio": a / b})
+            print(f"{name:<16}{shape:<22}{a:>12.1f}{b:>12.1f}{a / b:>8.2f}", flush=True)
+    worst = max(rows, key=lambda r: r["ratio"])
+    print(f"# geometric mean ratio {math.exp(statistics.mean(math.log(r['ratio']) for r in rows)):.2f}, "
+          f"worst {worst['op']} {worst['shape']} {worst['ratio']:.2f}")
+    if args.json:
+        json.dump(rows, open(args.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
