@@ -183,3 +183,42 @@ INFINI_API infiniStatus_t infiniopRoPE(infiniopRoPEDescriptor_t desc, void *work
 INFINI_API infiniStatus_t infiniopDestroyRoPEDescriptor(infiniopRoPEDescriptor_t desc) {
     return infini::core::destroyOp("infiniopDestroyRoPEDescriptor", INFINIOP_OP_ROPE, desc);
 }
+INFINI_API infiniStatus_t infiniopCreateTopkSoftmaxDescriptor(infiniopHandle_t handle, infiniopTopkSoftmaxDescriptor_t *desc_ptr, infiniopTensorDescriptor_t weights_desc, infiniopTensorDescriptor_t indices_desc, infiniopTensorDescriptor_t logits_desc, int k, int renormalize) {
+    return infini::core::createOp("infiniopCreateTopkSoftmaxDescriptor", INFINIOP_OP_TOPK_SOFTMAX, handle, desc_ptr, {weights_desc, indices_desc, logits_desc}, {}, {k, renormalize});
+}
+INFINI_API infiniStatus_t infiniopGetTopkSoftmaxWorkspaceSize(infiniopTopkSoftmaxDescriptor_t desc, size_t *size) {
+    return infini::core::opWorkspaceSize("infiniopGetTopkSoftmaxWorkspaceSize", INFINIOP_OP_TOPK_SOFTMAX, desc, size);
+}
+INFINI_API infiniStatus_t infiniopTopkSoftmax(infiniopTopkSoftmaxDescriptor_t desc, void *workspace, size_t workspace_size, void *weights, void *indices, const void *logits, infinirtStream_t stream) {
+    return infini::core::runOp("infiniopTopkSoftmax", INFINIOP_OP_TOPK_SOFTMAX, desc, workspace, workspace_size, {weights, indices, logits}, stream);
+}
+INFINI_API infiniStatus_t infiniopDestroyTopkSoftmaxDescriptor(infiniopTopkSoftmaxDescriptor_t desc) {
+    return infini::core::destroyOp("infiniopDestroyTopkSoftmaxDescriptor", INFINIOP_OP_TOPK_SOFTMAX, desc);
+}
+
+INFINI_API infiniStatus_t infiniopCreateRandomSampleDescriptor(infiniopHandle_t handle, infiniopRandomSampleDescriptor_t *desc_ptr, infiniopTensorDescriptor_t result_desc, infiniopTensorDescriptor_t logits_desc, infiniopTensorDescriptor_t random_val_desc, float topp, int topk, float temperature) {
+    return infini::core::createOp("infiniopCreateRandomSampleDescriptor", INFINIOP_OP_RANDOM_SAMPLE, handle, desc_ptr, {result_desc, logits_desc, random_val_desc}, {topp, temperature}, {topk});
+}
+INFINI_API infiniStatus_t infiniopGetRandomSampleWorkspaceSize(infiniopRandomSampleDescriptor_t desc, size_t *size) {
+    return infini::core::opWorkspaceSize("infiniopGetRandomSampleWorkspaceSize", INFINIOP_OP_RANDOM_SAMPLE, desc, size);
+}
+INFINI_API infiniStatus_t infiniopRandomSample(infiniopRandomSampleDescriptor_t desc, void *workspace, size_t workspace_size, void *result, const void *logits, const void *random_val, infinirtStream_t stream) {
+    return infini::core::runOp("infiniopRandomSample", INFINIOP_OP_RANDOM_SAMPLE, desc, workspace, workspace_size, {result, logits, random_val}, stream);
+}
+INFINI_API infiniStatus_t infiniopDestroyRandomSampleDescriptor(infiniopRandomSampleDescriptor_t desc) {
+    return infini::core::destroyOp("infiniopDestroyRandomSampleDescriptor", INFINIOP_OP_RANDOM_SAMPLE, desc);
+}
+
+INFINI_API infiniStatus_t infiniopCreatePagedCachingDescriptor(infiniopHandle_t handle, infiniopPagedCachingDescriptor_t *desc_ptr, infiniopTensorDescriptor_t k_cache_desc, infiniopTensorDescriptor_t v_cache_desc, infiniopTensorDescriptor_t k_desc, infiniopTensorDescriptor_t v_desc, infiniopTensorDescriptor_t slot_mapping_desc) {
+    return infini::core::createOp("infiniopCreatePagedCachingDescriptor", INFINIOP_OP_PAGED_CACHING, handle, desc_ptr, {k_cache_desc, v_cache_desc, k_desc, v_desc, slot_mapping_desc}, {}, {});
+}
+INFINI_API infiniStatus_t infiniopGetPagedCachingWorkspaceSize(infiniopPagedCachingDescriptor_t desc, size_t *size) {
+    return infini::core::opWorkspaceSize("infiniopGetPagedCachingWorkspaceSize", INFINIOP_OP_PAGED_CACHING, desc, size);
+}
+INFINI_API infiniStatus_t infiniopPagedCaching(infiniopPagedCachingDescriptor_t desc, void *workspace, size_t workspace_size, void *k_cache, void *v_cache, const void *k, const void *v, const void *slot_mapping, infinirtStream_t stream) {
+    return infini::core::runOp("infiniopPagedCaching", INFINIOP_OP_PAGED_CACHING, desc, workspace, workspace_size, {k_cache, v_cache, k, v, slot_mapping}, stream);
+}
+INFINI_API infiniStatus_t infiniopDestroyPagedCachingDescriptor(infiniopPagedCachingDescriptor_t desc) {
+    return infini::core::destroyOp("infiniopDestroyPagedCachingDescriptor", INFINIOP_OP_PAGED_CACHING, desc);
+}
+

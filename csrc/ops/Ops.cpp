@@ -408,7 +408,112 @@ Tensor &rope_out(const Tensor &x, const Tensor &pos, const Tensor &sin, const Te
     });
 }
 
+// ---- routing, sampling, KV cache ---------------------------------------------------------------
+
+void checkTopk(const Tensor &logits, int64_t k) {
+    checkDevices("topk_softmax", {{"logits", &logits}});
+    checkFloat("topk_softmax", "logits", logits);
+    TORCH_CHECK(logits.dim() == 2, "infini.topk_softmax: logits must be [tokens, experts], got ", logits.sizes());
+    TORCH_CHECK(k >= 1 && k <= logits.size(1), "infini.topk_softmax: k must be in [1, ", logits.size(1), "], got ", k);
+}
+
+std::tuple<Tensor, Tensor> topk_softmax(const Tensor &logits, int64_t k, bool renormalize) {
+    checkTopk(logits, k);
+    Tensor x = lastContiguous(logits);
+    Tensor w = at::empty({logits.size(0), k}, logits.options().dtype(at::kFloat));
+    Tensor idx = at::empty({logits.size(0), k}, logits.options().dtype(at::kLong));
+    c10::OptionalDeviceGuard guard(logits.device());
+    runOp(INFINIOP_OP_TOPK_SOFTMAX, {&w, &idx, &x}, {}, {k, renormalize ? 1 : 0});
+    return {w, idx};
+}
+
+std::tuple<Tensor &, Tensor &> topk_softmax_out(const Tensor &logits, int64_t k, bool renormalize, Tensor &weights,
+                                                Tensor &indices) {
+    checkTopk(logits, k);
+    auto [w, idx] = topk_softmax(logits, k, renormalize);
+    prepareOut("topk_softmax", weights, w.sizes(), w);
+    prepareOut("topk_softmax", indices, idx.sizes(), idx);
+    weights.copy_(w);
+    indices.copy_(idx);
+    return {weights, indices};
+}
+
+Tensor randomSampleImpl(const Tensor &logits, const Tensor &random_val, double topp, int64_t topk, double temperature) {
+    const char *op = "random_sample";
+    checkDevices(op, {{"logits", &logits}, {"random_val", &random_val}});
+    checkFloat(op, "logits", logits);
+    TORCH_CHECK(logits.dim() == 1 || logits.dim() == 2, "infini.random_sample: logits must be [vocab] or [batch, vocab], got ",
+                logits.sizes());
+    TORCH_CHECK(logits.size(-1) > 0, "infini.random_sample: logits has an empty vocabulary");
+    TORCH_CHECK(temperature > 0, "infini.random_sample: temperature must be > 0, got ", temperature);
+    int64_t batch = logits.dim() == 2 ? logits.size(0) : 1;
+    Tensor rv = random_val.to(at::kFloat);
+    if (logits.dim() == 2) {
+        TORCH_CHECK(rv.dim() == 0 || (rv.dim() == 1 && rv.size(0) == batch), "infini.random_sample: random_val must be "
+                    "a float or a [", batch, "] tensor, got ", rv.sizes());
+        rv = rv.expand({batch});
+    } else {
+        TORCH_CHECK(rv.dim() == 0, "infini.random_sample: random_val must be a float for 1-D logits");
+    }
+    Tensor x = lastContiguous(logits);
+    Tensor out = logits.dim() == 2 ? at::empty({batch}, logits.options().dtype(at::kLong))
+                                   : at::empty({}, logits.options().dtype(at::kLong));
+    c10::OptionalDeviceGuard guard(logits.device());
+    runOp(INFINIOP_OP_RANDOM_SAMPLE, {&out, &x, &rv}, {topp, temperature}, {topk});
+    return out;
+}
+
+Tensor random_sample(const Tensor &logits, double random_val, double topp, int64_t topk, double temperature) {
+    TORCH_CHECK(random_val >= 0 && random_val < 1, "infini.random_sample: random_val must be in [0, 1), got ", random_val);
+    return randomSampleImpl(logits, at::scalar_tensor(random_val, logits.options().dtype(at::kFloat)), topp, topk,
+                            temperature);
+}
+
+Tensor random_sample_tensor(const Tensor &logits, const Tensor &random_val, double topp, int64_t topk,
+                            double temperature) {
+    return randomSampleImpl(logits, random_val, topp, topk, temperature);
+}
+
+Tensor &random_sample_out(const Tensor &logits, double random_val, double topp, int64_t topk, double temperature,
+                          Tensor &out) {
+    Tensor r = random_sample(logits, random_val, topp, topk, temperature);
+    prepareOut("random_sample", out, r.sizes(), r);
+    out.copy_(r);
+    return out;
+}
+
+void paged_caching(const Tensor &k, const Tensor &v, const Tensor &k_cache, const Tensor &v_cache,
+                   const Tensor &slot_mapping) {
+    const char *op = "paged_caching";
+    checkDevices(op, {{"k", &k}, {"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}, {"slot_mapping", &slot_mapping}});
+    checkFloat(op, "k", k);
+    checkIndex(op, "slot_mapping", slot_mapping);
+    TORCH_CHECK(k.dim() == 3, "infini.paged_caching: k must be [tokens, kv_heads, head_dim], got ", k.sizes());
+    TORCH_CHECK(v.sizes() == k.sizes(), "infini.paged_caching: v has shape ", v.sizes(), " but k has ", k.sizes());
+    TORCH_CHECK(k_cache.dim() == 4 && k_cache.size(1) == k.size(1) && k_cache.size(3) == k.size(2),
+                "infini.paged_caching: k_cache must be [num_blocks, ", k.size(1), ", block_size, ", k.size(2), "], got ",
+                k_cache.sizes());
+    TORCH_CHECK(v_cache.sizes() == k_cache.sizes(), "infini.paged_caching: v_cache has shape ", v_cache.sizes(),
+                " but k_cache has ", k_cache.sizes());
+    for (auto [name, t] : {std::pair<const char *, const Tensor *>{"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}}) {
+        checkSameDtype(op, name, *t, "k", k);
+    }
+    TORCH_CHECK(slot_mapping.dim() == 1 && slot_mapping.size(0) == k.size(0), "infini.paged_caching: slot_mapping must be [",
+                k.size(0), "], got ", slot_mapping.sizes());
+    TORCH_CHECK(k_cache.stride(-1) == 1 && v_cache.stride(-1) == 1,
+                "infini.paged_caching: the caches must have stride 1 in their last dimension");
+    Tensor kc = lastContiguous(k), vc = lastContiguous(v);
+    c10::OptionalDeviceGuard guard(k.device());
+    runOp(INFINIOP_OP_PAGED_CACHING, {&k_cache, &v_cache, &kc, &vc, &slot_mapping});
+}
+
 void registerAll(torch::Library &m) {
+    m.impl("topk_softmax", topk_softmax);
+    m.impl("topk_softmax.out", topk_softmax_out);
+    m.impl("random_sample", random_sample);
+    m.impl("random_sample.tensor", random_sample_tensor);
+    m.impl("random_sample.out", random_sample_out);
+    m.impl("paged_caching", paged_caching);
     m.impl("add", add);
     m.impl("add.out", add_out);
     m.impl("mul", mul);

@@ -33,4 +33,12 @@ TORCH_LIBRARY(infini, m) {
     m.def("rope(Tensor x, Tensor pos_ids, Tensor sin_table, Tensor cos_table, str algo=\"gpt_neox\") -> Tensor");
     m.def("rope.out(Tensor x, Tensor pos_ids, Tensor sin_table, Tensor cos_table, str algo=\"gpt_neox\", *, "
           "Tensor(a!) out) -> Tensor(a!)");
+    m.def("topk_softmax(Tensor logits, int k, bool renormalize=False) -> (Tensor weights, Tensor indices)");
+    m.def("topk_softmax.out(Tensor logits, int k, bool renormalize=False, *, Tensor(a!) weights, "
+          "Tensor(b!) indices) -> (Tensor(a!) weights, Tensor(b!) indices)");
+    m.def("random_sample(Tensor logits, float random_val, float topp, int topk, float temperature) -> Tensor");
+    m.def("random_sample.tensor(Tensor logits, Tensor random_val, float topp, int topk, float temperature) -> Tensor");
+    m.def("random_sample.out(Tensor logits, float random_val, float topp, int topk, float temperature, *, "
+          "Tensor(a!) out) -> Tensor(a!)");
+    m.def("paged_caching(Tensor k, Tensor v, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor slot_mapping) -> ()");
 }

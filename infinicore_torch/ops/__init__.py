@@ -94,5 +94,31 @@ def rope(x: torch.Tensor, pos_ids: torch.Tensor, sin_table: torch.Tensor, cos_ta
     return _ops.rope(x, pos_ids, sin_table, cos_table, algo)
 
 
-__all__ = ["add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
+def topk_softmax(logits: torch.Tensor, k: int, renormalize: bool = False):
+    """MoE routing: softmax of logits [tokens, experts] over the experts, then the k largest per row
+    (ties: lower index first), renormalized to sum 1 when asked. Returns (weights float32 [tokens, k],
+    indices int64 [tokens, k])."""
+    return _ops.topk_softmax(logits, k, renormalize)
+
+
+def random_sample(logits: torch.Tensor, random_val, topp: float, topk: int, temperature: float) -> torch.Tensor:
+    """Top-k / top-p sampling as OPS.md defines it, in float32: logits [vocab] (returns a 0-d int64)
+    or [batch, vocab] (returns [batch]; random_val may then be a float32 [batch] tensor). With
+    topk > 1 and topp > 0 it returns the first of the k best (sorted, ties lower index first) whose
+    cumulative probability exceeds min(c[k-1], topp) * random_val; otherwise the argmax. Only the
+    k candidates are sorted, never the whole vocabulary."""
+    if isinstance(random_val, torch.Tensor):
+        return _ops.random_sample.tensor(logits, random_val, topp, topk, temperature)
+    return _ops.random_sample(logits, float(random_val), topp, topk, temperature)
+
+
+def paged_caching(k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                  slot_mapping: torch.Tensor) -> None:
+    """Writes k, v [tokens, kv_heads, d] into the caches [num_blocks, kv_heads, block_size, d]:
+    token t goes to block slot // block_size, row slot % block_size; a negative slot is skipped. A
+    slot past the cache raises (for infini tensors, at the next synchronization) and writes nothing."""
+    _ops.paged_caching(k, v, k_cache, v_cache, slot_mapping)
+
+
+__all__ = ["topk_softmax", "random_sample", "paged_caching", "add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
            "layer_norm", "softmax", "causal_softmax", "embedding", "rope"]

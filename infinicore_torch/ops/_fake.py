@@ -69,3 +69,24 @@ def _embedding(indices, weight):
 @register_fake("infini::rope")
 def _rope(x, pos_ids, sin_table, cos_table, algo="gpt_neox"):
     return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::topk_softmax")
+def _topk_softmax(logits, k, renormalize=False):
+    shape = (logits.shape[0], k)
+    return logits.new_empty(shape, dtype=torch.float32), logits.new_empty(shape, dtype=torch.int64)
+
+
+@register_fake("infini::random_sample")
+def _random_sample(logits, random_val, topp, topk, temperature):
+    return logits.new_empty(logits.shape[:-1], dtype=torch.int64)
+
+
+@register_fake("infini::random_sample.tensor")
+def _random_sample_tensor(logits, random_val, topp, topk, temperature):
+    return logits.new_empty(logits.shape[:-1], dtype=torch.int64)
+
+
+@register_fake("infini::paged_caching")
+def _paged_caching(k, v, k_cache, v_cache, slot_mapping):
+    return None

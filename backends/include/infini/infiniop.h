@@ -46,6 +46,9 @@ typedef enum {
     INFINIOP_OP_CAUSAL_SOFTMAX,
     INFINIOP_OP_EMBEDDING,
     INFINIOP_OP_ROPE,
+    INFINIOP_OP_TOPK_SOFTMAX,
+    INFINIOP_OP_RANDOM_SAMPLE,
+    INFINIOP_OP_PAGED_CACHING,
     INFINIOP_OP_COUNT
 } infiniopOp_t;
 
@@ -97,5 +100,8 @@ INFINI_API infiniStatus_t infiniopDestroyOperator(struct InfiniopDescriptor *des
 #include "ops/causal_softmax.h"
 #include "ops/embedding.h"
 #include "ops/rope.h"
+#include "ops/topk_softmax.h"
+#include "ops/random_sample.h"
+#include "ops/paged_caching.h"
 
 #endif /* INFINI_INFINIOP_H_ */

@@ -1,0 +1,141 @@
+// sampling.cpp: topk_softmax (MoE routing) and random_sample (top-k / top-p sampling), both
+// without sorting the whole row: a partial sort of the k candidates is enough.
+#include <algorithm>
+#include <numeric>
+
+#include "common.h"
+
+namespace infini::cpu::ops {
+
+infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "topk_softmax";
+    Layout w = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), x = layoutOf(p.tensors[2]);
+    int64_t topk = p.i[0];
+    bool renormalize = p.i[1] != 0;
+    if (x.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [tokens, experts], got %s", op, x.str().c_str());
+    size_t tokens = x.shape[0], experts = x.shape[1];
+    if (topk < 1 || static_cast<size_t>(topk) > experts) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: k=%lld must be in [1, %zu]", op, static_cast<long long>(topk), experts);
+    }
+    Layout expect = x;
+    expect.shape[1] = static_cast<size_t>(topk);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "weights", w, expect, "[tokens, k]"));
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "indices", idx, expect, "[tokens, k]"));
+    if (w.dtype != INFINI_DTYPE_F32) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: weights must be float32", op);
+    if (idx.dtype != INFINI_DTYPE_I64) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int64", op);
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "logits", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weights", w));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "indices", idx));
+    size_t kk = static_cast<size_t>(topk);
+    return dispatchFloat(x.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        *k = [=](void *const *data) {
+            float *pw = static_cast<float *>(data[0]);
+            int64_t *pi = static_cast<int64_t *>(data[1]);
+            const T *px = static_cast<const T *>(data[2]);
+            parallelFor(tokens, experts * 8, [&](size_t begin, size_t end) {
+                std::vector<float> prob(experts);
+                std::vector<int64_t> order(experts);
+                for (size_t r = begin; r < end; ++r) {
+                    const T *row = px + x.rowOffset(r);
+                    float m = -INFINITY;
+                    for (size_t j = 0; j < experts; ++j) {
+                        prob[j] = toFloat(row[j]);
+                        m = prob[j] > m ? prob[j] : m;
+                    }
+                    float total = 0;
+                    for (size_t j = 0; j < experts; ++j) {
+                        prob[j] = expf_fast(prob[j] - m);
+                        total += prob[j];
+                    }
+                    for (size_t j = 0; j < experts; ++j) prob[j] /= total;
+                    std::iota(order.begin(), order.end(), 0);
+                    std::partial_sort(order.begin(), order.begin() + kk, order.end(), [&](int64_t a, int64_t b) {
+                        return prob[a] > prob[b] || (prob[a] == prob[b] && a < b);
+                    });
+                    float picked = 0;
+                    for (size_t j = 0; j < kk; ++j) picked += prob[order[j]];
+                    float *rw = pw + w.rowOffset(r);
+                    int64_t *ri = pi + idx.rowOffset(r);
+                    for (size_t j = 0; j < kk; ++j) {
+                        ri[j] = order[j];
+                        rw[j] = renormalize ? prob[order[j]] / picked : prob[order[j]];
+                    }
+                }
+            });
+        };
+    });
+}
+
+infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "random_sample";
+    Layout out = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), rv = layoutOf(p.tensors[2]);
+    float topp = static_cast<float>(p.f[0]), temperature = static_cast<float>(p.f[1]);
+    int64_t topk = p.i[0];
+    if (x.ndim() != 1 && x.ndim() != 2) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [vocab] or [batch, vocab], got %s", op, x.str().c_str());
+    }
+    size_t batch = x.ndim() == 2 ? x.shape[0] : 1, vocab = x.last();
+    if (vocab == 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the vocabulary is empty", op);
+    if (out.dtype != INFINI_DTYPE_I64 || out.numel() != batch || out.ndim() != x.ndim() - 1) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: result must be int64 with one entry per row", op);
+    }
+    if (rv.dtype != INFINI_DTYPE_F32 || rv.numel() != batch || rv.ndim() > 1) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: random_val must be float32 with one entry per row", op);
+    }
+    if (!(temperature > 0)) return fail(INFINI_STATUS_BAD_PARAM, "%s: temperature must be > 0", op);
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "logits", x));
+    bool sample = topk > 1 && topp > 0;
+    size_t kk = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(topk, 1)), vocab);
+    ptrdiff_t rs = rv.ndim() ? rv.strides[0] : 0, os = out.ndim() ? out.strides[0] : 0;
+    return dispatchFloat(x.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        *k = [=](void *const *data) {
+            int64_t *po = static_cast<int64_t *>(data[0]);
+            const T *px = static_cast<const T *>(data[1]);
+            const float *pr = static_cast<const float *>(data[2]);
+            parallelFor(batch, vocab * 4, [&](size_t begin, size_t end) {
+                std::vector<float> logit(vocab);
+                std::vector<int64_t> order;
+                for (size_t b = begin; b < end; ++b) {
+                    const T *row = px + (x.ndim() == 2 ? static_cast<ptrdiff_t>(b) * x.strides[0] : 0);
+                    size_t best = 0;
+                    for (size_t j = 0; j < vocab; ++j) {
+                        logit[j] = toFloat(row[j]);
+                        if (logit[j] > logit[best]) best = j;  // first maximum: ties take the lower index
+                    }
+                    int64_t *dst = po + static_cast<ptrdiff_t>(b) * os;
+                    if (!sample) {
+                        *dst = static_cast<int64_t>(best);
+                        continue;
+                    }
+                    float m = logit[best], total = 0;
+                    for (size_t j = 0; j < vocab; ++j) total += expf_fast((logit[j] - m) / temperature);
+                    order.resize(vocab);
+                    std::iota(order.begin(), order.end(), 0);
+                    std::partial_sort(order.begin(), order.begin() + kk, order.end(), [&](int64_t a, int64_t c) {
+                        return logit[a] > logit[c] || (logit[a] == logit[c] && a < c);
+                    });
+                    // cumulative probabilities of the k best; threshold = min(c[k-1], topp) * random_val
+                    std::vector<float> cum(kk);
+                    float run = 0;
+                    for (size_t j = 0; j < kk; ++j) {
+                        run += expf_fast((logit[order[j]] - m) / temperature) / total;
+                        cum[j] = run;
+                    }
+                    float threshold = std::min(cum[kk - 1], topp) * pr[static_cast<ptrdiff_t>(b) * rs];
+                    size_t pick = kk - 1;
+                    for (size_t j = 0; j < kk; ++j) {
+                        if (cum[j] > threshold) {
+                            pick = j;
+                            break;
+                        }
+                    }
+                    *dst = order[pick];
+                }
+            });
+        };
+    });
+}
+
+}  // namespace infini::cpu::ops

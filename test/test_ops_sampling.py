@@ -1,0 +1,152 @@
+"""topk_softmax, random_sample and paged_caching against plain-PyTorch references of OPS.md."""
+
+import pytest
+import torch
+from torch.library import opcheck
+
+import infinicore_torch  # noqa: F401
+from infinicore_torch import ops
+
+DEVICES = ["cpu", "infini"]
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+I = torch.ops.infini
+
+
+@pytest.fixture(autouse=True)
+def seed():
+    torch.manual_seed(0)
+
+
+def ref_topk_softmax(logits, k, renormalize):
+    p = torch.softmax(logits.cpu().float(), -1)
+    values, order = torch.sort(p, dim=-1, descending=True, stable=True)  # ties: lower index first
+    w, idx = values[:, :k], order[:, :k]
+    if renormalize:
+        w = w / w.sum(-1, keepdim=True)
+    return w, idx
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("tokens, experts, k", [(1, 8, 2), (7, 64, 6), (83, 160, 8), (5, 3, 3)])
+@pytest.mark.parametrize("renormalize", [False, True])
+def test_topk_softmax(device, dtype, tokens, experts, k, renormalize):
+    logits = torch.randn(tokens, experts).to(dtype).to(device)
+    w, idx = ops.topk_softmax(logits, k, renormalize)
+    rw, ridx = ref_topk_softmax(logits, k, renormalize)
+    assert w.dtype == torch.float32 and idx.dtype == torch.int64
+    assert torch.equal(idx.cpu(), ridx)
+    torch.testing.assert_close(w.cpu(), rw, rtol=1e-5, atol=1e-6)
+
+
+def test_topk_softmax_ties_take_the_lower_index():
+    logits = torch.tensor([[1.0, 3.0, 3.0, 0.0, 3.0]])
+    _, idx = ops.topk_softmax(logits, 2)
+    assert idx.tolist() == [[1, 2]]
+
+
+def ref_random_sample(logits, r, topp, topk, temperature):
+    """OPS.md, in float32."""
+    x = logits.cpu().float()
+    if topk <= 1 or topp <= 0:
+        return int(torch.argmax(x))  # first maximum
+    values, order = torch.sort(x, descending=True, stable=True)
+    c = torch.cumsum(torch.softmax(values / temperature, -1), -1)
+    k = min(topk, x.numel())
+    threshold = min(float(c[k - 1]), topp) * r
+    i = int(torch.nonzero(c > threshold)[0])
+    near = abs(float(c[i]) - threshold) < 1e-5 or (i > 0 and abs(float(c[i - 1]) - threshold) < 1e-5)
+    return int(order[i]), near
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("vocab", [1, 7, 1000, 32000])
+@pytest.mark.parametrize("topp, topk, temperature", [(0.9, 50, 1.0), (1.0, 10**6, 0.7), (0.5, 3, 1.3)])
+def test_random_sample_matches_the_reference(device, dtype, vocab, topp, topk, temperature):
+    logits = (torch.randn(4, vocab) * 3).to(dtype)
+    rvals = torch.rand(4)
+    got = ops.random_sample(logits.to(device), rvals.to(device), topp, topk, temperature).cpu()
+    for b in range(4):
+        want, near = ref_random_sample(logits[b], float(rvals[b]), topp, topk, temperature)
+        if not near:  # OPS.md allows a difference only within float32 rounding of the threshold
+            assert int(got[b]) == want, (b, int(got[b]), want)
+    one = ops.random_sample(logits[0].to(device), 0.25, topp, topk, temperature)
+    assert one.dim() == 0 and one.dtype == torch.int64
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_random_sample_argmax_modes_and_ties(device):
+    logits = torch.tensor([0.5, 2.0, 2.0, -1.0]).to(device)
+    assert int(ops.random_sample(logits, 0.99, 0.9, 1, 1.0)) == 1  # topk <= 1
+    assert int(ops.random_sample(logits, 0.99, 0.0, 50, 1.0)) == 1  # topp <= 0
+    assert int(ops.random_sample(logits, 0.0, 0.9, 50, 1.0)) == 1  # r = 0: the best candidate
+
+
+def test_random_sample_bad_input():
+    x = torch.randn(10)
+    with pytest.raises(RuntimeError, match="infini.random_sample: temperature must be > 0"):
+        ops.random_sample(x, 0.5, 0.9, 5, 0.0)
+    with pytest.raises(RuntimeError, match=r"infini.random_sample: random_val must be in \[0, 1\)"):
+        ops.random_sample(x, 1.5, 0.9, 5, 1.0)
+    with pytest.raises(RuntimeError, match="infini.random_sample: logits must be"):
+        ops.random_sample(torch.randn(2, 3, 4), 0.5, 0.9, 5, 1.0)
+    with pytest.raises(RuntimeError, match="infini.random_sample: random_val must be"):
+        ops.random_sample(torch.randn(3, 10), torch.rand(2), 0.9, 5, 1.0)
+
+
+def ref_paged_caching(k, v, kc, vc, slots):
+    kc, vc = kc.clone(), vc.clone()
+    bs = kc.shape[2]
+    for t, s in enumerate(slots.tolist()):
+        if s >= 0:
+            kc[s // bs, :, s % bs] = k[t]
+            vc[s // bs, :, s % bs] = v[t]
+    return kc, vc
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("block_size", [8, 16, 32])
+@pytest.mark.parametrize("heads, head_dim", [(2, 64), (8, 128), (1, 256)])
+def test_paged_caching(device, dtype, block_size, heads, head_dim):
+    tokens, blocks = 7, 5
+    k = torch.randn(tokens, heads, head_dim).to(dtype)
+    v = torch.randn(tokens, heads, head_dim).to(dtype)
+    kc = torch.randn(blocks, heads, block_size, head_dim).to(dtype)
+    vc = torch.randn(blocks, heads, block_size, head_dim).to(dtype)
+    slots = torch.randperm(blocks * block_size)[:tokens]
+    slots[3] = -1  # a padding token
+    rk, rv = ref_paged_caching(k, v, kc, vc, slots)
+    dk, dv = kc.to(device), vc.to(device)
+    ops.paged_caching(k.to(device), v.to(device), dk, dv, slots.to(device).to(torch.int32))
+    assert torch.equal(dk.cpu(), rk) and torch.equal(dv.cpu(), rv)
+
+
+def test_paged_caching_out_of_range_slot_raises_and_writes_nothing():
+    k = torch.randn(3, 2, 8)
+    kc = torch.zeros(2, 2, 4, 8)
+    vc = torch.zeros(2, 2, 4, 8)
+    with pytest.raises(RuntimeError, match=r"paged_caching: index 8 in slot_mapping is out of range \[0, 8\)"):
+        ops.paged_caching(k, k, kc, vc, torch.tensor([0, 8, 1]))
+    assert kc.abs().sum() == 0 and vc.abs().sum() == 0
+    with pytest.raises(RuntimeError, match="infini.paged_caching: k_cache must be"):
+        ops.paged_caching(k, k, torch.zeros(2, 3, 4, 8), vc, torch.tensor([0, 1, 2]))
+    with pytest.raises(RuntimeError, match="infini.paged_caching: slot_mapping must be int32 or int64"):
+        ops.paged_caching(k, k, kc, vc, torch.tensor([0.0, 1.0, 2.0]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_opcheck(device):
+    checks = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+    cases = [
+        (I.topk_softmax.default, (torch.randn(5, 16).to(device), 4, True)),
+        (I.random_sample.default, (torch.randn(3, 50).to(device), 0.3, 0.9, 5, 1.0)),
+        (I.random_sample.tensor, (torch.randn(3, 50).to(device), torch.rand(3).to(device), 0.9, 5, 1.0)),
+        (I.paged_caching.default, (torch.randn(3, 2, 8).to(device), torch.randn(3, 2, 8).to(device),
+                                   torch.zeros(2, 2, 4, 8).to(device), torch.zeros(2, 2, 4, 8).to(device),
+                                   torch.tensor([0, 5, -1]).to(device))),
+    ]
+    for op, args in cases:
+        result = opcheck(op, args, test_utils=checks)
+        assert all(v == "SUCCESS" for v in result.values()), (op, result)
