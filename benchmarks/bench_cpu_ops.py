@@ -44,6 +44,22 @@ def rope_torch(x, pos, sin, cos):
     return torch.cat([a * c - b * s, b * c + a * s], -1)
 
 
+def torch_sampler(logits, topp, topk, temperature):
+    """The usual PyTorch top-k/top-p sampler: sort the whole vocabulary, softmax, cumsum, multinomial."""
+    values, order = torch.sort(logits / temperature, descending=True)
+    values, order = values[:, :topk], order[:, :topk]
+    probs = torch.softmax(values, -1)
+    keep = torch.cumsum(probs, -1) - probs < topp
+    probs = probs * keep
+    return order.gather(-1, torch.multinomial(probs, 1)).squeeze(-1)
+
+
+def torch_paged_caching(k, v, kc, vc, slots):
+    bs = kc.shape[2]
+    kc[slots // bs, :, slots % bs] = k
+    vc[slots // bs, :, slots % bs] = v
+
+
 def cases(dtype, tokens):
     hidden, inter, heads, hd, vocab = 4096, 11008, 32, 128, 32000
     r = lambda *s: torch.randn(*s).to(dtype)  # noqa: E731
@@ -71,6 +87,19 @@ def cases(dtype, tokens):
            lambda x: torch.softmax(x.masked_fill(mask, float("-inf")), -1), lambda: (r(heads, tokens, tokens),))
     yield ("embedding", f"{tokens}->{vocab}x{hidden}", I.embedding, lambda i, w: F.embedding(i, w),
            lambda: (torch.randint(0, vocab, (tokens,)), r(vocab, hidden)))
+    experts, topk = 64, 6
+    yield ("topk_softmax", f"{tokens}x{experts} k{topk}", lambda x: I.topk_softmax(x, topk, True),
+           lambda x: (lambda w: (w[0] / w[0].sum(-1, keepdim=True), w[1]))(torch.topk(torch.softmax(x.float(), -1), topk)),
+           lambda: (r(tokens, experts),))
+    batch = min(tokens, 64)
+    yield ("random_sample", f"{batch}x{vocab}", lambda x, u: I.random_sample.tensor(x, u, 0.9, 50, 0.7),
+           lambda x, u: torch_sampler(x, 0.9, 50, 0.7), lambda: (torch.randn(batch, vocab), torch.rand(batch)))
+    blocks, bs, kvh = 256, 16, 8
+    yield ("paged_caching", f"{tokens}x{kvh}x{hd} bs{bs}",
+           lambda k, v, kc, vc, s: I.paged_caching(k, v, kc, vc, s),
+           lambda k, v, kc, vc, s: torch_paged_caching(k, v, kc, vc, s),
+           lambda: (r(tokens, kvh, hd), r(tokens, kvh, hd), r(blocks, kvh, bs, hd), r(blocks, kvh, bs, hd),
+                    torch.randperm(blocks * bs)[:tokens]))
     yield ("rope", f"{tokens}x{heads}x{hd}", lambda x, p: I.rope(x, p, sin, cos), lambda x, p: rope_torch(x, p, sin, cos),
            lambda: (r(tokens, heads, hd), torch.randint(0, 4096, (tokens,))))
 
