@@ -85,6 +85,15 @@ def build_backends() -> dict:
         "-DCMAKE_BUILD_TYPE=Release",
         f"-DINFINI_WITH_NVIDIA={'ON' if with_nvidia else 'OFF'}",
     ]
+    try:  # gemm on the CPU backend needs OpenBLAS (the scipy-openblas32 wheel)
+        import scipy_openblas32
+
+        openblas = os.path.dirname(scipy_openblas32.__file__)
+        args.append(f"-DINFINI_OPENBLAS_DIR={openblas}")
+        blas = f"OpenBLAS {scipy_openblas32.__version__}"
+    except ImportError:
+        args.append("-DINFINI_OPENBLAS_DIR=")
+        blas = "none (pip install scipy-openblas32): the cpu backend has no gemm"
     ccache = shutil.which("ccache")
     if ccache:
         args += [f"-DCMAKE_CXX_COMPILER_LAUNCHER={ccache}", f"-DCMAKE_CUDA_COMPILER_LAUNCHER={ccache}"]
@@ -98,7 +107,8 @@ def build_backends() -> dict:
     subprocess.check_call(build)
     log(f"backends built in {time.time() - t0:.1f}s" + ("" if ccache else " (ccache not found: no compile cache)"))
     log(f"nvidia backend: {'built' if with_nvidia else 'skipped'} ({reason})")
-    return {"nvidia": {"built": with_nvidia, "reason": reason}, "ccache": bool(ccache)}
+    log(f"cpu backend BLAS: {blas}")
+    return {"nvidia": {"built": with_nvidia, "reason": reason}, "cpu_blas": blas, "ccache": bool(ccache)}
 
 
 def links_shared_libstdcxx(cxx: str) -> bool:

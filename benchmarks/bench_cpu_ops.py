@@ -87,6 +87,10 @@ def cases(dtype, tokens):
            lambda x: torch.softmax(x.masked_fill(mask, float("-inf")), -1), lambda: (r(heads, tokens, tokens),))
     yield ("embedding", f"{tokens}->{vocab}x{hidden}", I.embedding, lambda i, w: F.embedding(i, w),
            lambda: (torch.randint(0, vocab, (tokens,)), r(vocab, hidden)))
+    yield ("linear", f"{tokens}x{hidden}->{hidden}", lambda x, w: I.linear(x, w), F.linear,
+           lambda: (r(tokens, hidden), r(hidden, hidden)))
+    yield ("gemm", f"{tokens}x{hidden}x{hidden}", lambda a, b: I.gemm(a, b), torch.mm,
+           lambda: (r(tokens, hidden), r(hidden, hidden)))
     experts, topk = 64, 6
     yield ("topk_softmax", f"{tokens}x{experts} k{topk}", lambda x: I.topk_softmax(x, topk, True),
            lambda x: (lambda w: (w[0] / w[0].sum(-1, keepdim=True), w[1]))(torch.topk(torch.softmax(x.float(), -1), topk)),

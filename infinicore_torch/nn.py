@@ -60,3 +60,30 @@ class RoPE(nn.Module):
 
     def forward(self, x, pos_ids):
         return ops.rope(x, pos_ids, self.sin, self.cos, self.algo)
+
+
+class Linear(nn.Module):
+    """As torch.nn.Linear(in_features, out_features, bias): parameters "weight" [out, in] and "bias"."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
+        super().__init__()
+        ref = nn.Linear(in_features, out_features, bias=bias, device=device, dtype=dtype)  # torch's init
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = ref.weight
+        self.bias = ref.bias
+
+    def forward(self, x):
+        return ops.linear(x, self.weight, self.bias)
+
+
+class SwiGLUMLP(nn.Module):
+    """Llama's MLP: down(silu(gate(x)) * up(x)), with keys gate_proj, up_proj, down_proj (no bias)."""
+
+    def __init__(self, hidden: int, intermediate: int, device=None, dtype=None):
+        super().__init__()
+        self.gate_proj = Linear(hidden, intermediate, bias=False, device=device, dtype=dtype)
+        self.up_proj = Linear(hidden, intermediate, bias=False, device=device, dtype=dtype)
+        self.down_proj = Linear(intermediate, hidden, bias=False, device=device, dtype=dtype)
+
+    def forward(self, x):
+        return self.down_proj(ops.swiglu(self.up_proj(x), self.gate_proj(x)))

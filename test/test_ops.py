@@ -332,26 +332,32 @@ def test_out_of_range_indices_on_infini_raise_at_synchronization():
 # ---- torch.compile ---------------------------------------------------------------------------------
 
 class DecoderLayer(torch.nn.Module):
-    """rms_norm -> q/k/v projections -> rope -> causal attention (softmax op) -> add_rms_norm -> swiglu MLP."""
+    """rms_norm -> linear q/k/v -> rope -> paged_caching of k/v -> causal attention (causal_softmax)
+    -> linear -> add_rms_norm -> SwiGLU MLP (linear + swiglu): every op here is torch.ops.infini."""
 
-    def __init__(self, dim=64, heads=4):
+    def __init__(self, dim=64, heads=4, block_size=8, blocks=4):
         super().__init__()
-        self.heads, self.hd = heads, dim // heads
+        self.heads, self.hd, self.bs = heads, dim // heads, block_size
         self.norm = infinicore_torch.nn.RMSNorm(dim)
-        self.qkv = torch.nn.Linear(dim, 3 * dim, bias=False)
-        self.o = torch.nn.Linear(dim, dim, bias=False)
-        self.up = torch.nn.Linear(dim, 4 * dim, bias=False)
-        self.down = torch.nn.Linear(2 * dim, dim, bias=False)
+        self.qkv = infinicore_torch.nn.Linear(dim, 3 * dim, bias=False)
+        self.o = infinicore_torch.nn.Linear(dim, dim)
+        self.mlp = infinicore_torch.nn.SwiGLUMLP(dim, 2 * dim)
         self.rope = infinicore_torch.nn.RoPE(self.hd, max_positions=64)
+        self.register_buffer("k_cache", torch.zeros(blocks, heads, block_size, self.hd))
+        self.register_buffer("v_cache", torch.zeros(blocks, heads, block_size, self.hd))
 
     def forward(self, x, pos):
         s = x.shape[0]
         q, k, v = self.qkv(self.norm(x)).view(s, 3, self.heads, self.hd).unbind(1)
         q, k = self.rope(q.contiguous(), pos), self.rope(k.contiguous(), pos)
-        scores = torch.einsum("qhd,khd->hqk", q, k) / math.sqrt(self.hd)
-        attn = torch.einsum("hqk,khd->qhd", ops.causal_softmax(scores), v).reshape(s, -1)
+        ops.paged_caching(k, v.contiguous(), self.k_cache, self.v_cache, pos)
+        # read the keys and values back from the cache (slots 0..s-1 are blocks 0.., rows 0..)
+        kc = self.k_cache.transpose(1, 2).reshape(-1, self.heads, self.hd)[:s]
+        vc = self.v_cache.transpose(1, 2).reshape(-1, self.heads, self.hd)[:s]
+        scores = torch.einsum("qhd,khd->hqk", q, kc) / math.sqrt(self.hd)
+        attn = torch.einsum("hqk,khd->qhd", ops.causal_softmax(scores), vc).reshape(s, -1)
         h, res = ops.add_rms_norm(x, self.o(attn), self.norm.weight)
-        return res + self.down(ops.silu_and_mul(self.up(h)))
+        return res + self.mlp(h)
 
 
 @pytest.mark.parametrize("device, backend", [("cpu", "inductor"), ("infini", "aot_eager")])
@@ -361,5 +367,8 @@ def test_compile_decoder_layer_fullgraph(device, backend):
     x = rand(9, 64, device=device)
     pos = torch.arange(9, device=device)
     eager = layer(x, pos)
+    layer.k_cache.zero_()
+    layer.v_cache.zero_()
     compiled = torch.compile(layer, backend=backend, fullgraph=True)
     torch.testing.assert_close(compiled(x, pos).cpu(), eager.cpu(), rtol=1e-4, atol=1e-4)
+    assert layer.k_cache.abs().sum() > 0  # the compiled graph wrote the cache

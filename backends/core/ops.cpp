@@ -222,3 +222,16 @@ INFINI_API infiniStatus_t infiniopDestroyPagedCachingDescriptor(infiniopPagedCac
     return infini::core::destroyOp("infiniopDestroyPagedCachingDescriptor", INFINIOP_OP_PAGED_CACHING, desc);
 }
 
+INFINI_API infiniStatus_t infiniopCreateGemmDescriptor(infiniopHandle_t handle, infiniopGemmDescriptor_t *desc_ptr, infiniopTensorDescriptor_t c_desc, infiniopTensorDescriptor_t a_desc, infiniopTensorDescriptor_t b_desc, infiniopTensorDescriptor_t c_in_desc, float alpha, float beta) {
+    return infini::core::createOp("infiniopCreateGemmDescriptor", INFINIOP_OP_GEMM, handle, desc_ptr, {c_desc, a_desc, b_desc, c_in_desc}, {alpha, beta}, {});
+}
+INFINI_API infiniStatus_t infiniopGetGemmWorkspaceSize(infiniopGemmDescriptor_t desc, size_t *size) {
+    return infini::core::opWorkspaceSize("infiniopGetGemmWorkspaceSize", INFINIOP_OP_GEMM, desc, size);
+}
+INFINI_API infiniStatus_t infiniopGemm(infiniopGemmDescriptor_t desc, void *workspace, size_t workspace_size, void *c, const void *a, const void *b, const void *c_in, infinirtStream_t stream) {
+    return infini::core::runOp("infiniopGemm", INFINIOP_OP_GEMM, desc, workspace, workspace_size, {c, a, b, c_in}, stream);
+}
+INFINI_API infiniStatus_t infiniopDestroyGemmDescriptor(infiniopGemmDescriptor_t desc) {
+    return infini::core::destroyOp("infiniopDestroyGemmDescriptor", INFINIOP_OP_GEMM, desc);
+}
+

@@ -507,7 +507,106 @@ void paged_caching(const Tensor &k, const Tensor &v, const Tensor &k_cache, cons
     runOp(INFINIOP_OP_PAGED_CACHING, {&k_cache, &v_cache, &kc, &vc, &slot_mapping});
 }
 
+// ---- gemm and linear -------------------------------------------------------------------------
+
+// A matrix operand BLAS can read in place: stride 1 in one of its last two dims; else a copy.
+Tensor blasOperand(const Tensor &t) {
+    if (t.stride(-1) == 1 || t.stride(-2) == 1 || t.size(-1) <= 1 || t.size(-2) <= 1) return t;
+    return t.contiguous();
+}
+
+std::vector<int64_t> gemmShape(const Tensor &a, const Tensor &b, const Tensor &c, double beta) {
+    const char *op = "gemm";
+    checkDevices(op, {{"a", &a}, {"b", &b}, {"c", &c}});
+    checkFloat(op, "a", a);
+    checkSameDtype(op, "b", b, "a", a);
+    TORCH_CHECK((a.dim() == 2 || a.dim() == 3) && b.dim() == a.dim(), "infini.gemm: a and b must both be 2-D or both "
+                "3-D, got ", a.sizes(), " and ", b.sizes());
+    TORCH_CHECK(a.size(-1) == b.size(-2), "infini.gemm: a ", a.sizes(), " and b ", b.sizes(),
+                " cannot be multiplied (inner sizes differ)");
+    if (a.dim() == 3) {
+        TORCH_CHECK(a.size(0) == b.size(0), "infini.gemm: batch sizes differ: a ", a.sizes(), ", b ", b.sizes());
+    }
+    std::vector<int64_t> shape = a.sizes().vec();
+    shape.back() = b.size(-1);
+    if (c.defined() && beta != 0) {
+        checkSameDtype(op, "c", c, "a", a);
+        TORCH_CHECK(at::is_expandable_to(c.sizes(), shape), "infini.gemm: c of shape ", c.sizes(),
+                    " does not broadcast to the result ", at::IntArrayRef(shape));
+    }
+    return shape;
+}
+
+void gemmInto(const Tensor &a, const Tensor &b, const Tensor &c, double alpha, double beta, const Tensor &out) {
+    Tensor ab = blasOperand(a), bb = blasOperand(b);
+    Tensor cin = c.defined() && beta != 0 ? c.expand(out.sizes()) : Tensor();
+    c10::OptionalDeviceGuard guard(out.device());
+    runOp(INFINIOP_OP_GEMM, {&out, &ab, &bb, &cin}, {alpha, beta});
+}
+
+Tensor gemmImpl(const Tensor &a, const Tensor &b, const std::optional<Tensor> &c, double alpha, double beta) {
+    Tensor ct = c.value_or(Tensor());
+    auto shape = gemmShape(a, b, ct, beta);
+    Tensor out = at::empty(shape, a.options());
+    gemmInto(a, b, ct, alpha, beta, out);
+    return out;
+}
+
+Tensor &gemm_out(const Tensor &a, const Tensor &b, const std::optional<Tensor> &c, double alpha, double beta,
+                 Tensor &out) {
+    Tensor ct = c.value_or(Tensor());
+    auto shape = gemmShape(a, b, ct, beta);
+    prepareOut("gemm", out, shape, a);
+    bool aliased = ct.defined() && ct.is_alias_of(out);  // the kernel reads c while it writes out
+    if (aliased || !rowsUsable(out)) {
+        Tensor tmp = gemmImpl(a, b, c, alpha, beta);
+        out.copy_(tmp);
+        return out;
+    }
+    gemmInto(a, b, ct, alpha, beta, out);
+    return out;
+}
+
+std::vector<int64_t> linearShape(const Tensor &x, const Tensor &w, const Tensor &bias) {
+    const char *op = "linear";
+    checkDevices(op, {{"x", &x}, {"weight", &w}, {"bias", &bias}});
+    checkFloat(op, "x", x);
+    checkSameDtype(op, "weight", w, "x", x);
+    TORCH_CHECK(x.dim() >= 1, "infini.linear: x must have at least one dimension");
+    TORCH_CHECK(w.dim() == 2 && w.size(1) == x.size(-1), "infini.linear: weight must be [out_features, ",
+                x.size(-1), "], got ", w.sizes());
+    if (bias.defined()) {
+        checkSameDtype(op, "bias", bias, "x", x);
+        TORCH_CHECK(bias.dim() == 1 && bias.size(0) == w.size(0), "infini.linear: bias must be [", w.size(0), "], got ",
+                    bias.sizes());
+    }
+    auto shape = x.sizes().vec();
+    shape.back() = w.size(0);
+    return shape;
+}
+
+Tensor linearImpl(const Tensor &x, const Tensor &w, const std::optional<Tensor> &bias) {
+    Tensor bt = bias.value_or(Tensor());
+    auto shape = linearShape(x, w, bt);
+    Tensor x2 = x.reshape({-1, x.size(-1)});
+    Tensor out = at::empty({x2.size(0), w.size(0)}, x.options());
+    gemmInto(x2, w.t(), bt.defined() ? bt.expand(out.sizes()) : Tensor(), 1.0, bt.defined() ? 1.0 : 0.0, out);
+    return out.view(shape);
+}
+
+Tensor &linear_out(const Tensor &x, const Tensor &w, const std::optional<Tensor> &bias, Tensor &out) {
+    Tensor bt = bias.value_or(Tensor());
+    auto shape = linearShape(x, w, bt);
+    prepareOut("linear", out, shape, x);
+    out.copy_(linearImpl(x, w, bias));
+    return out;
+}
+
 void registerAll(torch::Library &m) {
+    m.impl("gemm", gemmImpl);
+    m.impl("gemm.out", gemm_out);
+    m.impl("linear", linearImpl);
+    m.impl("linear.out", linear_out);
     m.impl("topk_softmax", topk_softmax);
     m.impl("topk_softmax.out", topk_softmax_out);
     m.impl("random_sample", random_sample);

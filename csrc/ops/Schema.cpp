@@ -40,5 +40,9 @@ TORCH_LIBRARY(infini, m) {
     m.def("random_sample.tensor(Tensor logits, Tensor random_val, float topp, int topk, float temperature) -> Tensor");
     m.def("random_sample.out(Tensor logits, float random_val, float topp, int topk, float temperature, *, "
           "Tensor(a!) out) -> Tensor(a!)");
+    m.def("gemm(Tensor a, Tensor b, Tensor? c=None, float alpha=1.0, float beta=0.0) -> Tensor");
+    m.def("gemm.out(Tensor a, Tensor b, Tensor? c=None, float alpha=1.0, float beta=0.0, *, Tensor(a!) out) -> Tensor(a!)");
+    m.def("linear(Tensor x, Tensor weight, Tensor? bias=None) -> Tensor");
+    m.def("linear.out(Tensor x, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)");
     m.def("paged_caching(Tensor k, Tensor v, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor slot_mapping) -> ()");
 }

@@ -94,6 +94,19 @@ def rope(x: torch.Tensor, pos_ids: torch.Tensor, sin_table: torch.Tensor, cos_ta
     return _ops.rope(x, pos_ids, sin_table, cos_table, algo)
 
 
+def gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, alpha: float = 1.0,
+         beta: float = 0.0) -> torch.Tensor:
+    """alpha * a @ b + beta * c: a [M, K] and b [K, N], or batched [B, M, K] and [B, K, N]; c
+    broadcasts to the result (ignored when beta is 0). Accumulates in float32 (the CPU backend uses
+    OpenBLAS's sgemm; transposed views are read in place)."""
+    return _ops.gemm(a, b, c, alpha, beta)
+
+
+def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """x @ weight.T + bias, as torch.nn.functional.linear: x [..., in], weight [out, in], bias [out]."""
+    return _ops.linear(x, weight, bias)
+
+
 def topk_softmax(logits: torch.Tensor, k: int, renormalize: bool = False):
     """MoE routing: softmax of logits [tokens, experts] over the experts, then the k largest per row
     (ties: lower index first), renormalized to sum 1 when asked. Returns (weights float32 [tokens, k],
@@ -120,5 +133,5 @@ def paged_caching(k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cac
     _ops.paged_caching(k, v, k_cache, v_cache, slot_mapping)
 
 
-__all__ = ["topk_softmax", "random_sample", "paged_caching", "add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
+__all__ = ["gemm", "linear", "topk_softmax", "random_sample", "paged_caching", "add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
            "layer_norm", "softmax", "causal_softmax", "embedding", "rope"]

@@ -157,6 +157,29 @@ def _embedding_backward(ctx, g):
     return None, gw.to(w.dtype)
 
 
+def _gemm_backward(ctx, g):
+    a, b, c = ctx.saved_tensors[:3]
+    alpha = ctx.args[3] if len(ctx.args) > 3 else 1.0
+    beta = ctx.args[4] if len(ctx.args) > 4 else 0.0
+    ga = ops.gemm(g, b.transpose(-1, -2), None, alpha, 0.0) if ctx.needs_input_grad[0] else None
+    gb = ops.gemm(a.transpose(-1, -2), g, None, alpha, 0.0) if ctx.needs_input_grad[1] else None
+    gc = None
+    if c is not None and ctx.needs_input_grad[2]:
+        gc = (_sum_to(g.float(), c.shape) * beta).to(c.dtype)
+    return ga, gb, gc, None, None
+
+
+def _linear_backward(ctx, g):
+    x, w, bias = ctx.saved_tensors[:3]
+    g2 = g.reshape(-1, g.shape[-1])
+    gx = ops.gemm(g2, w).reshape(x.shape) if ctx.needs_input_grad[0] else None
+    gw = ops.gemm(g2.t(), x.reshape(-1, x.shape[-1])) if ctx.needs_input_grad[1] else None
+    gb = g2.float().sum(0).to(bias.dtype) if bias is not None and ctx.needs_input_grad[2] else None
+    return gx, gw, gb
+
+
+register_autograd("infini::gemm", _gemm_backward, setup_context=_save_inputs)
+register_autograd("infini::linear", _linear_backward, setup_context=_save_inputs)
 register_autograd("infini::add", _add_backward, setup_context=_save_inputs)
 register_autograd("infini::mul", _mul_backward, setup_context=_save_inputs)
 register_autograd("infini::swiglu", _swiglu_backward, setup_context=_save_inputs)

@@ -49,6 +49,7 @@ typedef enum {
     INFINIOP_OP_TOPK_SOFTMAX,
     INFINIOP_OP_RANDOM_SAMPLE,
     INFINIOP_OP_PAGED_CACHING,
+    INFINIOP_OP_GEMM,
     INFINIOP_OP_COUNT
 } infiniopOp_t;
 
@@ -103,5 +104,6 @@ INFINI_API infiniStatus_t infiniopDestroyOperator(struct InfiniopDescriptor *des
 #include "ops/topk_softmax.h"
 #include "ops/random_sample.h"
 #include "ops/paged_caching.h"
+#include "ops/gemm.h"
 
 #endif /* INFINI_INFINIOP_H_ */

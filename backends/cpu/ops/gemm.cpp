@@ -1,0 +1,143 @@
+// gemm.cpp: c = alpha * a @ b + beta * c_in through OpenBLAS's sgemm (float32 accumulation for every
+// dtype): float32 operands go to BLAS as they lie (row- or column-major, so transposed views cost no
+// copy); float16/bfloat16 operands are widened to float32 first.
+#include "common.h"
+
+#ifdef INFINI_HAVE_OPENBLAS
+#include <cblas.h>  // scipy-openblas32: every symbol carries the scipy_ prefix
+#endif
+
+namespace infini::cpu::ops {
+
+#ifdef INFINI_HAVE_OPENBLAS
+namespace {
+
+// How BLAS sees one matrix of a [.., rows, cols] tensor: row-major with leading dimension ld, or
+// its transpose; `ok` is false when neither dimension has stride 1.
+struct BlasView {
+    bool ok = false;
+    bool trans = false;
+    int ld = 0;
+};
+
+BlasView blasView(const Layout &t, size_t rows, size_t cols) {
+    ptrdiff_t sr = t.strides[t.ndim() - 2], sc = t.strides[t.ndim() - 1];
+    BlasView v;
+    if (sc == 1 && (rows <= 1 || sr >= static_cast<ptrdiff_t>(cols))) {
+        v = {true, false, static_cast<int>(std::max<ptrdiff_t>(sr, std::max<size_t>(cols, 1)))};
+    } else if (sr == 1 && (cols <= 1 || sc >= static_cast<ptrdiff_t>(rows))) {
+        v = {true, true, static_cast<int>(std::max<ptrdiff_t>(sc, std::max<size_t>(rows, 1)))};
+    }
+    return v;
+}
+
+// A [rows, cols] matrix widened into contiguous float.
+template <typename T>
+void widen(float *dst, const T *src, ptrdiff_t sr, ptrdiff_t sc, size_t rows, size_t cols) {
+    for (size_t i = 0; i < rows; ++i) {
+        const T *row = src + static_cast<ptrdiff_t>(i) * sr;
+        float *out = dst + i * cols;
+        if (sc == 1) {
+            for (size_t j = 0; j < cols; ++j) out[j] = toFloat(row[j]);
+        } else {
+            for (size_t j = 0; j < cols; ++j) out[j] = toFloat(row[static_cast<ptrdiff_t>(j) * sc]);
+        }
+    }
+}
+
+}  // namespace
+#endif
+
+infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "gemm";
+#ifndef INFINI_HAVE_OPENBLAS
+    (void)p;
+    (void)k;
+    return fail(INFINI_STATUS_NOT_IMPLEMENTED,
+                "%s: the cpu backend was built without OpenBLAS (pip install scipy-openblas32, then rebuild)", op);
+#else
+    Layout c = layoutOf(p.tensors[0]), a = layoutOf(p.tensors[1]), b = layoutOf(p.tensors[2]);
+    bool has_cin = p.tensors[3] != nullptr;
+    Layout cin = layoutOf(p.tensors[3]);
+    float alpha = static_cast<float>(p.f[0]), beta = static_cast<float>(p.f[1]);
+    if (a.ndim() != b.ndim() || a.ndim() != c.ndim() || (a.ndim() != 2 && a.ndim() != 3)) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: a, b and c must all be 2-D or all 3-D, got %s, %s, %s", op,
+                    a.str().c_str(), b.str().c_str(), c.str().c_str());
+    }
+    size_t nd = a.ndim(), M = a.shape[nd - 2], K = a.shape[nd - 1], N = b.shape[nd - 1];
+    size_t batch = nd == 3 ? c.shape[0] : 1;
+    if (b.shape[nd - 2] != K || c.shape[nd - 2] != M || c.shape[nd - 1] != N ||
+        (nd == 3 && (a.shape[0] != batch || b.shape[0] != batch))) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: shapes %s @ %s -> %s do not match", op, a.str().c_str(),
+                    b.str().c_str(), c.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "b", b, a, "a"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "c", c, a, "a"));
+    if (has_cin) {
+        INFINI_RETURN_IF_ERROR(expectSameShape(op, "c_in", cin, c, "c"));
+        INFINI_RETURN_IF_ERROR(expectSameDtype(op, "c_in", cin, c, "c"));
+    }
+    if (c.strides[nd - 1] != 1 && N > 1) return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: c must have stride 1 in its last dimension", op);
+    BlasView va = blasView(a, M, K), vb = blasView(b, K, N);
+    bool f32 = a.dtype == INFINI_DTYPE_F32;
+    if (f32 && (!va.ok || !vb.ok)) {
+        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: a and b need stride 1 in one of their last two dimensions", op);
+    }
+    ptrdiff_t bsa = nd == 3 ? a.strides[0] : 0, bsb = nd == 3 ? b.strides[0] : 0, bsc = nd == 3 ? c.strides[0] : 0;
+    ptrdiff_t bsi = has_cin && nd == 3 ? cin.strides[0] : 0;
+    int ldc = static_cast<int>(std::max<ptrdiff_t>(c.strides[nd - 2], std::max<size_t>(N, 1)));
+    return dispatchFloat(a.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        *k = [=](void *const *data) {
+            T *pc = static_cast<T *>(data[0]);
+            const T *pa = static_cast<const T *>(data[1]);
+            const T *pb = static_cast<const T *>(data[2]);
+            const T *pi = has_cin ? static_cast<const T *>(data[3]) : nullptr;
+            if (M == 0 || N == 0) return;
+            std::vector<float> fa, fb, prod(M * N);
+            if (!f32) {
+                fa.resize(M * K);
+                fb.resize(K * N);
+            }
+            for (size_t q = 0; q < batch; ++q) {
+                const T *qa = pa + static_cast<ptrdiff_t>(q) * bsa;
+                const T *qb = pb + static_cast<ptrdiff_t>(q) * bsb;
+                T *qc = pc + static_cast<ptrdiff_t>(q) * bsc;
+                bool direct = f32 && !has_cin;  // BLAS writes c itself
+                float *out = direct ? reinterpret_cast<float *>(qc) : prod.data();
+                int ldo = direct ? ldc : static_cast<int>(N);
+                if (K == 0) {
+                    for (size_t i = 0; i < M; ++i) std::fill(out + i * ldo, out + i * ldo + N, 0.0f);
+                } else if (f32) {
+                    scipy_cblas_sgemm(CblasRowMajor, va.trans ? CblasTrans : CblasNoTrans, vb.trans ? CblasTrans : CblasNoTrans,
+                                static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha,
+                                reinterpret_cast<const float *>(qa), va.ld, reinterpret_cast<const float *>(qb), vb.ld,
+                                0.0f, out, ldo);
+                } else {
+                    widen(fa.data(), qa, a.strides[nd - 2], a.strides[nd - 1], M, K);
+                    widen(fb.data(), qb, b.strides[nd - 2], b.strides[nd - 1], K, N);
+                    scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
+                                static_cast<int>(K), alpha, fa.data(), static_cast<int>(K), fb.data(), static_cast<int>(N),
+                                0.0f, out, ldo);
+                }
+                if (direct) continue;
+                // epilogue: c = product + beta * c_in, rounded to T once
+                const T *qi = has_cin ? pi + static_cast<ptrdiff_t>(q) * bsi : nullptr;
+                for (size_t i = 0; i < M; ++i) {
+                    T *crow = qc + static_cast<ptrdiff_t>(i) * c.strides[nd - 2];
+                    const float *prow = prod.data() + i * N;
+                    if (qi != nullptr && beta != 0.0f) {
+                        const T *irow = qi + static_cast<ptrdiff_t>(i) * cin.strides[nd - 2];
+                        ptrdiff_t si = cin.strides[nd - 1];
+                        for (size_t j = 0; j < N; ++j) crow[j] = fromFloat<T>(prow[j] + beta * toFloat(irow[j * si]));
+                    } else {
+                        for (size_t j = 0; j < N; ++j) crow[j] = fromFloat<T>(prow[j]);
+                    }
+                }
+            }
+        };
+    });
+#endif
+}
+
+}  // namespace infini::cpu::ops

@@ -1,0 +1,142 @@
+"""gemm and linear against torch.matmul / F.linear in float64 on the CPU."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.library import opcheck
+
+import infinicore_torch  # noqa: F401
+from infinicore_torch import nn as inn
+from infinicore_torch import ops
+
+DEVICES = ["cpu", "infini"]
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+# relative to sqrt(K): each output sums K products rounded to the input dtype's precision
+TOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
+I = torch.ops.infini
+
+
+@pytest.fixture(autouse=True)
+def seed():
+    torch.manual_seed(0)
+
+
+def check(out, ref64, dtype, k):
+    tol = TOL[dtype] * max(1.0, k ** 0.5 / 8)
+    torch.testing.assert_close(out.cpu().double(), ref64.to(dtype).double(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (7, 769, 83), (83, 33, 129), (1, 4096, 16), (16, 64, 5125)])
+def test_gemm_2d(device, dtype, m, k, n):
+    a, b = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype)
+    ref = a.double() @ b.double()
+    check(ops.gemm(a.to(device), b.to(device)), ref, dtype, k)
+    # transposed views are read in place; alpha, beta and a broadcast c
+    at, bt = a.t().contiguous().t(), b.t().contiguous().t()
+    c = torch.randn(n).to(dtype)
+    out = ops.gemm(at.to(device), bt.to(device), c.to(device), 0.5, 2.0)
+    check(out, 0.5 * ref + 2.0 * c.double(), dtype, k)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_batched_and_edges(device, dtype):
+    a, b = torch.randn(3, 7, 40).to(dtype), torch.randn(3, 40, 9).to(dtype)
+    check(ops.gemm(a.to(device), b.to(device)), a.double() @ b.double(), dtype, 40)
+    strided = torch.randn(3, 7, 80).to(dtype)[..., ::2]  # neither of the last two strides is 1: copied
+    check(ops.gemm(strided.to(device), b.to(device)), strided.double() @ b.double(), dtype, 40)
+    empty_k = ops.gemm(torch.randn(4, 0).to(dtype).to(device), torch.randn(0, 3).to(dtype).to(device))
+    assert torch.equal(empty_k.cpu(), torch.zeros(4, 3, dtype=dtype))
+    assert ops.gemm(torch.randn(0, 5).to(device), torch.randn(5, 3).to(device)).shape == (0, 3)
+    c = torch.full((7, 9), float("nan")).to(dtype)
+    out = ops.gemm(a[0].to(device), b[0].to(device), c.to(device), 1.0, 0.0)  # beta 0 ignores c, NaN included
+    assert not torch.isnan(out.cpu()).any()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linear(device, dtype):
+    x, w, b = torch.randn(2, 7, 769).to(dtype), torch.randn(83, 769).to(dtype), torch.randn(83).to(dtype)
+    check(ops.linear(x.to(device), w.to(device), b.to(device)), F.linear(x.double(), w.double(), b.double()), dtype, 769)
+    check(ops.linear(x.to(device), w.to(device)), F.linear(x.double(), w.double()), dtype, 769)
+    out = torch.empty(2, 7, 83, dtype=dtype, device=device)
+    I.linear.out(x.to(device), w.to(device), None, out=out)
+    check(out, F.linear(x.double(), w.double()), dtype, 769)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gemm_out_aliasing_c(device):
+    a, b = torch.randn(5, 6).to(device), torch.randn(6, 4).to(device)
+    c = torch.randn(5, 4).to(device)
+    expected = a.cpu() @ b.cpu() + 3 * c.cpu()
+    I.gemm.out(a, b, c, 1.0, 3.0, out=c)  # c is read and written
+    torch.testing.assert_close(c.cpu(), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradients(device):
+    a, b, c = torch.randn(5, 6), torch.randn(6, 4), torch.randn(4)
+    x, w, bias = torch.randn(2, 3, 6), torch.randn(4, 6), torch.randn(4)
+
+    def grads(fn, *ts):
+        ts = [t.detach().clone().requires_grad_() for t in ts]
+        fn(*ts).pow(2).sum().backward()
+        return [t.grad.cpu() for t in ts]
+
+    for mine, ref, inputs in [
+        (lambda a, b, c: ops.gemm(a, b, c, 0.5, 2.0), lambda a, b, c: 0.5 * a @ b + 2.0 * c, (a, b, c)),
+        (ops.linear, F.linear, (x, w, bias)),
+    ]:
+        got = grads(mine, *[t.to(device) for t in inputs])
+        want = grads(ref, *inputs)
+        for g, r in zip(got, want):
+            torch.testing.assert_close(g, r, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_opcheck(device):
+    checks = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+    if device == "cpu":
+        checks = checks + ("test_autograd_registration",)
+    cases = [
+        (I.gemm.default, (torch.randn(5, 6), torch.randn(6, 4), torch.randn(4), 0.5, 2.0)),
+        (I.gemm.default, (torch.randn(2, 5, 6), torch.randn(2, 6, 4))),
+        (I.linear.default, (torch.randn(3, 6), torch.randn(4, 6), torch.randn(4))),
+    ]
+    for op, args in cases:
+        args = tuple(t.to(device).requires_grad_() if isinstance(t, torch.Tensor) else t for t in args)
+        result = opcheck(op, args, test_utils=checks)
+        assert all(v == "SUCCESS" for v in result.values()), (op, result)
+
+
+def test_bad_input():
+    with pytest.raises(RuntimeError, match=r"infini.gemm: a .* and b .* cannot be multiplied"):
+        ops.gemm(torch.randn(3, 4), torch.randn(5, 6))
+    with pytest.raises(RuntimeError, match="infini.gemm: b has dtype"):
+        ops.gemm(torch.randn(3, 4), torch.randn(4, 2).half())
+    with pytest.raises(RuntimeError, match="infini.gemm: a and b must both be 2-D or both 3-D"):
+        ops.gemm(torch.randn(3, 4), torch.randn(2, 4, 2))
+    with pytest.raises(RuntimeError, match=r"infini.linear: weight must be \[out_features, 6\]"):
+        ops.linear(torch.randn(3, 6), torch.randn(4, 5))
+    with pytest.raises(RuntimeError, match=r"infini.linear: bias must be \[4\]"):
+        ops.linear(torch.randn(3, 6), torch.randn(4, 6), torch.randn(3))
+    with pytest.raises(RuntimeError, match="infini.gemm: b is on"):
+        ops.gemm(torch.randn(3, 4), torch.randn(4, 2, device="infini"))
+
+
+def test_nn_modules_load_torch_state_dicts():
+    ref = torch.nn.Linear(16, 8)
+    mine = inn.Linear(16, 8)
+    mine.load_state_dict(ref.state_dict())
+    x = torch.randn(3, 16)
+    torch.testing.assert_close(mine(x), ref(x), rtol=1e-5, atol=1e-5)
+    mlp = inn.SwiGLUMLP(16, 32)
+    assert set(mlp.state_dict()) == {"gate_proj.weight", "up_proj.weight", "down_proj.weight"}
+    g, u, d = mlp.gate_proj.weight, mlp.up_proj.weight, mlp.down_proj.weight
+    expected = F.linear(F.silu(F.linear(x, g)) * F.linear(x, u), d)
+    torch.testing.assert_close(mlp(x), expected, rtol=1e-5, atol=1e-5)
+    norm = inn.RMSNorm(16)
+    norm.load_state_dict(torch.nn.RMSNorm(16).state_dict())
+    torch.testing.assert_close(norm(x), torch.nn.RMSNorm(16, eps=1e-6)(x), rtol=1e-5, atol=1e-5)
