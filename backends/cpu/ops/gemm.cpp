@@ -31,17 +31,48 @@ BlasView blasView(const Layout &t, size_t rows, size_t cols) {
     return v;
 }
 
-// A [rows, cols] matrix widened into contiguous float.
+// A [rows, cols] matrix widened into contiguous float in its own memory order: row-major when its
+// columns are contiguous (returns false), else as its transpose (returns true), so that the copy
+// reads memory in order; BLAS is then told which.
 template <typename T>
-void widen(float *dst, const T *src, ptrdiff_t sr, ptrdiff_t sc, size_t rows, size_t cols) {
-    for (size_t i = 0; i < rows; ++i) {
-        const T *row = src + static_cast<ptrdiff_t>(i) * sr;
-        float *out = dst + i * cols;
-        if (sc == 1) {
-            for (size_t j = 0; j < cols; ++j) out[j] = toFloat(row[j]);
-        } else {
-            for (size_t j = 0; j < cols; ++j) out[j] = toFloat(row[static_cast<ptrdiff_t>(j) * sc]);
+bool widen(float *dst, const T *src, ptrdiff_t sr, ptrdiff_t sc, size_t rows, size_t cols) {
+    bool transposed = sc != 1 && sr == 1;
+    size_t outer = transposed ? cols : rows, inner = transposed ? rows : cols;
+    ptrdiff_t so = transposed ? sc : sr, si = transposed ? sr : sc;
+    parallelFor(outer, inner, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+            const T *line = src + static_cast<ptrdiff_t>(i) * so;
+            float *out = dst + i * inner;
+            if (si == 1) {
+                for (size_t j = 0; j < inner; ++j) out[j] = toFloat(line[j]);
+            } else {
+                for (size_t j = 0; j < inner; ++j) out[j] = toFloat(line[static_cast<ptrdiff_t>(j) * si]);
+            }
         }
+    });
+    return transposed;
+}
+
+// sgemm with our own threads (OpenBLAS runs single-threaded, so that its spinning workers never
+// compete with the other kernels): the rows of C are split when there are enough, else its columns.
+void parallelSgemm(bool ta, bool tb, size_t M, size_t N, size_t K, float alpha, const float *A, int lda,
+                   const float *B, int ldb, float *C, int ldc) {
+    static const bool single = [] {
+        scipy_openblas_set_num_threads(1);
+        return true;
+    }();
+    (void)single;
+    auto call = [&](size_t m0, size_t m1, size_t n0, size_t n1) {
+        const float *a = ta ? A + m0 : A + m0 * static_cast<size_t>(lda);
+        const float *b = tb ? B + n0 * static_cast<size_t>(ldb) : B + n0;
+        scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                          static_cast<int>(m1 - m0), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, a, lda, b,
+                          ldb, 0.0f, C + m0 * static_cast<size_t>(ldc) + n0, ldc);
+    };
+    if (M >= 64) {
+        parallelFor((M + 15) / 16, 16 * N * K / 64, [&](size_t b0, size_t b1) { call(b0 * 16, std::min(M, b1 * 16), 0, N); });
+    } else {
+        parallelFor((N + 63) / 64, 64 * M * K / 64, [&](size_t b0, size_t b1) { call(0, M, b0 * 64, std::min(N, b1 * 64)); });
     }
 }
 
@@ -109,16 +140,13 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
                 if (K == 0) {
                     for (size_t i = 0; i < M; ++i) std::fill(out + i * ldo, out + i * ldo + N, 0.0f);
                 } else if (f32) {
-                    scipy_cblas_sgemm(CblasRowMajor, va.trans ? CblasTrans : CblasNoTrans, vb.trans ? CblasTrans : CblasNoTrans,
-                                static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha,
-                                reinterpret_cast<const float *>(qa), va.ld, reinterpret_cast<const float *>(qb), vb.ld,
-                                0.0f, out, ldo);
+                    parallelSgemm(va.trans, vb.trans, M, N, K, alpha, reinterpret_cast<const float *>(qa), va.ld,
+                                  reinterpret_cast<const float *>(qb), vb.ld, out, ldo);
                 } else {
-                    widen(fa.data(), qa, a.strides[nd - 2], a.strides[nd - 1], M, K);
-                    widen(fb.data(), qb, b.strides[nd - 2], b.strides[nd - 1], K, N);
-                    scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
-                                static_cast<int>(K), alpha, fa.data(), static_cast<int>(K), fb.data(), static_cast<int>(N),
-                                0.0f, out, ldo);
+                    bool ta = widen(fa.data(), qa, a.strides[nd - 2], a.strides[nd - 1], M, K);
+                    bool tb = widen(fb.data(), qb, b.strides[nd - 2], b.strides[nd - 1], K, N);
+                    parallelSgemm(ta, tb, M, N, K, alpha, fa.data(), static_cast<int>(ta ? M : K), fb.data(),
+                                  static_cast<int>(tb ? K : N), out, ldo);
                 }
                 if (direct) continue;
                 // epilogue: c = product + beta * c_in, rounded to T once
