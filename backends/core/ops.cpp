@@ -235,3 +235,42 @@ INFINI_API infiniStatus_t infiniopDestroyGemmDescriptor(infiniopGemmDescriptor_t
     return infini::core::destroyOp("infiniopDestroyGemmDescriptor", INFINIOP_OP_GEMM, desc);
 }
 
+INFINI_API infiniStatus_t infiniopCreateAttentionDescriptor(infiniopHandle_t handle, infiniopAttentionDescriptor_t *desc_ptr, infiniopTensorDescriptor_t out_desc, infiniopTensorDescriptor_t k_cache_desc, infiniopTensorDescriptor_t v_cache_desc, infiniopTensorDescriptor_t q_desc, infiniopTensorDescriptor_t k_desc, infiniopTensorDescriptor_t v_desc, int pos) {
+    return infini::core::createOp("infiniopCreateAttentionDescriptor", INFINIOP_OP_ATTENTION, handle, desc_ptr, {out_desc, k_cache_desc, v_cache_desc, q_desc, k_desc, v_desc}, {}, {pos});
+}
+INFINI_API infiniStatus_t infiniopGetAttentionWorkspaceSize(infiniopAttentionDescriptor_t desc, size_t *size) {
+    return infini::core::opWorkspaceSize("infiniopGetAttentionWorkspaceSize", INFINIOP_OP_ATTENTION, desc, size);
+}
+INFINI_API infiniStatus_t infiniopAttention(infiniopAttentionDescriptor_t desc, void *workspace, size_t workspace_size, void *out, void *k_cache, void *v_cache, const void *q, const void *k, const void *v, infinirtStream_t stream) {
+    return infini::core::runOp("infiniopAttention", INFINIOP_OP_ATTENTION, desc, workspace, workspace_size, {out, k_cache, v_cache, q, k, v}, stream);
+}
+INFINI_API infiniStatus_t infiniopDestroyAttentionDescriptor(infiniopAttentionDescriptor_t desc) {
+    return infini::core::destroyOp("infiniopDestroyAttentionDescriptor", INFINIOP_OP_ATTENTION, desc);
+}
+
+INFINI_API infiniStatus_t infiniopCreatePagedAttentionDescriptor(infiniopHandle_t handle, infiniopPagedAttentionDescriptor_t *desc_ptr, infiniopTensorDescriptor_t out_desc, infiniopTensorDescriptor_t q_desc, infiniopTensorDescriptor_t k_cache_desc, infiniopTensorDescriptor_t v_cache_desc, infiniopTensorDescriptor_t block_tables_desc, infiniopTensorDescriptor_t seq_lens_desc, infiniopTensorDescriptor_t alibi_slopes_desc, float scale) {
+    return infini::core::createOp("infiniopCreatePagedAttentionDescriptor", INFINIOP_OP_PAGED_ATTENTION, handle, desc_ptr, {out_desc, q_desc, k_cache_desc, v_cache_desc, block_tables_desc, seq_lens_desc, alibi_slopes_desc}, {scale}, {});
+}
+INFINI_API infiniStatus_t infiniopGetPagedAttentionWorkspaceSize(infiniopPagedAttentionDescriptor_t desc, size_t *size) {
+    return infini::core::opWorkspaceSize("infiniopGetPagedAttentionWorkspaceSize", INFINIOP_OP_PAGED_ATTENTION, desc, size);
+}
+INFINI_API infiniStatus_t infiniopPagedAttention(infiniopPagedAttentionDescriptor_t desc, void *workspace, size_t workspace_size, void *out, const void *q, const void *k_cache, const void *v_cache, const void *block_tables, const void *seq_lens, const void *alibi_slopes, infinirtStream_t stream) {
+    return infini::core::runOp("infiniopPagedAttention", INFINIOP_OP_PAGED_ATTENTION, desc, workspace, workspace_size, {out, q, k_cache, v_cache, block_tables, seq_lens, alibi_slopes}, stream);
+}
+INFINI_API infiniStatus_t infiniopDestroyPagedAttentionDescriptor(infiniopPagedAttentionDescriptor_t desc) {
+    return infini::core::destroyOp("infiniopDestroyPagedAttentionDescriptor", INFINIOP_OP_PAGED_ATTENTION, desc);
+}
+
+INFINI_API infiniStatus_t infiniopCreatePagedAttentionPrefillDescriptor(infiniopHandle_t handle, infiniopPagedAttentionPrefillDescriptor_t *desc_ptr, infiniopTensorDescriptor_t out_desc, infiniopTensorDescriptor_t q_desc, infiniopTensorDescriptor_t k_cache_desc, infiniopTensorDescriptor_t v_cache_desc, infiniopTensorDescriptor_t block_tables_desc, infiniopTensorDescriptor_t seq_lens_desc, infiniopTensorDescriptor_t cu_seqlens_q_desc, infiniopTensorDescriptor_t alibi_slopes_desc, float scale) {
+    return infini::core::createOp("infiniopCreatePagedAttentionPrefillDescriptor", INFINIOP_OP_PAGED_ATTENTION_PREFILL, handle, desc_ptr, {out_desc, q_desc, k_cache_desc, v_cache_desc, block_tables_desc, seq_lens_desc, cu_seqlens_q_desc, alibi_slopes_desc}, {scale}, {});
+}
+INFINI_API infiniStatus_t infiniopGetPagedAttentionPrefillWorkspaceSize(infiniopPagedAttentionPrefillDescriptor_t desc, size_t *size) {
+    return infini::core::opWorkspaceSize("infiniopGetPagedAttentionPrefillWorkspaceSize", INFINIOP_OP_PAGED_ATTENTION_PREFILL, desc, size);
+}
+INFINI_API infiniStatus_t infiniopPagedAttentionPrefill(infiniopPagedAttentionPrefillDescriptor_t desc, void *workspace, size_t workspace_size, void *out, const void *q, const void *k_cache, const void *v_cache, const void *block_tables, const void *seq_lens, const void *cu_seqlens_q, const void *alibi_slopes, infinirtStream_t stream) {
+    return infini::core::runOp("infiniopPagedAttentionPrefill", INFINIOP_OP_PAGED_ATTENTION_PREFILL, desc, workspace, workspace_size, {out, q, k_cache, v_cache, block_tables, seq_lens, cu_seqlens_q, alibi_slopes}, stream);
+}
+INFINI_API infiniStatus_t infiniopDestroyPagedAttentionPrefillDescriptor(infiniopPagedAttentionPrefillDescriptor_t desc) {
+    return infini::core::destroyOp("infiniopDestroyPagedAttentionPrefillDescriptor", INFINIOP_OP_PAGED_ATTENTION_PREFILL, desc);
+}
+

@@ -602,7 +602,124 @@ Tensor &linear_out(const Tensor &x, const Tensor &w, const std::optional<Tensor>
     return out;
 }
 
+// ---- attention -------------------------------------------------------------------------------
+
+Tensor attentionImpl(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &k_cache, const Tensor &v_cache,
+                     int64_t pos) {
+    const char *op = "attention";
+    checkDevices(op, {{"q", &q}, {"k", &k}, {"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}});
+    checkFloat(op, "q", q);
+    TORCH_CHECK(q.dim() == 3, "infini.attention: q must be [heads, seq, head_dim], got ", q.sizes());
+    TORCH_CHECK(k.dim() == 3 && k.size(1) == q.size(1) && k.size(2) == q.size(2) && k.size(0) > 0 &&
+                    q.size(0) % k.size(0) == 0,
+                "infini.attention: k must be [kv_heads dividing ", q.size(0), ", ", q.size(1), ", ", q.size(2), "], got ",
+                k.sizes());
+    TORCH_CHECK(v.sizes() == k.sizes(), "infini.attention: v has shape ", v.sizes(), " but k has ", k.sizes());
+    TORCH_CHECK(k_cache.dim() == 3 && k_cache.size(0) == k.size(0) && k_cache.size(2) == q.size(2),
+                "infini.attention: k_cache must be [", k.size(0), ", max_seq, ", q.size(2), "], got ", k_cache.sizes());
+    TORCH_CHECK(v_cache.sizes() == k_cache.sizes(), "infini.attention: v_cache has shape ", v_cache.sizes(),
+                " but k_cache has ", k_cache.sizes());
+    for (auto [name, t] : {std::pair<const char *, const Tensor *>{"k", &k}, {"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}}) {
+        checkSameDtype(op, name, *t, "q", q);
+    }
+    TORCH_CHECK(pos >= 0 && pos + q.size(1) <= k_cache.size(1), "infini.attention: pos ", pos, " + seq ", q.size(1),
+                " exceeds the cache's ", k_cache.size(1), " rows");
+    TORCH_CHECK(k_cache.stride(-1) == 1 && v_cache.stride(-1) == 1,
+                "infini.attention: the caches must have stride 1 in their last dimension");
+    Tensor qc = lastContiguous(q), kc = lastContiguous(k), vc = lastContiguous(v);
+    Tensor out = at::empty(q.sizes(), q.options());
+    c10::OptionalDeviceGuard guard(q.device());
+    runOp(INFINIOP_OP_ATTENTION, {&out, &k_cache, &v_cache, &qc, &kc, &vc}, {}, {pos});
+    return out;
+}
+
+Tensor &attention_out(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &k_cache, const Tensor &v_cache,
+                      int64_t pos, Tensor &out) {
+    Tensor r = attentionImpl(q, k, v, k_cache, v_cache, pos);
+    prepareOut("attention", out, r.sizes(), r);
+    out.copy_(r);
+    return out;
+}
+
+void checkPagedArgs(const char *op, const Tensor &q, const Tensor &k_cache, const Tensor &v_cache, const Tensor &bt,
+                    const Tensor &lens, const Tensor &alibi) {
+    checkDevices(op, {{"q", &q}, {"k_cache", &k_cache}, {"v_cache", &v_cache}, {"block_tables", &bt},
+                      {"seq_lens", &lens}, {"alibi_slopes", &alibi}});
+    checkFloat(op, "q", q);
+    checkIndex(op, "block_tables", bt);
+    checkIndex(op, "seq_lens", lens);
+    TORCH_CHECK(q.dim() == 3, "infini.", op, ": q must be 3-D [.., heads, head_dim], got ", q.sizes());
+    TORCH_CHECK(k_cache.dim() == 4 && k_cache.size(3) == q.size(2) && k_cache.size(1) > 0 && q.size(1) % k_cache.size(1) == 0,
+                "infini.", op, ": k_cache must be [num_blocks, kv_heads dividing ", q.size(1), ", block_size, ", q.size(2),
+                "], got ", k_cache.sizes());
+    TORCH_CHECK(v_cache.sizes() == k_cache.sizes(), "infini.", op, ": v_cache has shape ", v_cache.sizes(),
+                " but k_cache has ", k_cache.sizes());
+    checkSameDtype(op, "k_cache", k_cache, "q", q);
+    checkSameDtype(op, "v_cache", v_cache, "q", q);
+    TORCH_CHECK(bt.dim() == 2, "infini.", op, ": block_tables must be [seqs, max_blocks], got ", bt.sizes());
+    TORCH_CHECK(lens.dim() == 1 && lens.size(0) == bt.size(0), "infini.", op, ": seq_lens must be [", bt.size(0), "], got ",
+                lens.sizes());
+    if (alibi.defined()) {
+        TORCH_CHECK(alibi.scalar_type() == at::kFloat && alibi.dim() == 1 && alibi.size(0) == q.size(1), "infini.", op,
+                    ": alibi_slopes must be float32 [", q.size(1), "]");
+    }
+    TORCH_CHECK(k_cache.stride(-1) == 1 && v_cache.stride(-1) == 1, "infini.", op,
+                ": the caches must have stride 1 in their last dimension");
+}
+
+Tensor pagedAttentionImpl(const Tensor &q, const Tensor &k_cache, const Tensor &v_cache, const Tensor &bt,
+                          const Tensor &lens, const std::optional<Tensor> &alibi_slopes, double scale) {
+    Tensor alibi = alibi_slopes.value_or(Tensor());
+    checkPagedArgs("paged_attention", q, k_cache, v_cache, bt, lens, alibi);
+    TORCH_CHECK(q.size(0) == bt.size(0), "infini.paged_attention: q has ", q.size(0), " sequences but block_tables has ",
+                bt.size(0));
+    Tensor qc = lastContiguous(q);
+    Tensor out = at::empty(q.sizes(), q.options());
+    c10::OptionalDeviceGuard guard(q.device());
+    runOp(INFINIOP_OP_PAGED_ATTENTION, {&out, &qc, &k_cache, &v_cache, &bt, &lens, &alibi}, {scale});
+    return out;
+}
+
+Tensor &paged_attention_out(const Tensor &q, const Tensor &k_cache, const Tensor &v_cache, const Tensor &bt,
+                            const Tensor &lens, const std::optional<Tensor> &alibi, double scale, Tensor &out) {
+    Tensor r = pagedAttentionImpl(q, k_cache, v_cache, bt, lens, alibi, scale);
+    prepareOut("paged_attention", out, r.sizes(), r);
+    out.copy_(r);
+    return out;
+}
+
+Tensor pagedPrefillImpl(const Tensor &q, const Tensor &k_cache, const Tensor &v_cache, const Tensor &bt,
+                        const Tensor &lens, const Tensor &cu, const std::optional<Tensor> &alibi_slopes, double scale) {
+    const char *op = "paged_attention_prefill";
+    Tensor alibi = alibi_slopes.value_or(Tensor());
+    checkPagedArgs(op, q, k_cache, v_cache, bt, lens, alibi);
+    checkDevices(op, {{"q", &q}, {"cu_seqlens_q", &cu}});
+    checkIndex(op, "cu_seqlens_q", cu);
+    TORCH_CHECK(cu.dim() == 1 && cu.size(0) == bt.size(0) + 1, "infini.paged_attention_prefill: cu_seqlens_q must be [",
+                bt.size(0) + 1, "], got ", cu.sizes());
+    Tensor qc = lastContiguous(q);
+    Tensor out = at::empty(q.sizes(), q.options());
+    c10::OptionalDeviceGuard guard(q.device());
+    runOp(INFINIOP_OP_PAGED_ATTENTION_PREFILL, {&out, &qc, &k_cache, &v_cache, &bt, &lens, &cu, &alibi}, {scale});
+    return out;
+}
+
+Tensor &paged_prefill_out(const Tensor &q, const Tensor &k_cache, const Tensor &v_cache, const Tensor &bt,
+                          const Tensor &lens, const Tensor &cu, const std::optional<Tensor> &alibi, double scale,
+                          Tensor &out) {
+    Tensor r = pagedPrefillImpl(q, k_cache, v_cache, bt, lens, cu, alibi, scale);
+    prepareOut("paged_attention_prefill", out, r.sizes(), r);
+    out.copy_(r);
+    return out;
+}
+
 void registerAll(torch::Library &m) {
+    m.impl("attention", attentionImpl);
+    m.impl("attention.out", attention_out);
+    m.impl("paged_attention", pagedAttentionImpl);
+    m.impl("paged_attention.out", paged_attention_out);
+    m.impl("paged_attention_prefill", pagedPrefillImpl);
+    m.impl("paged_attention_prefill.out", paged_prefill_out);
     m.impl("gemm", gemmImpl);
     m.impl("gemm.out", gemm_out);
     m.impl("linear", linearImpl);

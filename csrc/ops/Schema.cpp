@@ -44,5 +44,16 @@ TORCH_LIBRARY(infini, m) {
     m.def("gemm.out(Tensor a, Tensor b, Tensor? c=None, float alpha=1.0, float beta=0.0, *, Tensor(a!) out) -> Tensor(a!)");
     m.def("linear(Tensor x, Tensor weight, Tensor? bias=None) -> Tensor");
     m.def("linear.out(Tensor x, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)");
+    m.def("attention(Tensor q, Tensor k, Tensor v, Tensor(a!) k_cache, Tensor(b!) v_cache, int pos) -> Tensor");
+    m.def("attention.out(Tensor q, Tensor k, Tensor v, Tensor(a!) k_cache, Tensor(b!) v_cache, int pos, *, "
+          "Tensor(c!) out) -> Tensor(c!)");
+    m.def("paged_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
+          "Tensor? alibi_slopes, float scale) -> Tensor");
+    m.def("paged_attention.out(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
+          "Tensor? alibi_slopes, float scale, *, Tensor(a!) out) -> Tensor(a!)");
+    m.def("paged_attention_prefill(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
+          "Tensor cu_seqlens_q, Tensor? alibi_slopes, float scale) -> Tensor");
+    m.def("paged_attention_prefill.out(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, "
+          "Tensor seq_lens, Tensor cu_seqlens_q, Tensor? alibi_slopes, float scale, *, Tensor(a!) out) -> Tensor(a!)");
     m.def("paged_caching(Tensor k, Tensor v, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor slot_mapping) -> ()");
 }

@@ -107,6 +107,30 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     return _ops.linear(x, weight, bias)
 
 
+def attention(q, k, v, k_cache, v_cache, pos: int):
+    """Writes k, v [kv_heads, seq, d] into k_cache/v_cache [kv_heads, max_seq, d] at rows
+    [pos, pos + seq), then returns causal attention of q [heads, seq, d] over cache rows
+    [0, pos + seq) (query j sits at position pos + j), scale 1/sqrt(d), grouped-query when
+    heads > kv_heads. Returns [heads, seq, d]."""
+    return _ops.attention(q, k, v, k_cache, v_cache, pos)
+
+
+def paged_attention(q, k_cache, v_cache, block_tables, seq_lens, alibi_slopes=None, scale: float = 1.0):
+    """Decode attention over a paged KV cache: q [seqs, heads, d]; caches [num_blocks, kv_heads,
+    block_size, d]; sequence s attends to its first seq_lens[s] tokens, token t living in block
+    block_tables[s, t // block_size], row t % block_size. alibi_slopes (float32 [heads]) adds
+    slope * (key_pos - query_pos). Out-of-range block ids or lengths raise."""
+    return _ops.paged_attention(q, k_cache, v_cache, block_tables, seq_lens, alibi_slopes, scale)
+
+
+def paged_attention_prefill(q, k_cache, v_cache, block_tables, seq_lens, cu_seqlens_q, alibi_slopes=None,
+                            scale: float = 1.0):
+    """Prefill attention over a paged KV cache: q [total_q, heads, d]; sequence s owns q rows
+    cu_seqlens_q[s]:cu_seqlens_q[s+1]; its cache holds all seq_lens[s] tokens; its j-th row sits at
+    position seq_lens[s] - q_len + j and attends causally to cache positions at or before it."""
+    return _ops.paged_attention_prefill(q, k_cache, v_cache, block_tables, seq_lens, cu_seqlens_q, alibi_slopes, scale)
+
+
 def topk_softmax(logits: torch.Tensor, k: int, renormalize: bool = False):
     """MoE routing: softmax of logits [tokens, experts] over the experts, then the k largest per row
     (ties: lower index first), renormalized to sum 1 when asked. Returns (weights float32 [tokens, k],
@@ -133,5 +157,5 @@ def paged_caching(k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cac
     _ops.paged_caching(k, v, k_cache, v_cache, slot_mapping)
 
 
-__all__ = ["gemm", "linear", "topk_softmax", "random_sample", "paged_caching", "add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
+__all__ = ["attention", "paged_attention", "paged_attention_prefill", "gemm", "linear", "topk_softmax", "random_sample", "paged_caching", "add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
            "layer_norm", "softmax", "causal_softmax", "embedding", "rope"]

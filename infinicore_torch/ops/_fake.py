@@ -100,3 +100,18 @@ def _gemm(a, b, c=None, alpha=1.0, beta=0.0):
 @register_fake("infini::linear")
 def _linear(x, weight, bias=None):
     return x.new_empty((*x.shape[:-1], weight.shape[0]))
+
+
+@register_fake("infini::attention")
+def _attention(q, k, v, k_cache, v_cache, pos):
+    return torch.empty_like(q, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::paged_attention")
+def _paged_attention(q, k_cache, v_cache, block_tables, seq_lens, alibi_slopes, scale):
+    return torch.empty_like(q, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::paged_attention_prefill")
+def _paged_attention_prefill(q, k_cache, v_cache, block_tables, seq_lens, cu_seqlens_q, alibi_slopes, scale):
+    return torch.empty_like(q, memory_format=torch.contiguous_format)

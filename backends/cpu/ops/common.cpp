@@ -107,7 +107,8 @@ void destroyCpuOp(InfiniopDescriptor *self) { delete static_cast<CpuOp *>(self);
 const OpFactory kFactories[INFINIOP_OP_COUNT] = {
     makeAdd,       makeMul,         makeSilu,       makeRelu,          makeGelu,     makeSwiGLU, makeSiluAndMul,
     makeRMSNorm,   makeAddRMSNorm,  makeLayerNorm,  makeSoftmax,       makeCausalSoftmax, makeEmbedding, makeRoPE,
-    makeTopkSoftmax, makeRandomSample, makePagedCaching, makeGemm,
+    makeTopkSoftmax, makeRandomSample, makePagedCaching, makeGemm, makeAttention, makePagedAttention,
+    makePagedAttentionPrefill,
 };
 static_assert(sizeof(kFactories) / sizeof(kFactories[0]) == INFINIOP_OP_COUNT, "one factory per operator");
 

@@ -174,6 +174,9 @@ infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, Kernel *k);
 infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k);
 infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, Kernel *k);
 infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k);
+infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k);
+infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k);
+infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k);
 
 // The backend's create_op: makes a descriptor whose run() executes the kernel now
 // (INFINIRT_STREAM_CALLER) or queues it on a stream of the handle's device.

@@ -50,6 +50,9 @@ typedef enum {
     INFINIOP_OP_RANDOM_SAMPLE,
     INFINIOP_OP_PAGED_CACHING,
     INFINIOP_OP_GEMM,
+    INFINIOP_OP_ATTENTION,
+    INFINIOP_OP_PAGED_ATTENTION,
+    INFINIOP_OP_PAGED_ATTENTION_PREFILL,
     INFINIOP_OP_COUNT
 } infiniopOp_t;
 
@@ -105,5 +108,8 @@ INFINI_API infiniStatus_t infiniopDestroyOperator(struct InfiniopDescriptor *des
 #include "ops/random_sample.h"
 #include "ops/paged_caching.h"
 #include "ops/gemm.h"
+#include "ops/attention.h"
+#include "ops/paged_attention.h"
+#include "ops/paged_attention_prefill.h"
 
 #endif /* INFINI_INFINIOP_H_ */

@@ -1,0 +1,269 @@
+// attention.cpp: attention over a contiguous KV cache (with the cache write), paged decode attention
+// and paged prefill attention. One row kernel serves all three: scores q.k * scale (+ ALiBi), a
+// softmax in float32, and the weighted sum of values; the ops differ only in where key t lives and
+// how many keys a query row sees. Work is split across threads by (sequence, head, query row).
+#include <stdexcept>
+
+#include "../../common/dtype.h"
+#include "common.h"
+
+namespace infini::cpu::ops {
+namespace {
+
+// out[0:d] = softmax_t(scale * q.k_t + slope * (t - qpos)) @ v_t over t in [0, n); kv(t) gives the
+// key and value rows of key t.
+template <typename T, typename KV>
+void attendRow(T *out, const T *q, size_t d, size_t n, float scale, float slope, int64_t qpos, KV kv,
+               std::vector<float> &qf, std::vector<float> &scores, std::vector<float> &acc) {
+    for (size_t i = 0; i < d; ++i) qf[i] = toFloat(q[i]);
+    if (n == 0) {
+        for (size_t i = 0; i < d; ++i) out[i] = fromFloat<T>(0.0f);
+        return;
+    }
+    float m = -INFINITY;
+    for (size_t t = 0; t < n; ++t) {
+        const T *k = kv(t).first;
+        float part[8] = {};
+        size_t i = 0;
+        for (; i + 8 <= d; i += 8) {
+            for (int l = 0; l < 8; ++l) part[l] += qf[i + l] * toFloat(k[i + l]);
+        }
+        float s = 0;
+        for (; i < d; ++i) s += qf[i] * toFloat(k[i]);
+        for (float p : part) s += p;
+        s = s * scale + slope * static_cast<float>(static_cast<int64_t>(t) - qpos);
+        scores[t] = s;
+        m = s > m ? s : m;
+    }
+    float total = 0;
+    for (size_t t = 0; t < n; ++t) {
+        scores[t] = expf_fast(scores[t] - m);
+        total += scores[t];
+    }
+    std::fill(acc.begin(), acc.begin() + d, 0.0f);
+    for (size_t t = 0; t < n; ++t) {
+        const T *v = kv(t).second;
+        float p = scores[t];
+        for (size_t i = 0; i < d; ++i) acc[i] += p * toFloat(v[i]);
+    }
+    float inv = 1.0f / total;
+    for (size_t i = 0; i < d; ++i) out[i] = fromFloat<T>(acc[i] * inv);
+}
+
+int64_t readIndex(const void *p, bool i64, ptrdiff_t off) {
+    return i64 ? static_cast<const int64_t *>(p)[off] : static_cast<int64_t>(static_cast<const int32_t *>(p)[off]);
+}
+
+bool isIndex(infiniDtype_t t) { return t == INFINI_DTYPE_I32 || t == INFINI_DTYPE_I64; }
+
+[[noreturn]] void bad(const char *op, const std::string &what) { throw std::runtime_error(std::string(op) + ": " + what); }
+
+// Checks shared by the paged ops: q [.., heads, d]; caches [blocks, kv_heads, block_size, d].
+infiniStatus_t checkPaged(const char *op, const Layout &out, const Layout &q, const Layout &kc, const Layout &vc,
+                          const Layout &bt, const Layout &lens, const Layout *alibi) {
+    if (q.ndim() != 3) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q must be 3-D, got %s", op, q.str().c_str());
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "out", out, q, "q"));
+    size_t heads = q.shape[1], d = q.shape[2];
+    if (kc.ndim() != 4 || kc.shape[3] != d || kc.shape[1] == 0 || heads % kc.shape[1] != 0) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [blocks, kv_heads dividing %zu, block_size, %zu], got %s",
+                    op, heads, d, kc.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "k_cache", kc, q, "q"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "v_cache", vc, q, "q"));
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"q", &q}, {"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}}) {
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    if (!isIndex(bt.dtype) || bt.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: block_tables must be int32/int64 [seqs, max_blocks]", op);
+    if (!isIndex(lens.dtype) || lens.ndim() != 1 || lens.shape[0] != bt.shape[0]) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: seq_lens must be int32/int64 [%zu]", op, bt.shape[0]);
+    }
+    if (alibi && alibi->dtype != INFINI_DTYPE_INVALID) {
+        if (alibi->dtype != INFINI_DTYPE_F32 || alibi->ndim() != 1 || alibi->shape[0] != heads) {
+            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: alibi_slopes must be float32 [%zu]", op, heads);
+        }
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "attention";
+    Layout out = layoutOf(p.tensors[0]), kc = layoutOf(p.tensors[1]), vc = layoutOf(p.tensors[2]), q = layoutOf(p.tensors[3]),
+           kk = layoutOf(p.tensors[4]), vv = layoutOf(p.tensors[5]);
+    int64_t pos = p.i[0];
+    if (q.ndim() != 3 || kk.ndim() != 3 || kc.ndim() != 3) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q [heads, seq, d], k/v [kv_heads, seq, d] and caches [kv_heads, max_seq, d] are 3-D", op);
+    }
+    size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2], kvh = kk.shape[0], max_seq = kc.shape[1];
+    if (kvh == 0 || heads % kvh != 0 || kk.shape[1] != seq || kk.shape[2] != d) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [kv_heads dividing %zu, %zu, %zu], got %s", op, heads, seq, d, kk.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", vv, kk, "k"));
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
+    if (kc.shape[0] != kvh || kc.shape[2] != d) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [%zu, max_seq, %zu], got %s", op, kvh, d, kc.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}, {"k", &kk}, {"v", &vv}}) {
+        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, q, "q"));
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "q", q));
+    if (pos < 0 || static_cast<size_t>(pos) + seq > max_seq) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: pos %lld + seq %zu exceeds the cache's %zu rows", op, static_cast<long long>(pos), seq, max_seq);
+    }
+    float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    size_t group = heads / kvh, elem = dtypeSize(q.dtype);
+    return dispatchFloat(q.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        *k = [=](void *const *data) {
+            T *po = static_cast<T *>(data[0]);
+            T *pkc = static_cast<T *>(data[1]);
+            T *pvc = static_cast<T *>(data[2]);
+            const T *pq = static_cast<const T *>(data[3]);
+            const T *pk = static_cast<const T *>(data[4]);
+            const T *pv = static_cast<const T *>(data[5]);
+            for (size_t h = 0; h < kvh; ++h) {  // the cache write comes first: the new tokens attend to themselves
+                for (size_t s = 0; s < seq; ++s) {
+                    ptrdiff_t row = static_cast<ptrdiff_t>(pos) + static_cast<ptrdiff_t>(s);
+                    std::memcpy(pkc + h * kc.strides[0] + row * kc.strides[1], pk + h * kk.strides[0] + s * kk.strides[1], d * elem);
+                    std::memcpy(pvc + h * vc.strides[0] + row * vc.strides[1], pv + h * vv.strides[0] + s * vv.strides[1], d * elem);
+                }
+            }
+            parallelFor(heads * seq, (pos + seq) * d * 2, [&](size_t begin, size_t end) {
+                std::vector<float> qf(d), scores(pos + seq), acc(d);
+                for (size_t r = begin; r < end; ++r) {
+                    size_t h = r / seq, j = r % seq, g = h / group;
+                    int64_t qpos = pos + static_cast<int64_t>(j);
+                    auto kv = [&](size_t t) {
+                        return std::make_pair(pkc + g * kc.strides[0] + t * kc.strides[1],
+                                              pvc + g * vc.strides[0] + t * vc.strides[1]);
+                    };
+                    attendRow(po + h * out.strides[0] + j * out.strides[1], pq + h * q.strides[0] + j * q.strides[1], d,
+                              static_cast<size_t>(qpos + 1), scale, 0.0f, qpos, kv, qf, scores, acc);
+                }
+            });
+        };
+    });
+}
+
+infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "paged_attention";
+    Layout out = layoutOf(p.tensors[0]), q = layoutOf(p.tensors[1]), kc = layoutOf(p.tensors[2]), vc = layoutOf(p.tensors[3]),
+           bt = layoutOf(p.tensors[4]), lens = layoutOf(p.tensors[5]), alibi = layoutOf(p.tensors[6]);
+    bool has_alibi = p.tensors[6] != nullptr;
+    INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, &alibi));
+    if (q.shape[0] != bt.shape[0]) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has %zu sequences, block_tables %zu", op, q.shape[0], bt.shape[0]);
+    float scale = static_cast<float>(p.f[0]);
+    size_t seqs = q.shape[0], heads = q.shape[1], d = q.shape[2], group = heads / kc.shape[1], bs = kc.shape[2];
+    int64_t nblocks = static_cast<int64_t>(kc.shape[0]), max_tokens = static_cast<int64_t>(bt.shape[1] * bs);
+    bool bt64 = bt.dtype == INFINI_DTYPE_I64, len64 = lens.dtype == INFINI_DTYPE_I64;
+    return dispatchFloat(q.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        *k = [=](void *const *data) {
+            T *po = static_cast<T *>(data[0]);
+            const T *pq = static_cast<const T *>(data[1]);
+            const T *pkc = static_cast<const T *>(data[2]);
+            const T *pvc = static_cast<const T *>(data[3]);
+            const void *pbt = data[4];
+            const void *plen = data[5];
+            const float *pal = has_alibi ? static_cast<const float *>(data[6]) : nullptr;
+            int64_t longest = 0;
+            for (size_t s = 0; s < seqs; ++s) {  // check every index before touching anything
+                int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
+                if (n < 0 || n > max_tokens) bad(op, "seq_lens[" + std::to_string(s) + "] = " + std::to_string(n) + " is out of range [0, " + std::to_string(max_tokens) + "]");
+                for (int64_t b = 0; b * static_cast<int64_t>(bs) < n; ++b) {
+                    int64_t blk = readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + b * bt.strides[1]);
+                    if (blk < 0 || blk >= nblocks) bad(op, "index " + std::to_string(blk) + " in block_tables is out of range [0, " + std::to_string(nblocks) + ")");
+                }
+                longest = std::max(longest, n);
+            }
+            parallelFor(seqs * heads, static_cast<size_t>(longest) * d * 2, [&](size_t begin, size_t end) {
+                std::vector<float> qf(d), scores(longest), acc(d);
+                for (size_t r = begin; r < end; ++r) {
+                    size_t s = r / heads, h = r % heads, g = h / group;
+                    int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
+                    auto kv = [&](size_t tok) {
+                        int64_t blk = readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + static_cast<ptrdiff_t>(tok / bs) * bt.strides[1]);
+                        ptrdiff_t row = static_cast<ptrdiff_t>(tok % bs);
+                        return std::make_pair(pkc + blk * kc.strides[0] + g * kc.strides[1] + row * kc.strides[2],
+                                              pvc + blk * vc.strides[0] + g * vc.strides[1] + row * vc.strides[2]);
+                    };
+                    attendRow(po + s * out.strides[0] + h * out.strides[1], pq + s * q.strides[0] + h * q.strides[1], d,
+                              static_cast<size_t>(n), scale, pal ? pal[h * alibi.strides[0]] : 0.0f, n - 1, kv, qf, scores, acc);
+                }
+            });
+        };
+    });
+}
+
+infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k) {
+    const char *op = "paged_attention_prefill";
+    Layout out = layoutOf(p.tensors[0]), q = layoutOf(p.tensors[1]), kc = layoutOf(p.tensors[2]), vc = layoutOf(p.tensors[3]),
+           bt = layoutOf(p.tensors[4]), lens = layoutOf(p.tensors[5]), cu = layoutOf(p.tensors[6]), alibi = layoutOf(p.tensors[7]);
+    bool has_alibi = p.tensors[7] != nullptr;
+    INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, &alibi));
+    size_t seqs = bt.shape[0];
+    if (!isIndex(cu.dtype) || cu.ndim() != 1 || cu.shape[0] != seqs + 1) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: cu_seqlens_q must be int32/int64 [%zu]", op, seqs + 1);
+    }
+    float scale = static_cast<float>(p.f[0]);
+    size_t total_q = q.shape[0], heads = q.shape[1], d = q.shape[2], group = heads / kc.shape[1], bs = kc.shape[2];
+    int64_t nblocks = static_cast<int64_t>(kc.shape[0]), max_tokens = static_cast<int64_t>(bt.shape[1] * bs);
+    bool bt64 = bt.dtype == INFINI_DTYPE_I64, len64 = lens.dtype == INFINI_DTYPE_I64, cu64 = cu.dtype == INFINI_DTYPE_I64;
+    return dispatchFloat(q.dtype, op, [&](auto t) {
+        using T = decltype(t);
+        *k = [=](void *const *data) {
+            T *po = static_cast<T *>(data[0]);
+            const T *pq = static_cast<const T *>(data[1]);
+            const T *pkc = static_cast<const T *>(data[2]);
+            const T *pvc = static_cast<const T *>(data[3]);
+            const void *pbt = data[4];
+            const void *plen = data[5];
+            const void *pcu = data[6];
+            const float *pal = has_alibi ? static_cast<const float *>(data[7]) : nullptr;
+            std::vector<int64_t> row_seq(total_q);
+            int64_t longest = 0;
+            int64_t prev = readIndex(pcu, cu64, 0);
+            if (prev != 0) bad(op, "cu_seqlens_q[0] must be 0, got " + std::to_string(prev));
+            for (size_t s = 0; s < seqs; ++s) {
+                int64_t next = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s + 1) * cu.strides[0]);
+                int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
+                if (next < prev || next > static_cast<int64_t>(total_q)) bad(op, "cu_seqlens_q must rise from 0 to " + std::to_string(total_q));
+                if (n < next - prev || n > max_tokens) bad(op, "seq_lens[" + std::to_string(s) + "] = " + std::to_string(n) + " is out of range [q_len, " + std::to_string(max_tokens) + "]");
+                for (int64_t b = 0; b * static_cast<int64_t>(bs) < n; ++b) {
+                    int64_t blk = readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + b * bt.strides[1]);
+                    if (blk < 0 || blk >= nblocks) bad(op, "index " + std::to_string(blk) + " in block_tables is out of range [0, " + std::to_string(nblocks) + ")");
+                }
+                for (int64_t r = prev; r < next; ++r) row_seq[r] = static_cast<int64_t>(s);
+                longest = std::max(longest, n);
+                prev = next;
+            }
+            if (prev != static_cast<int64_t>(total_q)) bad(op, "cu_seqlens_q must end at " + std::to_string(total_q));
+            parallelFor(total_q * heads, static_cast<size_t>(longest) * d * 2, [&](size_t begin, size_t end) {
+                std::vector<float> qf(d), scores(longest), acc(d);
+                for (size_t r = begin; r < end; ++r) {
+                    size_t row = r / heads, h = r % heads, g = h / group;
+                    int64_t s = row_seq[row];
+                    int64_t start = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s) * cu.strides[0]);
+                    int64_t stop = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s + 1) * cu.strides[0]);
+                    int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
+                    int64_t qpos = n - (stop - start) + (static_cast<int64_t>(row) - start);
+                    auto kv = [&](size_t tok) {
+                        int64_t blk = readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + static_cast<ptrdiff_t>(tok / bs) * bt.strides[1]);
+                        ptrdiff_t rr = static_cast<ptrdiff_t>(tok % bs);
+                        return std::make_pair(pkc + blk * kc.strides[0] + g * kc.strides[1] + rr * kc.strides[2],
+                                              pvc + blk * vc.strides[0] + g * vc.strides[1] + rr * vc.strides[2]);
+                    };
+                    attendRow(po + row * out.strides[0] + h * out.strides[1], pq + row * q.strides[0] + h * q.strides[1], d,
+                              static_cast<size_t>(qpos + 1), scale, pal ? pal[h * alibi.strides[0]] : 0.0f, qpos, kv, qf, scores, acc);
+                }
+            });
+        };
+    });
+}
+
+}  // namespace infini::cpu::ops

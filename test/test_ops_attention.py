@@ -1,0 +1,160 @@
+"""attention, paged_attention and paged_attention_prefill against a float32 reference."""
+
+import math
+
+import pytest
+import torch
+from torch.library import opcheck
+
+import infinicore_torch  # noqa: F401
+from infinicore_torch import ops
+
+DEVICES = ["cpu", "infini"]
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+TOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}
+I = torch.ops.infini
+
+
+@pytest.fixture(autouse=True)
+def seed():
+    torch.manual_seed(0)
+
+
+def attend(q, keys, values, scale, bias=None):
+    """q [d]; keys/values [n, d] -> [d], in float32."""
+    s = keys.float() @ q.float() * scale
+    if bias is not None:
+        s = s + bias
+    return torch.softmax(s, 0) @ values.float()
+
+
+def close(out, ref, dtype):
+    torch.testing.assert_close(out.cpu().float(), ref.to(dtype).float(), rtol=TOL[dtype] * 2, atol=TOL[dtype] * 2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("heads, kv_heads, d", [(4, 4, 64), (8, 2, 128), (4, 1, 256)])
+@pytest.mark.parametrize("pos, seq", [(0, 7), (5, 1), (9, 4)])
+def test_attention_with_cache(device, dtype, heads, kv_heads, d, pos, seq):
+    max_seq = 16
+    q = torch.randn(heads, seq, d).to(dtype)
+    k = torch.randn(kv_heads, seq, d).to(dtype)
+    v = torch.randn(kv_heads, seq, d).to(dtype)
+    kc = torch.randn(kv_heads, max_seq, d).to(dtype)
+    vc = torch.randn(kv_heads, max_seq, d).to(dtype)
+    ref_kc, ref_vc = kc.clone(), vc.clone()
+    ref_kc[:, pos:pos + seq], ref_vc[:, pos:pos + seq] = k, v
+    group = heads // kv_heads
+    ref = torch.stack([torch.stack([attend(q[h, j], ref_kc[h // group, : pos + j + 1], ref_vc[h // group, : pos + j + 1],
+                                           1 / math.sqrt(d)) for j in range(seq)]) for h in range(heads)])
+    dkc, dvc = kc.to(device), vc.to(device)
+    out = ops.attention(q.to(device), k.to(device), v.to(device), dkc, dvc, pos)
+    assert torch.equal(dkc.cpu(), ref_kc) and torch.equal(dvc.cpu(), ref_vc)
+    close(out, ref, dtype)
+
+
+def make_paged(seq_lens, kv_heads, d, block_size, dtype, extra_blocks=3):
+    """Random per-sequence K/V, scattered into a paged cache with shuffled block tables."""
+    blocks_per = [math.ceil(n / block_size) for n in seq_lens]
+    max_blocks = max(max(blocks_per), 1)
+    total = sum(blocks_per) + extra_blocks
+    kc = torch.randn(total, kv_heads, block_size, d).to(dtype)
+    vc = torch.randn(total, kv_heads, block_size, d).to(dtype)
+    perm = torch.randperm(total)
+    tables = torch.zeros(len(seq_lens), max_blocks, dtype=torch.int32)
+    keys, values, used = [], [], 0
+    for s, n in enumerate(seq_lens):
+        k, v = torch.randn(n, kv_heads, d).to(dtype), torch.randn(n, kv_heads, d).to(dtype)
+        for b in range(blocks_per[s]):
+            tables[s, b] = perm[used]
+            rows = slice(b * block_size, min(n, (b + 1) * block_size))
+            cnt = rows.stop - rows.start
+            kc[perm[used], :, :cnt] = k[rows].transpose(0, 1)
+            vc[perm[used], :, :cnt] = v[rows].transpose(0, 1)
+            used += 1
+        keys.append(k)
+        values.append(v)
+    return kc, vc, tables, keys, values
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("heads, kv_heads, d", [(4, 4, 64), (8, 2, 128), (4, 1, 256)])
+@pytest.mark.parametrize("block_size", [8, 16, 32])
+@pytest.mark.parametrize("alibi", [False, True])
+def test_paged_attention_decode(device, dtype, heads, kv_heads, d, block_size, alibi):
+    seq_lens = [1, 7, 40, 83]
+    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, block_size, dtype)
+    q = torch.randn(len(seq_lens), heads, d).to(dtype)
+    slopes = torch.rand(heads) if alibi else None
+    scale = 1 / math.sqrt(d)
+    group = heads // kv_heads
+    ref = torch.stack([torch.stack([
+        attend(q[s, h], keys[s][:, h // group], values[s][:, h // group], scale,
+               None if slopes is None else slopes[h] * (torch.arange(n) - (n - 1)))
+        for h in range(heads)]) for s, n in enumerate(seq_lens)])
+    lens = torch.tensor(seq_lens)
+    out = ops.paged_attention(q.to(device), kc.to(device), vc.to(device), tables.to(device), lens.to(device),
+                              None if slopes is None else slopes.to(device), scale)
+    close(out, ref, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("heads, kv_heads, d", [(4, 4, 64), (8, 2, 128)])
+@pytest.mark.parametrize("block_size", [8, 16])
+def test_paged_attention_prefill(device, dtype, heads, kv_heads, d, block_size):
+    seq_lens, q_lens = [7, 40, 1, 20], [7, 5, 1, 0]  # whole prompt, a chunk after history, one token, none
+    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, block_size, dtype)
+    cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
+    q = torch.randn(int(cu[-1]), heads, d).to(dtype)
+    scale = 1 / math.sqrt(d)
+    group = heads // kv_heads
+    rows = []
+    for s, (n, ql) in enumerate(zip(seq_lens, q_lens)):
+        for j in range(ql):
+            p = n - ql + j
+            rows.append(torch.stack([attend(q[int(cu[s]) + j, h], keys[s][: p + 1, h // group], values[s][: p + 1, h // group],
+                                            scale) for h in range(heads)]))
+    ref = torch.stack(rows)
+    out = ops.paged_attention_prefill(q.to(device), kc.to(device), vc.to(device), tables.to(device),
+                                      torch.tensor(seq_lens).to(device), cu.to(device), None, scale)
+    close(out, ref, dtype)
+
+
+def test_bad_indices_raise_and_name_the_argument():
+    kc, vc, tables, _, _ = make_paged([5, 9], 2, 64, 8, torch.float32)
+    q = torch.randn(2, 2, 64)
+    lens = torch.tensor([5, 9])
+    bad_tables = tables.clone()
+    bad_tables[1, 1] = 999
+    with pytest.raises(RuntimeError, match=r"paged_attention: index 999 in block_tables is out of range"):
+        ops.paged_attention(q, kc, vc, bad_tables, lens, None, 0.1)
+    with pytest.raises(RuntimeError, match=r"paged_attention: seq_lens\[1\] = 100 is out of range"):
+        ops.paged_attention(q, kc, vc, tables, torch.tensor([5, 100]), None, 0.1)
+    with pytest.raises(RuntimeError, match=r"infini.attention: pos 10 \+ seq 7 exceeds the cache's 16 rows"):
+        ops.attention(torch.randn(2, 7, 64), torch.randn(2, 7, 64), torch.randn(2, 7, 64), torch.zeros(2, 16, 64),
+                      torch.zeros(2, 16, 64), 10)
+    with pytest.raises(RuntimeError, match=r"infini.paged_attention: k_cache must be"):
+        ops.paged_attention(torch.randn(2, 3, 64), kc, vc, tables, lens, None, 0.1)  # 3 heads, 2 kv heads
+    with pytest.raises(RuntimeError, match=r"infini.paged_attention_prefill: cu_seqlens_q must be \[3\]"):
+        ops.paged_attention_prefill(torch.randn(4, 2, 64), kc, vc, tables, lens, torch.tensor([0, 4]), None, 0.1)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_opcheck(device):
+    checks = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+    kc, vc, tables, _, _ = make_paged([5, 9], 2, 64, 8, torch.float32)
+    t = lambda x: x.to(device)  # noqa: E731
+    cases = [
+        (I.attention.default, (t(torch.randn(4, 3, 64)), t(torch.randn(2, 3, 64)), t(torch.randn(2, 3, 64)),
+                               t(torch.zeros(2, 8, 64)), t(torch.zeros(2, 8, 64)), 2)),
+        (I.paged_attention.default, (t(torch.randn(2, 4, 64)), t(kc), t(vc), t(tables), t(torch.tensor([5, 9])),
+                                     t(torch.rand(4)), 0.125)),
+        (I.paged_attention_prefill.default, (t(torch.randn(6, 4, 64)), t(kc), t(vc), t(tables), t(torch.tensor([5, 9])),
+                                             t(torch.tensor([0, 2, 6])), None, 0.125)),
+    ]
+    for op, args in cases:
+        result = opcheck(op, args, test_utils=checks)
+        assert all(v == "SUCCESS" for v in result.values()), (op, result)
