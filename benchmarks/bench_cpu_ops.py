@@ -60,6 +60,16 @@ def torch_paged_caching(k, v, kc, vc, slots):
     vc[slots // bs, :, slots % bs] = v
 
 
+def paged_inputs(seqs, ctx, heads, kv_heads, hd, bs, dtype):
+    """The same keys and values as a paged cache (for infini) and contiguous (for SDPA)."""
+    k = torch.randn(seqs, kv_heads, ctx, hd).to(dtype)
+    v = torch.randn(seqs, kv_heads, ctx, hd).to(dtype)
+    kc = k.view(seqs, kv_heads, ctx // bs, bs, hd).transpose(1, 2).reshape(-1, kv_heads, bs, hd).contiguous()
+    vc = v.view(seqs, kv_heads, ctx // bs, bs, hd).transpose(1, 2).reshape(-1, kv_heads, bs, hd).contiguous()
+    q = torch.randn(seqs, heads, hd).to(dtype)
+    return q, kc, vc, k, v
+
+
 def cases(dtype, tokens):
     hidden, inter, heads, hd, vocab = 4096, 11008, 32, 128, 32000
     r = lambda *s: torch.randn(*s).to(dtype)  # noqa: E731
@@ -104,6 +114,14 @@ def cases(dtype, tokens):
            lambda k, v, kc, vc, s: torch_paged_caching(k, v, kc, vc, s),
            lambda: (r(tokens, kvh, hd), r(tokens, kvh, hd), r(blocks, kvh, bs, hd), r(blocks, kvh, bs, hd),
                     torch.randperm(blocks * bs)[:tokens]))
+    seqs, ctx, kvh8 = 8, 512, 8
+    nb = seqs * ctx // bs
+    tables = torch.arange(nb, dtype=torch.int32).view(seqs, ctx // bs)
+    lens = torch.full((seqs,), ctx, dtype=torch.int32)
+    yield ("paged_attention", f"{seqs}x{ctx}x{heads}x{hd} gqa{heads // kvh8}",
+           lambda q, kc, vc, k, v: I.paged_attention(q, kc, vc, tables, lens, None, hd ** -0.5),
+           lambda q, kc, vc, k, v: F.scaled_dot_product_attention(q.unsqueeze(2), k, v, enable_gqa=True),
+           lambda: paged_inputs(seqs, ctx, heads, kvh8, hd, bs, dtype))
     yield ("rope", f"{tokens}x{heads}x{hd}", lambda x, p: I.rope(x, p, sin, cos), lambda x, p: rope_torch(x, p, sin, cos),
            lambda: (r(tokens, heads, hd), torch.randint(0, 4096, (tokens,))))
 
