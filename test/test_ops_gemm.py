@@ -16,6 +16,19 @@ TOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
 I = torch.ops.infini
 
 
+def _cpu_blas():
+    import json
+    import os
+
+    info = os.path.join(infinicore_torch._infini.LIB_DIR, "build_info.json")
+    return json.load(open(info)).get("cpu_blas", "") if os.path.exists(info) else ""
+
+
+pytestmark = pytest.mark.skipif(
+    not _cpu_blas().startswith("OpenBLAS"), reason="the cpu backend was built without OpenBLAS (pip install scipy-openblas32)"
+)
+
+
 @pytest.fixture(autouse=True)
 def seed():
     torch.manual_seed(0)
