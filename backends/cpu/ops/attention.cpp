@@ -87,6 +87,41 @@ infiniStatus_t checkPaged(const char *op, const Layout &out, const Layout &q, co
     return INFINI_STATUS_SUCCESS;
 }
 
+// Where the tokens of the paged ops live: block_tables[s, t / block_size], row t % block_size.
+struct PagedCache {
+    Layout kc, vc, bt;
+    size_t block_size;
+    int64_t num_blocks;
+    bool bt64;
+
+    PagedCache(const Layout &k, const Layout &v, const Layout &tables)
+        : kc(k), vc(v), bt(tables), block_size(k.shape[2]), num_blocks(static_cast<int64_t>(k.shape[0])),
+          bt64(tables.dtype == INFINI_DTYPE_I64) {}
+
+    int64_t block(const void *pbt, size_t s, size_t b) const {
+        return readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + static_cast<ptrdiff_t>(b) * bt.strides[1]);
+    }
+
+    // Raises unless every block holding sequence s's first n tokens is a valid block id.
+    void checkBlocks(const char *op, const void *pbt, size_t s, int64_t n) const {
+        for (size_t b = 0; static_cast<int64_t>(b * block_size) < n; ++b) {
+            int64_t blk = block(pbt, s, b);
+            if (blk < 0 || blk >= num_blocks) {
+                bad(op, "index " + std::to_string(blk) + " in block_tables is out of range [0, " + std::to_string(num_blocks) + ")");
+            }
+        }
+    }
+
+    // The key and value rows of token t of sequence s, kv head g.
+    template <typename T>
+    std::pair<const T *, const T *> rows(const T *pkc, const T *pvc, const void *pbt, size_t s, size_t g, size_t t) const {
+        int64_t blk = block(pbt, s, t / block_size);
+        ptrdiff_t row = static_cast<ptrdiff_t>(t % block_size), h = static_cast<ptrdiff_t>(g);
+        return {pkc + blk * kc.strides[0] + h * kc.strides[1] + row * kc.strides[2],
+                pvc + blk * vc.strides[0] + h * vc.strides[1] + row * vc.strides[2]};
+    }
+};
+
 }  // namespace
 
 infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
@@ -158,9 +193,10 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
     INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, &alibi));
     if (q.shape[0] != bt.shape[0]) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has %zu sequences, block_tables %zu", op, q.shape[0], bt.shape[0]);
     float scale = static_cast<float>(p.f[0]);
-    size_t seqs = q.shape[0], heads = q.shape[1], d = q.shape[2], group = heads / kc.shape[1], bs = kc.shape[2];
-    int64_t nblocks = static_cast<int64_t>(kc.shape[0]), max_tokens = static_cast<int64_t>(bt.shape[1] * bs);
-    bool bt64 = bt.dtype == INFINI_DTYPE_I64, len64 = lens.dtype == INFINI_DTYPE_I64;
+    size_t seqs = q.shape[0], heads = q.shape[1], d = q.shape[2], group = heads / kc.shape[1];
+    PagedCache cache(kc, vc, bt);
+    int64_t max_tokens = static_cast<int64_t>(bt.shape[1] * cache.block_size);
+    bool len64 = lens.dtype == INFINI_DTYPE_I64;
     return dispatchFloat(q.dtype, op, [&](auto t) {
         using T = decltype(t);
         *k = [=](void *const *data) {
@@ -175,10 +211,7 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
             for (size_t s = 0; s < seqs; ++s) {  // check every index before touching anything
                 int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
                 if (n < 0 || n > max_tokens) bad(op, "seq_lens[" + std::to_string(s) + "] = " + std::to_string(n) + " is out of range [0, " + std::to_string(max_tokens) + "]");
-                for (int64_t b = 0; b * static_cast<int64_t>(bs) < n; ++b) {
-                    int64_t blk = readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + b * bt.strides[1]);
-                    if (blk < 0 || blk >= nblocks) bad(op, "index " + std::to_string(blk) + " in block_tables is out of range [0, " + std::to_string(nblocks) + ")");
-                }
+                cache.checkBlocks(op, pbt, s, n);
                 longest = std::max(longest, n);
             }
             parallelFor(seqs * heads, static_cast<size_t>(longest) * d * 2, [&](size_t begin, size_t end) {
@@ -186,12 +219,7 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
                 for (size_t r = begin; r < end; ++r) {
                     size_t s = r / heads, h = r % heads, g = h / group;
                     int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
-                    auto kv = [&](size_t tok) {
-                        int64_t blk = readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + static_cast<ptrdiff_t>(tok / bs) * bt.strides[1]);
-                        ptrdiff_t row = static_cast<ptrdiff_t>(tok % bs);
-                        return std::make_pair(pkc + blk * kc.strides[0] + g * kc.strides[1] + row * kc.strides[2],
-                                              pvc + blk * vc.strides[0] + g * vc.strides[1] + row * vc.strides[2]);
-                    };
+                    auto kv = [&](size_t tok) { return cache.rows(pkc, pvc, pbt, s, g, tok); };
                     attendRow(po + s * out.strides[0] + h * out.strides[1], pq + s * q.strides[0] + h * q.strides[1], d,
                               static_cast<size_t>(n), scale, pal ? pal[h * alibi.strides[0]] : 0.0f, n - 1, kv, qf, scores, acc);
                 }
@@ -211,9 +239,10 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k)
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: cu_seqlens_q must be int32/int64 [%zu]", op, seqs + 1);
     }
     float scale = static_cast<float>(p.f[0]);
-    size_t total_q = q.shape[0], heads = q.shape[1], d = q.shape[2], group = heads / kc.shape[1], bs = kc.shape[2];
-    int64_t nblocks = static_cast<int64_t>(kc.shape[0]), max_tokens = static_cast<int64_t>(bt.shape[1] * bs);
-    bool bt64 = bt.dtype == INFINI_DTYPE_I64, len64 = lens.dtype == INFINI_DTYPE_I64, cu64 = cu.dtype == INFINI_DTYPE_I64;
+    size_t total_q = q.shape[0], heads = q.shape[1], d = q.shape[2], group = heads / kc.shape[1];
+    PagedCache cache(kc, vc, bt);
+    int64_t max_tokens = static_cast<int64_t>(bt.shape[1] * cache.block_size);
+    bool len64 = lens.dtype == INFINI_DTYPE_I64, cu64 = cu.dtype == INFINI_DTYPE_I64;
     return dispatchFloat(q.dtype, op, [&](auto t) {
         using T = decltype(t);
         *k = [=](void *const *data) {
@@ -234,10 +263,7 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k)
                 int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
                 if (next < prev || next > static_cast<int64_t>(total_q)) bad(op, "cu_seqlens_q must rise from 0 to " + std::to_string(total_q));
                 if (n < next - prev || n > max_tokens) bad(op, "seq_lens[" + std::to_string(s) + "] = " + std::to_string(n) + " is out of range [q_len, " + std::to_string(max_tokens) + "]");
-                for (int64_t b = 0; b * static_cast<int64_t>(bs) < n; ++b) {
-                    int64_t blk = readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + b * bt.strides[1]);
-                    if (blk < 0 || blk >= nblocks) bad(op, "index " + std::to_string(blk) + " in block_tables is out of range [0, " + std::to_string(nblocks) + ")");
-                }
+                cache.checkBlocks(op, pbt, s, n);
                 for (int64_t r = prev; r < next; ++r) row_seq[r] = static_cast<int64_t>(s);
                 longest = std::max(longest, n);
                 prev = next;
@@ -252,12 +278,7 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k)
                     int64_t stop = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s + 1) * cu.strides[0]);
                     int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
                     int64_t qpos = n - (stop - start) + (static_cast<int64_t>(row) - start);
-                    auto kv = [&](size_t tok) {
-                        int64_t blk = readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + static_cast<ptrdiff_t>(tok / bs) * bt.strides[1]);
-                        ptrdiff_t rr = static_cast<ptrdiff_t>(tok % bs);
-                        return std::make_pair(pkc + blk * kc.strides[0] + g * kc.strides[1] + rr * kc.strides[2],
-                                              pvc + blk * vc.strides[0] + g * vc.strides[1] + rr * vc.strides[2]);
-                    };
+                    auto kv = [&](size_t tok) { return cache.rows(pkc, pvc, pbt, static_cast<size_t>(s), g, tok); };
                     attendRow(po + row * out.strides[0] + h * out.strides[1], pq + row * q.strides[0] + h * q.strides[1], d,
                               static_cast<size_t>(qpos + 1), scale, pal ? pal[h * alibi.strides[0]] : 0.0f, qpos, kv, qf, scores, acc);
                 }
