@@ -3,14 +3,39 @@
 // copy); float16/bfloat16 operands are widened to float32 first.
 #include "common.h"
 
-#ifdef INFINI_HAVE_OPENBLAS
+#ifdef INFINI_OPENBLAS_LIB
 #include <cblas.h>  // scipy-openblas32: every symbol carries the scipy_ prefix
+#include <dlfcn.h>
+
+#include <cstdlib>
 #endif
 
 namespace infini::cpu::ops {
 
-#ifdef INFINI_HAVE_OPENBLAS
+#ifdef INFINI_OPENBLAS_LIB
 namespace {
+
+using SgemmFn = decltype(&scipy_cblas_sgemm);
+
+// OpenBLAS's sgemm, loaded on first use with one thread (our threads split the work), or nullptr
+// with the reason in *why.
+SgemmFn loadSgemm(std::string *why) {
+    static std::string error;
+    static SgemmFn fn = [] {
+        setenv("OPENBLAS_NUM_THREADS", "1", 0);
+        void *lib = dlopen(INFINI_OPENBLAS_LIB, RTLD_NOW | RTLD_LOCAL);
+        if (lib == nullptr) {
+            const char *e = dlerror();
+            error = e ? e : "dlopen failed";
+            return static_cast<SgemmFn>(nullptr);
+        }
+        auto f = reinterpret_cast<SgemmFn>(dlsym(lib, "scipy_cblas_sgemm"));
+        if (f == nullptr) error = "no scipy_cblas_sgemm in " INFINI_OPENBLAS_LIB;
+        return f;
+    }();
+    if (why) *why = error;
+    return fn;
+}
 
 // How BLAS sees one matrix of a [.., rows, cols] tensor: row-major with leading dimension ld, or
 // its transpose; `ok` is false when neither dimension has stride 1.
@@ -57,15 +82,11 @@ bool widen(float *dst, const T *src, ptrdiff_t sr, ptrdiff_t sc, size_t rows, si
 // compete with the other kernels): the rows of C are split when there are enough, else its columns.
 void parallelSgemm(bool ta, bool tb, size_t M, size_t N, size_t K, float alpha, const float *A, int lda,
                    const float *B, int ldb, float *C, int ldc) {
-    static const bool single = [] {
-        scipy_openblas_set_num_threads(1);
-        return true;
-    }();
-    (void)single;
+    SgemmFn sgemm = loadSgemm(nullptr);
     auto call = [&](size_t m0, size_t m1, size_t n0, size_t n1) {
         const float *a = ta ? A + m0 : A + m0 * static_cast<size_t>(lda);
         const float *b = tb ? B + n0 * static_cast<size_t>(ldb) : B + n0;
-        scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+        sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                           static_cast<int>(m1 - m0), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, a, lda, b,
                           ldb, 0.0f, C + m0 * static_cast<size_t>(ldc) + n0, ldc);
     };
@@ -81,12 +102,16 @@ void parallelSgemm(bool ta, bool tb, size_t M, size_t N, size_t K, float alpha, 
 
 infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "gemm";
-#ifndef INFINI_HAVE_OPENBLAS
+#ifndef INFINI_OPENBLAS_LIB
     (void)p;
     (void)k;
     return fail(INFINI_STATUS_NOT_IMPLEMENTED,
                 "%s: the cpu backend was built without OpenBLAS (pip install scipy-openblas32, then rebuild)", op);
 #else
+    std::string why;
+    if (loadSgemm(&why) == nullptr) {
+        return fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s: OpenBLAS could not be loaded: %s", op, why.c_str());
+    }
     Layout c = layoutOf(p.tensors[0]), a = layoutOf(p.tensors[1]), b = layoutOf(p.tensors[2]);
     bool has_cin = p.tensors[3] != nullptr;
     Layout cin = layoutOf(p.tensors[3]);
