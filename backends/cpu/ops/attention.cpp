@@ -10,44 +10,65 @@
 namespace infini::cpu::ops {
 namespace {
 
-// out[0:d] = softmax_t(scale * q.k_t + slope * (t - qpos)) @ v_t over t in [0, n); kv(t) gives the
-// key and value rows of key t.
+// For the G query heads of one GQA group (rows q[g * qs], outputs out[g * os]), over the same n keys:
+// out_g = softmax_t(scale * q_g.k_t + slope_g * (t - qpos)) @ v_t. Each key and value row is read once
+// for the whole group; kv(t) gives the key and value rows of key t. Scratch: qf [G*d], scores [G*n],
+// acc [G*d] floats.
 template <typename T, typename KV>
-void attendRow(T *out, const T *q, size_t d, size_t n, float scale, float slope, int64_t qpos, KV kv,
-               std::vector<float> &qf, std::vector<float> &scores, std::vector<float> &acc) {
-    for (size_t i = 0; i < d; ++i) qf[i] = toFloat(q[i]);
+void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_t d, size_t n, float scale,
+                 const float *slopes, int64_t qpos, KV kv, float *qf, float *scores, float *acc) {
+    for (size_t g = 0; g < G; ++g) {
+        for (size_t i = 0; i < d; ++i) qf[g * d + i] = toFloat(q[g * qs + i]) * scale;
+    }
     if (n == 0) {
-        for (size_t i = 0; i < d; ++i) out[i] = fromFloat<T>(0.0f);
+        for (size_t g = 0; g < G; ++g) {
+            for (size_t i = 0; i < d; ++i) out[g * os + i] = fromFloat<T>(0.0f);
+        }
         return;
     }
-    float m = -INFINITY;
+    float kf[512];  // head_dim <= 512 (checked at creation)
     for (size_t t = 0; t < n; ++t) {
         const T *k = kv(t).first;
-        float part[8] = {};
-        size_t i = 0;
-        for (; i + 8 <= d; i += 8) {
-            for (int l = 0; l < 8; ++l) part[l] += qf[i + l] * toFloat(k[i + l]);
+        for (size_t i = 0; i < d; ++i) kf[i] = toFloat(k[i]);
+        for (size_t g = 0; g < G; ++g) {
+            const float *qg = qf + g * d;
+            float part[8] = {};
+            size_t i = 0;
+            for (; i + 8 <= d; i += 8) {
+                for (int l = 0; l < 8; ++l) part[l] += qg[i + l] * kf[i + l];
+            }
+            float s = 0;
+            for (; i < d; ++i) s += qg[i] * kf[i];
+            for (float v : part) s += v;
+            if (slopes) s += slopes[g] * static_cast<float>(static_cast<int64_t>(t) - qpos);
+            scores[g * n + t] = s;
         }
-        float s = 0;
-        for (; i < d; ++i) s += qf[i] * toFloat(k[i]);
-        for (float p : part) s += p;
-        s = s * scale + slope * static_cast<float>(static_cast<int64_t>(t) - qpos);
-        scores[t] = s;
-        m = s > m ? s : m;
     }
-    float total = 0;
-    for (size_t t = 0; t < n; ++t) {
-        scores[t] = expf_fast(scores[t] - m);
-        total += scores[t];
+    for (size_t g = 0; g < G; ++g) {
+        float *sg = scores + g * n;
+        float m = -INFINITY;
+        for (size_t t = 0; t < n; ++t) m = sg[t] > m ? sg[t] : m;
+        float total = 0;
+        for (size_t t = 0; t < n; ++t) {
+            sg[t] = expf_fast(sg[t] - m);
+            total += sg[t];
+        }
+        float inv = 1.0f / total;
+        for (size_t t = 0; t < n; ++t) sg[t] *= inv;
     }
-    std::fill(acc.begin(), acc.begin() + d, 0.0f);
+    std::fill(acc, acc + G * d, 0.0f);
     for (size_t t = 0; t < n; ++t) {
         const T *v = kv(t).second;
-        float p = scores[t];
-        for (size_t i = 0; i < d; ++i) acc[i] += p * toFloat(v[i]);
+        for (size_t i = 0; i < d; ++i) kf[i] = toFloat(v[i]);
+        for (size_t g = 0; g < G; ++g) {
+            float p = scores[g * n + t];
+            float *ag = acc + g * d;
+            for (size_t i = 0; i < d; ++i) ag[i] += p * kf[i];
+        }
     }
-    float inv = 1.0f / total;
-    for (size_t i = 0; i < d; ++i) out[i] = fromFloat<T>(acc[i] * inv);
+    for (size_t g = 0; g < G; ++g) {
+        for (size_t i = 0; i < d; ++i) out[g * os + i] = fromFloat<T>(acc[g * d + i]);
+    }
 }
 
 int64_t readIndex(const void *p, bool i64, ptrdiff_t off) {
@@ -65,6 +86,7 @@ infiniStatus_t checkPaged(const char *op, const Layout &out, const Layout &q, co
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
     INFINI_RETURN_IF_ERROR(expectSameDtype(op, "out", out, q, "q"));
     size_t heads = q.shape[1], d = q.shape[2];
+    if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
     if (kc.ndim() != 4 || kc.shape[3] != d || kc.shape[1] == 0 || heads % kc.shape[1] != 0) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [blocks, kv_heads dividing %zu, block_size, %zu], got %s",
                     op, heads, d, kc.str().c_str());
@@ -147,6 +169,7 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
         INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
     }
     INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "q", q));
+    if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
     if (pos < 0 || static_cast<size_t>(pos) + seq > max_seq) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: pos %lld + seq %zu exceeds the cache's %zu rows", op, static_cast<long long>(pos), seq, max_seq);
     }
@@ -168,17 +191,19 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
                     std::memcpy(pvc + h * vc.strides[0] + row * vc.strides[1], pv + h * vv.strides[0] + s * vv.strides[1], d * elem);
                 }
             }
-            parallelFor(heads * seq, (pos + seq) * d * 2, [&](size_t begin, size_t end) {
-                std::vector<float> qf(d), scores(pos + seq), acc(d);
+            parallelFor(kvh * seq, (pos + seq) * d * 2 * group, [&](size_t begin, size_t end) {
+                std::vector<float> qf(group * d), scores(group * (pos + seq)), acc(group * d);
                 for (size_t r = begin; r < end; ++r) {
-                    size_t h = r / seq, j = r % seq, g = h / group;
+                    size_t g = r / seq, j = r % seq;
                     int64_t qpos = pos + static_cast<int64_t>(j);
                     auto kv = [&](size_t t) {
                         return std::make_pair(pkc + g * kc.strides[0] + t * kc.strides[1],
                                               pvc + g * vc.strides[0] + t * vc.strides[1]);
                     };
-                    attendRow(po + h * out.strides[0] + j * out.strides[1], pq + h * q.strides[0] + j * q.strides[1], d,
-                              static_cast<size_t>(qpos + 1), scale, 0.0f, qpos, kv, qf, scores, acc);
+                    size_t h0 = g * group;
+                    attendGroup(po + h0 * out.strides[0] + j * out.strides[1], out.strides[0],
+                                pq + h0 * q.strides[0] + j * q.strides[1], q.strides[0], group, d,
+                                static_cast<size_t>(qpos + 1), scale, nullptr, qpos, kv, qf.data(), scores.data(), acc.data());
                 }
             });
         };
@@ -214,14 +239,17 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
                 cache.checkBlocks(op, pbt, s, n);
                 longest = std::max(longest, n);
             }
-            parallelFor(seqs * heads, static_cast<size_t>(longest) * d * 2, [&](size_t begin, size_t end) {
-                std::vector<float> qf(d), scores(longest), acc(d);
+            size_t kv_heads = heads / group;
+            parallelFor(seqs * kv_heads, static_cast<size_t>(longest) * d * 2 * group, [&](size_t begin, size_t end) {
+                std::vector<float> qf(group * d), scores(group * longest), acc(group * d), slopes(group);
                 for (size_t r = begin; r < end; ++r) {
-                    size_t s = r / heads, h = r % heads, g = h / group;
+                    size_t s = r / kv_heads, g = r % kv_heads, h0 = g * group;
                     int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
                     auto kv = [&](size_t tok) { return cache.rows(pkc, pvc, pbt, s, g, tok); };
-                    attendRow(po + s * out.strides[0] + h * out.strides[1], pq + s * q.strides[0] + h * q.strides[1], d,
-                              static_cast<size_t>(n), scale, pal ? pal[h * alibi.strides[0]] : 0.0f, n - 1, kv, qf, scores, acc);
+                    for (size_t x = 0; pal && x < group; ++x) slopes[x] = pal[(h0 + x) * alibi.strides[0]];
+                    attendGroup(po + s * out.strides[0] + h0 * out.strides[1], out.strides[1],
+                                pq + s * q.strides[0] + h0 * q.strides[1], q.strides[1], group, d, static_cast<size_t>(n),
+                                scale, pal ? slopes.data() : nullptr, n - 1, kv, qf.data(), scores.data(), acc.data());
                 }
             });
         };
@@ -269,18 +297,22 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k)
                 prev = next;
             }
             if (prev != static_cast<int64_t>(total_q)) bad(op, "cu_seqlens_q must end at " + std::to_string(total_q));
-            parallelFor(total_q * heads, static_cast<size_t>(longest) * d * 2, [&](size_t begin, size_t end) {
-                std::vector<float> qf(d), scores(longest), acc(d);
+            size_t kv_heads = heads / group;
+            parallelFor(total_q * kv_heads, static_cast<size_t>(longest) * d * 2 * group, [&](size_t begin, size_t end) {
+                std::vector<float> qf(group * d), scores(group * longest), acc(group * d), slopes(group);
                 for (size_t r = begin; r < end; ++r) {
-                    size_t row = r / heads, h = r % heads, g = h / group;
+                    size_t row = r / kv_heads, g = r % kv_heads, h0 = g * group;
                     int64_t s = row_seq[row];
                     int64_t start = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s) * cu.strides[0]);
                     int64_t stop = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s + 1) * cu.strides[0]);
                     int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
                     int64_t qpos = n - (stop - start) + (static_cast<int64_t>(row) - start);
                     auto kv = [&](size_t tok) { return cache.rows(pkc, pvc, pbt, static_cast<size_t>(s), g, tok); };
-                    attendRow(po + row * out.strides[0] + h * out.strides[1], pq + row * q.strides[0] + h * q.strides[1], d,
-                              static_cast<size_t>(qpos + 1), scale, pal ? pal[h * alibi.strides[0]] : 0.0f, qpos, kv, qf, scores, acc);
+                    for (size_t x = 0; pal && x < group; ++x) slopes[x] = pal[(h0 + x) * alibi.strides[0]];
+                    attendGroup(po + row * out.strides[0] + h0 * out.strides[1], out.strides[1],
+                                pq + row * q.strides[0] + h0 * q.strides[1], q.strides[1], group, d,
+                                static_cast<size_t>(qpos + 1), scale, pal ? slopes.data() : nullptr, qpos, kv, qf.data(),
+                                scores.data(), acc.data());
                 }
             });
         };
