@@ -101,8 +101,8 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
         stream = native_stream(getCurrentStream(device.index()));
     }
 
-    Key key;
-    key.reserve(64);
+    thread_local Key key;  // reused: no allocation per call
+    key.clear();
     key.push_back(op);
     key.push_back(type);
     key.push_back(index);
@@ -152,7 +152,7 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
             desc = nullptr;
             // through the typed-free generic path of the core: the backend table behind the handle
             INFINI_CHECK(infiniopCreateOperator(handle, &params, &desc));
-            c.descriptors.emplace(std::move(key), desc);
+            c.descriptors.emplace(key, desc);
         }
     }
     void *data[INFINIOP_MAX_TENSORS] = {};
