@@ -7,6 +7,7 @@
 #include <infini/infinirt.h>
 
 #include "aten/Fallback.h"
+#include "ops/OpRunner.h"
 #include "runtime/InfiniAllocator.h"
 #include "runtime/InfiniFunctions.h"
 #include "runtime/InfiniGenerator.h"
@@ -163,6 +164,10 @@ PYBIND11_MODULE(_C, m) {
         lazy_init();
         return getDefaultGenerator(d);
     }));
+
+    // operators
+    m.def("_cached_descriptor_count", guarded(+[] { return infini_torch::ops::cachedDescriptorCount(); }));
+    m.attr("_max_cached_descriptors") = infini_torch::ops::kMaxCachedDescriptors;
 
     // fallback
     m.def("_fallback_stats", guarded(+[] { return fallbackStats(); }));

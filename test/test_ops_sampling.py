@@ -150,3 +150,15 @@ def test_opcheck(device):
     for op, args in cases:
         result = opcheck(op, args, test_utils=checks)
         assert all(v == "SUCCESS" for v in result.values()), (op, result)
+
+
+def test_descriptor_cache_is_bounded_and_evicted_entries_rebuild():
+    from infinicore_torch import _C
+
+    x = torch.randn(2, 50)
+    r = torch.tensor([0.3, 0.7])
+    first = ops.random_sample(x, r, 0.9, 5, 0.5)
+    for i in range(_C._max_cached_descriptors + 100):  # one descriptor per distinct temperature
+        ops.random_sample(x, r, 0.9, 5, 0.6 + i * 1e-5)
+    assert _C._cached_descriptor_count() <= _C._max_cached_descriptors
+    assert torch.equal(ops.random_sample(x, r, 0.9, 5, 0.5), first)  # evicted, made again, same answer

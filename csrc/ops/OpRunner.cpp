@@ -4,6 +4,8 @@
 #include <c10/util/hash.h>
 
 #include <algorithm>
+#include <list>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -39,9 +41,24 @@ struct KeyHash {
     }
 };
 
+// Owns a descriptor; shared with running calls so that eviction never destroys one in use.
+struct Owned {
+    InfiniopDescriptor *desc;
+    explicit Owned(InfiniopDescriptor *d) : desc(d) {}
+    Owned(const Owned &) = delete;
+    Owned &operator=(const Owned &) = delete;
+    ~Owned() { infiniopDestroyOperator(desc); }
+};
+
+struct Entry {
+    std::shared_ptr<Owned> owned;
+    std::list<const Key *>::iterator age;  // position in Cache::lru
+};
+
 struct Cache {
     std::mutex mu;
-    std::unordered_map<Key, InfiniopDescriptor *, KeyHash> descriptors;
+    std::unordered_map<Key, Entry, KeyHash> descriptors;
+    std::list<const Key *> lru;  // most recently used first
     std::unordered_map<int64_t, infiniopHandle_t> handles;  // by (backend type << 16 | device)
 };
 
@@ -124,12 +141,13 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
     for (int64_t v : i) key.push_back(v);
 
     Cache &c = cache();
-    InfiniopDescriptor *desc = nullptr;
+    std::shared_ptr<Owned> owned;
     {
         std::lock_guard<std::mutex> lock(c.mu);
         auto it = c.descriptors.find(key);
         if (it != c.descriptors.end()) {
-            desc = it->second;
+            owned = it->second.owned;
+            c.lru.splice(c.lru.begin(), c.lru, it->second.age);
         } else {
             infiniopHandle_t handle = handleFor(c, type, index);
             std::vector<TensorDescriptor> descs(tensors.size());
@@ -149,12 +167,20 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
             params.ntensors = static_cast<int>(k);
             std::copy(f.begin(), f.end(), params.f);
             std::copy(i.begin(), i.end(), params.i);
-            desc = nullptr;
-            // through the typed-free generic path of the core: the backend table behind the handle
-            INFINI_CHECK(infiniopCreateOperator(handle, &params, &desc));
-            c.descriptors.emplace(key, desc);
+            InfiniopDescriptor *created = nullptr;
+            INFINI_CHECK(infiniopCreateOperator(handle, &params, &created));
+            owned = std::make_shared<Owned>(created);
+            if (c.descriptors.size() >= kMaxCachedDescriptors) {
+                const Key *oldest = c.lru.back();
+                c.lru.pop_back();
+                c.descriptors.erase(c.descriptors.find(*oldest));  // destroyed when its last user is done
+            }
+            auto [pos, inserted] = c.descriptors.emplace(key, Entry{owned, {}});
+            c.lru.push_front(&pos->first);
+            pos->second.age = c.lru.begin();
         }
     }
+    InfiniopDescriptor *desc = owned->desc;
     void *data[INFINIOP_MAX_TENSORS] = {};
     size_t k = 0;
     for (const at::Tensor *t : tensors) data[k++] = t->defined() ? const_cast<void *>(t->data_ptr()) : nullptr;
@@ -164,6 +190,12 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
     }
     INFINI_CHECK(infiniopRunOperator(desc, workspace.defined() ? workspace.data_ptr() : nullptr, desc->workspace_size,
                                      data, stream));
+}
+
+size_t cachedDescriptorCount() {
+    Cache &c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    return c.descriptors.size();
 }
 
 }  // namespace infini_torch::ops

@@ -18,4 +18,11 @@ namespace infini_torch::ops {
 void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, std::initializer_list<double> f = {},
            std::initializer_list<int64_t> i = {});
 
+// The cache keeps the most recently used descriptors up to this many; older ones are destroyed
+// (a descriptor's queued launches keep what they need alive).
+constexpr size_t kMaxCachedDescriptors = 4096;
+
+// Number of cached descriptors (for tests).
+size_t cachedDescriptorCount();
+
 }  // namespace infini_torch::ops
