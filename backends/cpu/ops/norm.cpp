@@ -45,6 +45,13 @@ inline void normalizeRow(T *__restrict y, const T *__restrict x, const W *__rest
     }
 }
 
+// y = x * rsqrt(mean(x^2) + eps) * w for one row.
+template <typename T, typename W>
+inline void rmsRow(T *__restrict y, const T *__restrict x, const W *__restrict w, size_t n, float eps) {
+    float scale = 1.0f / std::sqrt(sumSquares(x, n) / static_cast<float>(n) + eps);
+    for (size_t j = 0; j < n; ++j) y[j] = fromFloat<T>(toFloat(x[j]) * scale * toFloat(w[j]));
+}
+
 // Checks a weight (or bias) vector of n elements: contiguous, and x's dtype or float32.
 infiniStatus_t checkWeight(const char *op, const char *name, const Layout &w, const Layout &x) {
     if (w.ndim() != 1 || w.shape[0] != x.last()) {
@@ -89,12 +96,7 @@ infiniStatus_t makeRMSNorm(const infiniopOpParams_t &p, Kernel *k) {
             const W *pw = static_cast<const W *>(data[2]);
             size_t n = x.last();
             parallelFor(x.rows(), n * 3, [&](size_t begin, size_t end) {
-                for (size_t r = begin; r < end; ++r) {
-                    const T *rx = px + x.rowOffset(r);
-                    T *ry = py + y.rowOffset(r);
-                    float scale = 1.0f / std::sqrt(sumSquares(rx, n) / static_cast<float>(n) + eps);
-                    for (size_t j = 0; j < n; ++j) ry[j] = fromFloat<T>(toFloat(rx[j]) * scale * toFloat(pw[j]));
-                }
+                for (size_t r = begin; r < end; ++r) rmsRow(py + y.rowOffset(r), px + x.rowOffset(r), pw, n, eps);
             });
         };
     });
@@ -130,8 +132,7 @@ infiniStatus_t makeAddRMSNorm(const infiniopOpParams_t &p, Kernel *k) {
                     T *ry = py + y.rowOffset(r);
                     // the residual is rounded to T first, as torch computes a + b in T
                     for (size_t j = 0; j < n; ++j) rr[j] = fromFloat<T>(toFloat(ra[j]) + toFloat(rb[j]));
-                    float scale = 1.0f / std::sqrt(sumSquares(rr, n) / static_cast<float>(n) + eps);
-                    for (size_t j = 0; j < n; ++j) ry[j] = fromFloat<T>(toFloat(rr[j]) * scale * toFloat(pw[j]));
+                    rmsRow(ry, rr, pw, n, eps);
                 }
             });
         };
