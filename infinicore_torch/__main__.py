@@ -84,6 +84,8 @@ def render(r: dict) -> str:
             lines.append(f"  {name:<10} not built: {info.get('reason', '')}")
     if not r["backends"]:
         lines.append("  (no backend library found)")
+    if r["build"].get("cpu_blas"):
+        lines.append(f"  cpu gemm   {r['build']['cpu_blas']}")
     lines.append("devices")
     for d in r["devices"]:
         lines.append(
