@@ -74,16 +74,9 @@ PYBIND11_MODULE(_C, m) {
     m.doc() = "infinicore_torch native glue";
     m.attr("_torch_version") = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
                                "." + std::to_string(TORCH_VERSION_PATCH);
-    m.def("_init", guarded(+[] { INFINI_CHECK(infinirtInit()); }));
-    m.def("_device_count", guarded(+[](int type) {
-        int n = 0;
-        INFINI_CHECK(infinirtGetDeviceCount(static_cast<infiniDevice_t>(type), &n));
-        return n;
-    }));
 
     // devices
     m.def("_backend_name", guarded(+[] { return std::string(backendName()); }));
-    m.def("_backend_type", guarded(+[] { return static_cast<int>(backendType()); }));
     m.def("_infini_device_count", guarded(+[] { return device_count(); }));
     m.def("_lazy_init", guarded(+[] { lazy_init(); }));
     m.def("_is_initialized", guarded(+[] { return is_initialized(); }));

@@ -150,16 +150,17 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
             const T *pb = static_cast<const T *>(data[2]);
             const T *pi = has_cin ? static_cast<const T *>(data[3]) : nullptr;
             if (M == 0 || N == 0) return;
-            std::vector<float> fa, fb, prod(M * N);
+            bool direct = f32 && !has_cin;  // BLAS writes c itself: no scratch at all
+            std::vector<float> fa, fb, prod;
             if (!f32) {
                 fa.resize(M * K);
                 fb.resize(K * N);
             }
+            if (!direct) prod.resize(M * N);
             for (size_t q = 0; q < batch; ++q) {
                 const T *qa = pa + static_cast<ptrdiff_t>(q) * bsa;
                 const T *qb = pb + static_cast<ptrdiff_t>(q) * bsb;
                 T *qc = pc + static_cast<ptrdiff_t>(q) * bsc;
-                bool direct = f32 && !has_cin;  // BLAS writes c itself
                 float *out = direct ? reinterpret_cast<float *>(qc) : prod.data();
                 int ldo = direct ? ldc : static_cast<int>(N);
                 if (K == 0) {
