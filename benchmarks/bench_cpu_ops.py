@@ -131,6 +131,7 @@ def main():
     ap.add_argument("--dtype", default="bfloat16", choices=["float32", "float16", "bfloat16"])
     ap.add_argument("--tokens", default="16,512")
     ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--ops", default="all", help="comma-separated op names, or all")
     ap.add_argument("--json")
     args = ap.parse_args()
     dtype = getattr(torch, args.dtype)
@@ -139,6 +140,8 @@ def main():
     print(f"{'op':<16}{'shape':<22}{'infini us':>12}{'torch us':>12}{'ratio':>8}")
     for tokens in map(int, args.tokens.split(",")):
         for name, shape, ours, theirs, make in cases(dtype, tokens):
+            if args.ops != "all" and name not in args.ops.split(","):
+                continue
             a = median_us(ours, make, args.repeat)
             b = median_us(theirs, make, args.repeat)
             rows.append({"op": name, "shape": shape, "dtype": args.dtype, "infini_us": a, "torch_us": b, "ratio": a / b})

@@ -178,19 +178,51 @@ def _linear_backward(ctx, g):
     return gx, gw, gb
 
 
-register_autograd("infini::gemm", _gemm_backward, setup_context=_save_inputs)
-register_autograd("infini::linear", _linear_backward, setup_context=_save_inputs)
-register_autograd("infini::add", _add_backward, setup_context=_save_inputs)
-register_autograd("infini::mul", _mul_backward, setup_context=_save_inputs)
-register_autograd("infini::swiglu", _swiglu_backward, setup_context=_save_inputs)
-register_autograd("infini::silu", _silu_backward, setup_context=_save_inputs)
-register_autograd("infini::relu", _relu_backward, setup_context=_save_inputs)
-register_autograd("infini::gelu", _gelu_backward, setup_context=_save_inputs)
-register_autograd("infini::silu_and_mul", _silu_and_mul_backward, setup_context=_save_inputs)
-register_autograd("infini::rms_norm", _rms_norm_backward, setup_context=_save_inputs)
-register_autograd("infini::add_rms_norm", _add_rms_norm_backward, setup_context=_add_rms_norm_setup)
-register_autograd("infini::layer_norm", _layer_norm_backward, setup_context=_save_inputs)
-register_autograd("infini::softmax", _softmax_backward, setup_context=_softmax_setup)
-register_autograd("infini::causal_softmax", _causal_softmax_backward, setup_context=_causal_softmax_setup)
-register_autograd("infini::rope", _rope_backward, setup_context=_save_inputs)
-register_autograd("infini::embedding", _embedding_backward, setup_context=_save_inputs)
+_FORMULAS = {
+    "gemm": (_gemm_backward, _save_inputs),
+    "linear": (_linear_backward, _save_inputs),
+    "add": (_add_backward, _save_inputs),
+    "mul": (_mul_backward, _save_inputs),
+    "swiglu": (_swiglu_backward, _save_inputs),
+    "silu": (_silu_backward, _save_inputs),
+    "relu": (_relu_backward, _save_inputs),
+    "gelu": (_gelu_backward, _save_inputs),
+    "silu_and_mul": (_silu_and_mul_backward, _save_inputs),
+    "rms_norm": (_rms_norm_backward, _save_inputs),
+    "add_rms_norm": (_add_rms_norm_backward, _add_rms_norm_setup),
+    "layer_norm": (_layer_norm_backward, _save_inputs),
+    "softmax": (_softmax_backward, _softmax_setup),
+    "causal_softmax": (_causal_softmax_backward, _causal_softmax_setup),
+    "rope": (_rope_backward, _save_inputs),
+    "embedding": (_embedding_backward, _save_inputs),
+}
+
+
+def _make_function(name, backward, setup):
+    op = getattr(ops, name).default
+
+    def forward(ctx, *args):
+        out = op(*args)  # grad mode is off in here: the C++ autograd kernel goes straight to the op
+        setup(ctx, args, out)
+        return out
+
+    def backward_(ctx, *grads):
+        g = backward(ctx, *grads)
+        return g if isinstance(g, tuple) else (g,)
+
+    return type(f"InfiniOp_{name}", (torch.autograd.Function,),
+                {"forward": staticmethod(forward), "backward": staticmethod(backward_)})
+
+
+_FUNCTIONS = {name: _make_function(name, bw, setup) for name, (bw, setup) in _FORMULAS.items()}
+
+
+def _apply(name, *args):
+    """Called by the C++ autograd kernel (csrc/ops/Autograd.cpp) when autograd has to record `name`."""
+    return _FUNCTIONS[name].apply(*args)
+
+
+# The same formulas at the Autograd alias key: devices without a C++ autograd kernel (Meta, others)
+# and torch.library's own checks see them there.
+for _name, (_bw, _setup) in _FORMULAS.items():
+    register_autograd(f"infini::{_name}", _bw, setup_context=_setup)
