@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "memory.h"
-#include "ops/common.h"
+#include "ops/ops.h"
 #include "runtime.h"
 
 namespace infini::cpu {

@@ -7,7 +7,7 @@
 #include "../../common/dtype.h"
 #include "common.h"
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
 
 // For the G query heads of one GQA group (rows q[g * qs], outputs out[g * os]), over the same n keys:
@@ -28,18 +28,9 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
     }
     float kf[512];  // head_dim <= 512 (checked at creation)
     for (size_t t = 0; t < n; ++t) {
-        const T *k = kv(t).first;
-        for (size_t i = 0; i < d; ++i) kf[i] = toFloat(k[i]);
+        loadRow(kf, kv(t).first, d);
         for (size_t g = 0; g < G; ++g) {
-            const float *qg = qf + g * d;
-            float part[8] = {};
-            size_t i = 0;
-            for (; i + 8 <= d; i += 8) {
-                for (int l = 0; l < 8; ++l) part[l] += qg[i + l] * kf[i + l];
-            }
-            float s = 0;
-            for (; i < d; ++i) s += qg[i] * kf[i];
-            for (float v : part) s += v;
+            float s = dotRow(qf + g * d, kf, d);
             if (slopes) s += slopes[g] * static_cast<float>(static_cast<int64_t>(t) - qpos);
             scores[g * n + t] = s;
         }
@@ -58,17 +49,14 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
     }
     std::fill(acc, acc + G * d, 0.0f);
     for (size_t t = 0; t < n; ++t) {
-        const T *v = kv(t).second;
-        for (size_t i = 0; i < d; ++i) kf[i] = toFloat(v[i]);
+        loadRow(kf, kv(t).second, d);
         for (size_t g = 0; g < G; ++g) {
             float p = scores[g * n + t];
             float *ag = acc + g * d;
             for (size_t i = 0; i < d; ++i) ag[i] += p * kf[i];
         }
     }
-    for (size_t g = 0; g < G; ++g) {
-        for (size_t i = 0; i < d; ++i) out[g * os + i] = fromFloat<T>(acc[g * d + i]);
-    }
+    for (size_t g = 0; g < G; ++g) storeRow(out + g * os, acc + g * d, d);
 }
 
 int64_t readIndex(const void *p, bool i64, ptrdiff_t off) {
@@ -319,4 +307,4 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k)
     });
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

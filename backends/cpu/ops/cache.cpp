@@ -5,7 +5,7 @@
 #include "../../common/dtype.h"
 #include "common.h"
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 
 infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "paged_caching";
@@ -65,4 +65,4 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, Kernel *k) {
     return INFINI_STATUS_SUCCESS;
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

@@ -9,7 +9,7 @@
 
 #include "../runtime.h"
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 
 bool Layout::contiguous() const {
     ptrdiff_t expected = 1;
@@ -141,4 +141,4 @@ infiniStatus_t createOp(infiniopHandle_t handle, const infiniopOpParams_t *param
     return INFINI_STATUS_SUCCESS;
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

@@ -8,16 +8,27 @@
 
 #include <infini/backend.h>
 
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../../common/error.h"
 
-namespace infini::cpu::ops {
+// Every file of ops/ is compiled twice (CMakeLists.txt): for x86-64-v3 (AVX2, FMA, F16C) in
+// namespace avx2, and for AVX-512 with BF16 and AMX in namespace avx512; dispatch.cpp picks one
+// at run time. Each build lives in its own namespace so that no inline function compiled for one
+// instruction set can be linked into the other.
+#ifndef INFINI_CPU_ISA
+#error "ops/ sources are built with INFINI_CPU_ISA=avx2 or avx512 (see backends/CMakeLists.txt)"
+#endif
+
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 
 struct f16 {
     uint16_t bits;
@@ -76,6 +87,92 @@ inline bf16 fromFloat<bf16>(float v) {  // round to nearest even; NaN stays NaN 
     uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
     uint32_t nan = (u >> 16) | 0x40u;
     return bf16{static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded)};
+}
+
+// Whole rows between a storage dtype and float: dst[i] = toFloat(src[i]) / dst[i] = fromFloat<T>(src[i]),
+// with the instruction set's own conversions where it has them (F16C for float16; AVX512-BF16 for
+// bfloat16, round to nearest even as fromFloat).
+template <typename T>
+inline void loadRow(float *__restrict dst, const T *__restrict src, size_t n) {
+    size_t i = 0;
+    if constexpr (std::is_same_v<T, float>) {
+        std::memcpy(dst, src, n * sizeof(float));
+        return;
+    } else if constexpr (std::is_same_v<T, f16>) {
+#ifdef __AVX512F__
+        for (; i + 16 <= n; i += 16) {
+            _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i))));
+        }
+#endif
+        for (; i + 8 <= n; i += 8) {
+            _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i))));
+        }
+    } else {
+#ifdef __AVX512F__
+        for (; i + 16 <= n; i += 16) {
+            __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i)));
+            _mm512_storeu_ps(dst + i, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
+        }
+#endif
+    }
+    for (; i < n; ++i) dst[i] = toFloat(src[i]);
+}
+
+template <typename T>
+inline void storeRow(T *__restrict dst, const float *__restrict src, size_t n) {
+    size_t i = 0;
+    if constexpr (std::is_same_v<T, float>) {
+        std::memcpy(dst, src, n * sizeof(float));
+        return;
+    } else if constexpr (std::is_same_v<T, f16>) {
+#ifdef __AVX512F__
+        for (; i + 16 <= n; i += 16) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i),
+                                _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        }
+#endif
+        for (; i + 8 <= n; i += 8) {
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
+                             _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+        }
+    } else {
+#ifdef __AVX512BF16__
+        for (; i + 16 <= n; i += 16) {
+            __m256bh h = _mm512_cvtneps_pbh(_mm512_loadu_ps(src + i));
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i), reinterpret_cast<__m256i &>(h));
+        }
+#endif
+    }
+    for (; i < n; ++i) dst[i] = fromFloat<T>(src[i]);
+}
+
+// sum_i a[i] * b[i] in float.
+inline float dotRow(const float *__restrict a, const float *__restrict b, size_t n) {
+    size_t i = 0;
+    float s = 0.0f;
+#ifdef __AVX512F__
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    for (; i + 32 <= n; i += 32) {
+        acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc0);
+        acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), acc1);
+    }
+    for (; i + 16 <= n; i += 16) acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc0);
+    s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+#else
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), acc1);
+    }
+    for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+    __m256 v = _mm256_add_ps(acc0, acc1);
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_add_ss(q, _mm_movehdup_ps(q));
+    s = _mm_cvtss_f32(q);
+#endif
+    for (; i < n; ++i) s += a[i] * b[i];
+    return s;
 }
 
 // e^x in float, to about 2 ulp, written so that loops calling it vectorize (no libm call).
@@ -178,8 +275,15 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k);
 infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k);
 infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k);
 
+// bfloat16 C(i, j) = alpha * sum_k A(i, k) B(k, j) + beta * Cin(i, j) on AMX (amx.cpp), every
+// matrix given by its element strides; Cin may be null. Only when amxAvailable().
+bool amxAvailable();
+void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B,
+                 ptrdiff_t b_sk, ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin,
+                 ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);
+
 // The backend's create_op: makes a descriptor whose run() executes the kernel now
 // (INFINIRT_STREAM_CALLER) or queues it on a stream of the handle's device.
 infiniStatus_t createOp(infiniopHandle_t handle, const infiniopOpParams_t *params, InfiniopDescriptor **out);
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

@@ -8,7 +8,7 @@
 
 #include "common.h"
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
 
 // One contiguous run: y[i] = f(a[i], b[i]) (b ignored when unary). Restrict pointers and a
@@ -174,4 +174,4 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, Kernel *k) {
     });
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

@@ -5,7 +5,7 @@
 #include "../../common/dtype.h"
 #include "common.h"
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
 
 template <typename I>
@@ -153,4 +153,4 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, Kernel *k) {
     });
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

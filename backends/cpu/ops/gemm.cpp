@@ -10,7 +10,7 @@
 #include <cstdlib>
 #endif
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 
 #ifdef INFINI_OPENBLAS_LIB
 namespace {
@@ -142,6 +142,31 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     ptrdiff_t bsa = nd == 3 ? a.strides[0] : 0, bsb = nd == 3 ? b.strides[0] : 0, bsc = nd == 3 ? c.strides[0] : 0;
     ptrdiff_t bsi = has_cin && nd == 3 ? cin.strides[0] : 0;
     int ldc = static_cast<int>(std::max<ptrdiff_t>(c.strides[nd - 2], std::max<size_t>(N, 1)));
+    if (a.dtype == INFINI_DTYPE_BF16 && amxAvailable() && M > 0 && N > 0 && K > 0) {
+        // AMX (amx.cpp): the operand whose k is contiguous, and the larger one when both are, goes
+        // on the A side, where it is read in place; computing c^T = b^T a^T when that is b.
+        ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], bn = b.strides[nd - 1];
+        ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
+        ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
+        bool swap = bk == 1 && (ak != 1 || N > M);
+        *k = [=](void *const *data) {
+            auto *pc = static_cast<bf16 *>(data[0]);
+            const auto *pa = static_cast<const bf16 *>(data[1]);
+            const auto *pb = static_cast<const bf16 *>(data[2]);
+            const auto *pi = has_cin && beta != 0.0f ? static_cast<const bf16 *>(data[3]) : nullptr;
+            for (size_t q = 0; q < batch; ++q) {
+                const bf16 *qa = pa + static_cast<ptrdiff_t>(q) * bsa, *qb = pb + static_cast<ptrdiff_t>(q) * bsb;
+                const bf16 *qi = pi ? pi + static_cast<ptrdiff_t>(q) * bsi : nullptr;
+                bf16 *qc = pc + static_cast<ptrdiff_t>(q) * bsc;
+                if (swap) {
+                    amxGemmBf16(N, M, K, qb, bn, bk, qa, ak, am, qc, cn, cm, qi, in, im, alpha, beta);
+                } else {
+                    amxGemmBf16(M, N, K, qa, am, ak, qb, bk, bn, qc, cm, cn, qi, im, in, alpha, beta);
+                }
+            }
+        };
+        return INFINI_STATUS_SUCCESS;
+    }
     return dispatchFloat(a.dtype, op, [&](auto t) {
         using T = decltype(t);
         *k = [=](void *const *data) {
@@ -194,4 +219,4 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
 #endif
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

@@ -2,7 +2,7 @@
 // rows split across threads; sums use eight partial accumulators so that the loop vectorizes.
 #include "common.h"
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
 
 template <typename T>
@@ -187,4 +187,4 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
     });
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

@@ -5,7 +5,7 @@
 
 #include "common.h"
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 
 infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "topk_softmax";
@@ -138,4 +138,4 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
     });
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA

@@ -1,7 +1,7 @@
 // softmax.cpp: softmax along any dimension, and causal softmax over the last dimension.
 #include "common.h"
 
-namespace infini::cpu::ops {
+namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
 
 // softmax of n values at stride sx (x) into y (stride sy), in float; buf holds n floats.
@@ -107,4 +107,4 @@ infiniStatus_t makeCausalSoftmax(const infiniopOpParams_t &p, Kernel *k) {
     });
 }
 
-}  // namespace infini::cpu::ops
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA
