@@ -54,36 +54,48 @@ void configureTiles() {
 // 32 elements further on.
 struct ATiles {
     const uint16_t *a0, *a1;
-    size_t stride;
+    size_t stride;  // bytes between rows
+    size_t step;    // elements to the next k step
 };
 
-// C block (32 x 32 floats, row stride 32) += A rows [a0: 16, a1: 16] x B panel, over ksteps.
+// A 32x32 block of C (floats, row stride ldc floats) over ksteps of 32 k: starts from zero when
+// `first`, else from the block's current contents; A rows [a0: 16, a1: 16], B one panel slice.
 template <int MT>
-inline void micro(const ATiles &a, const uint16_t *bp, size_t ksteps, float *c) {
-    _tile_zero(0);
-    _tile_zero(1);
-    if (MT == 2) {
-        _tile_zero(2);
-        _tile_zero(3);
+inline void micro(const ATiles &a, const uint16_t *bp, size_t ksteps, float *c, size_t ldc, bool first) {
+    size_t ldb = ldc * 4;
+    if (first) {
+        _tile_zero(0);
+        _tile_zero(1);
+        if (MT == 2) {
+            _tile_zero(2);
+            _tile_zero(3);
+        }
+    } else {
+        _tile_loadd(0, c, ldb);
+        _tile_loadd(1, c + 16, ldb);
+        if (MT == 2) {
+            _tile_loadd(2, c + 16 * ldc, ldb);
+            _tile_loadd(3, c + 16 * ldc + 16, ldb);
+        }
     }
     for (size_t s = 0; s < ksteps; ++s) {
         const uint16_t *b = bp + s * 2 * kTile;
         _tile_loadd(6, b, 64);
         _tile_loadd(7, b + kTile, 64);
-        _tile_loadd(4, a.a0 + s * 32, a.stride);
+        _tile_loadd(4, a.a0 + s * a.step, a.stride);
         _tile_dpbf16ps(0, 4, 6);
         _tile_dpbf16ps(1, 4, 7);
         if (MT == 2) {
-            _tile_loadd(5, a.a1 + s * 32, a.stride);
+            _tile_loadd(5, a.a1 + s * a.step, a.stride);
             _tile_dpbf16ps(2, 5, 6);
             _tile_dpbf16ps(3, 5, 7);
         }
     }
-    _tile_stored(0, c, 128);
-    _tile_stored(1, c + 16, 128);
+    _tile_stored(0, c, ldb);
+    _tile_stored(1, c + 16, ldb);
     if (MT == 2) {
-        _tile_stored(2, c + 16 * 32, 128);
-        _tile_stored(3, c + 16 * 32 + 16, 128);
+        _tile_stored(2, c + 16 * ldc, ldb);
+        _tile_stored(3, c + 16 * ldc + 16, ldb);
     }
 }
 
@@ -98,14 +110,15 @@ struct Problem {
     const uint16_t *Cin;
     ptrdiff_t in_si, in_sj;
     float alpha, beta;
-    bool a_direct;  // k contiguous and K a multiple of 32: full m-tiles load from A itself
-};
+    };
 
-// Packs columns [n0, n0 + 32) of B into one VNNI panel: [ksteps][2 tiles][16 k-pairs][16 cols x 2].
-void packPanel(const Problem &p, size_t n0, uint16_t *bp) {
-    size_t w = std::min<size_t>(32, p.N - n0);
+// Packs `count` panels of B, columns [n0, n0 + 32 * count), into VNNI panels (each [ksteps][2 tiles]
+// [16 k-pairs][16 cols x 2], panel_elems apart). Rows of B are read across the whole group at once
+// (one page visit per row for the group, not per panel).
+void packPanels(const Problem &p, size_t n0, size_t count, uint16_t *bp, size_t panel_elems) {
     const uint16_t *B = p.B;
-    if (p.b_sj == 1 && w == 32) {  // rows of B contiguous: interleave rows k and k + 1
+    size_t full = p.b_sj == 1 ? std::min(count, (p.N - n0) / 32) : 0;  // panels with all 32 columns
+    if (full > 0) {  // rows of B contiguous: interleave rows k and k + 1
         const __m512i lo = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37, 5,
                                             36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
         const __m512i hi = _mm512_set_epi16(63, 31, 62, 30, 61, 29, 60, 28, 59, 27, 58, 26, 57, 25, 56, 24, 55, 23, 54, 22,
@@ -113,67 +126,54 @@ void packPanel(const Problem &p, size_t n0, uint16_t *bp) {
         for (size_t s = 0; s < p.ksteps; ++s) {
             for (size_t kp = 0; kp < 16; ++kp) {
                 size_t k = s * 32 + 2 * kp;
-                __m512i r0 = k < p.K ? _mm512_loadu_si512(B + k * p.b_sk + n0) : _mm512_setzero_si512();
-                __m512i r1 = k + 1 < p.K ? _mm512_loadu_si512(B + (k + 1) * p.b_sk + n0) : _mm512_setzero_si512();
-                uint16_t *row = bp + s * 2 * kTile + kp * 32;
-                _mm512_storeu_si512(row, _mm512_permutex2var_epi16(r0, lo, r1));
-                _mm512_storeu_si512(row + kTile, _mm512_permutex2var_epi16(r0, hi, r1));
+                const uint16_t *r0 = B + k * p.b_sk + n0, *r1 = r0 + p.b_sk;
+                for (size_t g = 0; g < full; ++g) {
+                    __m512i x0 = k < p.K ? _mm512_loadu_si512(r0 + g * 32) : _mm512_setzero_si512();
+                    __m512i x1 = k + 1 < p.K ? _mm512_loadu_si512(r1 + g * 32) : _mm512_setzero_si512();
+                    uint16_t *row = bp + g * panel_elems + s * 2 * kTile + kp * 32;
+                    _mm512_storeu_si512(row, _mm512_permutex2var_epi16(x0, lo, x1));
+                    _mm512_storeu_si512(row + kTile, _mm512_permutex2var_epi16(x0, hi, x1));
+                }
             }
         }
-        return;
     }
-    if (p.b_sk == 1) {  // columns of B contiguous (B is a transposed row-major matrix): k pairs are words
-        std::fill(bp, bp + p.ksteps * 2 * kTile, uint16_t{0});
-        size_t kfull = p.K / 2;
-        for (size_t j = 0; j < w; ++j) {
-            const uint16_t *col = B + (n0 + j) * p.b_sj;
-            uint32_t *dst = reinterpret_cast<uint32_t *>(bp) + (j / 16) * (kTile / 2) + (j % 16);
-            for (size_t q = 0; q < kfull; ++q) {  // pair q: k step q / 16, row q % 16
-                uint32_t v;
-                std::memcpy(&v, col + 2 * q, 4);
-                dst[(q / 16) * kTile + (q % 16) * 16] = v;
+    for (size_t g = full; g < count; ++g) {
+        size_t c0 = n0 + g * 32, w = std::min<size_t>(32, p.N - c0);
+        uint16_t *panel = bp + g * panel_elems;
+        if (p.b_sk == 1) {  // columns of B contiguous (a transposed row-major matrix): k pairs are words
+            std::fill(panel, panel + panel_elems, uint16_t{0});
+            size_t kfull = p.K / 2;
+            for (size_t j = 0; j < w; ++j) {
+                const uint16_t *col = B + (c0 + j) * p.b_sj;
+                uint32_t *dst = reinterpret_cast<uint32_t *>(panel) + (j / 16) * (kTile / 2) + (j % 16);
+                for (size_t q = 0; q < kfull; ++q) {  // pair q: k step q / 16, row q % 16
+                    uint32_t v;
+                    std::memcpy(&v, col + 2 * q, 4);
+                    dst[(q / 16) * kTile + (q % 16) * 16] = v;
+                }
+                if (p.K % 2) dst[(kfull / 16) * kTile + (kfull % 16) * 16] = col[p.K - 1];
             }
-            if (p.K % 2) dst[(kfull / 16) * kTile + (kfull % 16) * 16] = col[p.K - 1];
+            continue;
         }
-        return;
-    }
-    for (size_t s = 0; s < p.ksteps; ++s) {  // any strides, and the edges
-        for (size_t kp = 0; kp < 16; ++kp) {
-            for (size_t j = 0; j < 32; ++j) {
-                for (size_t e = 0; e < 2; ++e) {
-                    size_t k = s * 32 + 2 * kp + e;
-                    uint16_t v = (j < w && k < p.K) ? B[k * p.b_sk + (n0 + j) * p.b_sj] : 0;
-                    bp[s * 2 * kTile + (j / 16) * kTile + kp * 32 + (j % 16) * 2 + e] = v;
+        for (size_t s = 0; s < p.ksteps; ++s) {  // any strides, and the last partial panel
+            for (size_t kp = 0; kp < 16; ++kp) {
+                for (size_t j = 0; j < 32; ++j) {
+                    for (size_t e = 0; e < 2; ++e) {
+                        size_t k = s * 32 + 2 * kp + e;
+                        uint16_t v = (j < w && k < p.K) ? B[k * p.b_sk + (c0 + j) * p.b_sj] : 0;
+                        panel[s * 2 * kTile + (j / 16) * kTile + kp * 32 + (j % 16) * 2 + e] = v;
+                    }
                 }
             }
         }
     }
 }
 
-// Rows [m0, m0 + 16) of A (zero-padded past M and K) as a row-major [16][ksteps * 32] block.
-void packRows(const Problem &p, size_t m0, uint16_t *dst) {
-    size_t kp = p.ksteps * 32;
-    for (size_t r = 0; r < 16; ++r) {
-        uint16_t *row = dst + r * kp;
-        if (m0 + r >= p.M) {
-            std::fill(row, row + kp, uint16_t{0});
-            continue;
-        }
-        const uint16_t *src = p.A + (m0 + r) * p.a_si;
-        if (p.a_sk == 1) {
-            std::memcpy(row, src, p.K * 2);
-        } else {
-            for (size_t k = 0; k < p.K; ++k) row[k] = src[k * p.a_sk];
-        }
-        std::fill(row + p.K, row + kp, uint16_t{0});
-    }
-}
-
-// Writes rows [m0, m0 + rows) (at most 32) of one 32x32 float block at (m0, n0): alpha * acc + beta * Cin, as bf16.
-void storeBlock(const Problem &p, size_t m0, size_t rows, size_t n0, const float *acc) {
+// Writes rows [m0, m0 + rows) (at most 32) of one 32-column float block (row stride ldc) at (m0, n0): alpha * acc + beta * Cin, as bf16.
+void storeBlock(const Problem &p, size_t m0, size_t rows, size_t n0, const float *acc, size_t ldc) {
     size_t cols = std::min<size_t>(32, p.N - n0);
     for (size_t i = 0; i < rows; ++i) {
-        const float *src = acc + i * 32;
+        const float *src = acc + i * ldc;
         uint16_t *out = p.C + (m0 + i) * p.c_si + n0 * p.c_sj;
         const uint16_t *in = p.Cin ? p.Cin + (m0 + i) * p.in_si + n0 * p.in_sj : nullptr;
         if (p.c_sj == 1 && cols == 32 && in == nullptr) {
@@ -192,27 +192,76 @@ void storeBlock(const Problem &p, size_t m0, size_t rows, size_t n0, const float
     }
 }
 
-// All m-tile pairs of rows [m_begin, m_end) against one packed panel at column n0.
-void runRows(const Problem &p, size_t m_begin, size_t m_end, size_t n0, const uint16_t *bp, uint16_t *edge, float *acc) {
-    size_t kpad = p.ksteps * 32;
-    for (size_t m0 = m_begin; m0 < m_end; m0 += 32) {
-        size_t rows = std::min<size_t>(32, m_end - m0);
-        ATiles a;
-        if (p.a_direct && rows == 32) {
-            a = {p.A + m0 * p.a_si, p.A + (m0 + 16) * p.a_si, static_cast<size_t>(p.a_si) * 2};
-        } else if (p.a_direct && rows == 16) {
-            a = {p.A + m0 * p.a_si, nullptr, static_cast<size_t>(p.a_si) * 2};
-        } else {  // a partial tile, or A without contiguous k: this pair goes through `edge`
-            packRows(p, m0, edge);
-            if (rows > 16) packRows(p, m0 + 16, edge + 16 * kpad);
-            a = {edge, edge + 16 * kpad, kpad * 2};
+// Grows v to at least n elements. Scratch vectors are thread_local and never shrink: a fresh
+// allocation per call would cost a page fault per 4 KiB (tens of microseconds per MiB in a VM).
+template <typename T>
+T *atLeast(std::vector<T> &v, size_t n) {
+    if (v.size() < n) v.resize(n);
+    return v.data();
+}
+
+// Where the A tiles of a row block are: pair q, half h (0/1), k step s starts at
+// base + q * pair + h * half + s * step; rows are `stride` bytes apart.
+struct ARows {
+    const uint16_t *base;
+    size_t pair, half, step, stride;
+};
+
+// Rows [m0, m1) of A as tiles: in place when k is contiguous, K a multiple of 32 and the rows fill
+// whole tiles (measured faster, and no copy of a large weight); else packed, zero-padded to whole
+// 32-row pairs and k steps, as [pairs][ksteps][2 tiles][16 rows][32 k].
+ARows packRows(const Problem &p, size_t m0, size_t m1, std::vector<uint16_t> &buf) {
+    if (p.a_sk == 1 && p.K % 32 == 0 && (m1 - m0) % 16 == 0) {  // whole tiles: read A in place, no copy
+        size_t r = static_cast<size_t>(p.a_si);
+        return {p.A + m0 * r, 32 * r, 16 * r, 32, 2 * r};
+    }
+    size_t pairs = (m1 - m0 + 31) / 32, pair_elems = p.ksteps * 2 * kTile;
+    uint16_t *dst = atLeast(buf, pairs * pair_elems);
+    for (size_t r = 0; r < pairs * 32; ++r) {
+        uint16_t *row0 = dst + (r / 32) * pair_elems + ((r % 32) / 16) * kTile + (r % 16) * 32;
+        size_t m = m0 + r;
+        const uint16_t *src = m < m1 ? p.A + m * p.a_si : nullptr;
+        for (size_t s = 0; s < p.ksteps; ++s) {
+            uint16_t *d = row0 + s * 2 * kTile;
+            size_t k0 = s * 32, n = src == nullptr || k0 >= p.K ? 0 : std::min<size_t>(32, p.K - k0);
+            if (n == 32 && p.a_sk == 1) {
+                _mm512_storeu_si512(d, _mm512_loadu_si512(src + k0));
+            } else {
+                for (size_t k = 0; k < 32; ++k) d[k] = k < n ? src[(k0 + k) * p.a_sk] : 0;
+            }
         }
-        if (rows > 16) {
-            micro<2>(a, bp, p.ksteps, acc);
-        } else {
-            micro<1>(a, bp, p.ksteps, acc);
+    }
+    return {dst, pair_elems, kTile, 2 * kTile, 64};
+}
+
+// C block rows [m0, m1) x panels [b0, b1) (packed, panel_elems apart) over all of K, accumulated in
+// `acc` ([rows][32 * panels] floats) k block by k block so that each panel slice stays in L1
+// while every row pair of the block passes it; then written out.
+void runBlock(const Problem &p, size_t m0, size_t m1, const ARows &a, size_t b0, size_t b1, const uint16_t *packed,
+              size_t panel_elems, std::vector<float> &acc) {
+    constexpr size_t kKc = 16;  // k steps per block: a 32 KiB panel slice
+    size_t ldc = (b1 - b0) * 32, rows = m1 - m0;
+    atLeast(acc, ((rows + 31) / 32 * 32) * ldc);
+    for (size_t k0 = 0; k0 < p.ksteps; k0 += kKc) {
+        size_t ks = std::min(kKc, p.ksteps - k0);
+        for (size_t b = b0; b < b1; ++b) {
+            const uint16_t *bp = packed + (b - b0) * panel_elems + k0 * 2 * kTile;
+            for (size_t r = 0; r < rows; r += 32) {
+                const uint16_t *a0 = a.base + (r / 32) * a.pair + k0 * a.step;
+                ATiles t{a0, a0 + a.half, a.stride, a.step};
+                float *c = acc.data() + r * ldc + (b - b0) * 32;
+                if (rows - r > 16) {
+                    micro<2>(t, bp, ks, c, ldc, k0 == 0);
+                } else {
+                    micro<1>(t, bp, ks, c, ldc, k0 == 0);
+                }
+            }
         }
-        storeBlock(p, m0, rows, n0, acc);
+    }
+    for (size_t b = b0; b < b1; ++b) {
+        for (size_t r = 0; r < rows; r += 32) {
+            storeBlock(p, m0 + r, std::min<size_t>(32, rows - r), b * 32, acc.data() + r * ldc + (b - b0) * 32, ldc);
+        }
     }
 }
 
@@ -237,40 +286,59 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
                  ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
     Problem p{M, N, K, (K + 31) / 32, reinterpret_cast<const uint16_t *>(A), a_si, a_sk,
               reinterpret_cast<const uint16_t *>(B), b_sk, b_sj, reinterpret_cast<uint16_t *>(C), c_si, c_sj,
-              reinterpret_cast<const uint16_t *>(Cin), in_si, in_sj, alpha, beta, a_sk == 1 && K % 32 == 0};
+              reinterpret_cast<const uint16_t *>(Cin), in_si, in_sj, alpha, beta};
     size_t panels = (N + 31) / 32, panel_elems = p.ksteps * 2 * kTile, kpad = p.ksteps * 32;
-    int threads = omp_get_max_threads();
-    // rows of A per chunk: about 1 MiB of A, so that it stays in L2 while the panels stream past
-    size_t chunk = std::max<size_t>(32, (size_t{1} << 19) / std::max<size_t>(kpad, 1) / 32 * 32);
+    size_t threads = static_cast<size_t>(omp_get_max_threads());
+    constexpr size_t kGroup = 8;  // panels per block: 256 columns of C
+    // rows of A per block: about 1 MiB of A, so that it stays in L2 while the panels stream past
+    size_t chunk = std::max<size_t>(32, (size_t{1} << 19) / kpad / 32 * 32);
     if (M <= chunk) {
-        // few rows: threads split the panels; each panel is packed once, by its thread
-        parallelFor(panels, M * K / 8 + K * 32, [&](size_t b0, size_t b1) {
+        // few rows (decode): threads split the panels, packing each group of panels once
+        size_t groups = (panels + kGroup - 1) / kGroup;
+        parallelFor(groups, kGroup * 32 * K * (M / 16 + 2) / 4, [&](size_t g0, size_t g1) {
             configureTiles();
-            std::vector<uint16_t> bp(panel_elems), edge(32 * kpad);
-            alignas(64) float acc[32 * 32];
-            for (size_t b = b0; b < b1; ++b) {
-                packPanel(p, b * 32, bp.data());
-                runRows(p, 0, M, b * 32, bp.data(), edge.data(), acc);
+            thread_local std::vector<uint16_t> bp, abuf;
+            thread_local std::vector<float> acc;
+            atLeast(bp, kGroup * panel_elems);
+            ARows apacked = packRows(p, 0, M, abuf);
+            for (size_t g = g0; g < g1; ++g) {
+                size_t b0 = g * kGroup, b1 = std::min(panels, b0 + kGroup);
+                packPanels(p, b0 * 32, b1 - b0, bp.data(), panel_elems);
+                runBlock(p, 0, M, apacked, b0, b1, bp.data(), panel_elems, acc);
             }
             _tile_release();
         });
         return;
     }
-    // many rows: pack every panel once, then threads split the rows in L2-sized chunks
-    std::vector<uint16_t> packed(panels * panel_elems);
-    parallelFor(panels, K * 32, [&](size_t b0, size_t b1) {
-        for (size_t b = b0; b < b1; ++b) packPanel(p, b * 32, packed.data() + b * panel_elems);
+    // many rows: pack every panel once, then threads take (row chunk, panel group) blocks
+    thread_local std::vector<uint16_t> packed_buf;  // the calling thread's; shared with the workers below
+    uint16_t *packed = atLeast(packed_buf, panels * panel_elems);
+    size_t groups = (panels + kGroup - 1) / kGroup;
+    parallelFor(groups, kGroup * 32 * K, [&](size_t g0, size_t g1) {
+        for (size_t g = g0; g < g1; ++g) {
+            size_t b0 = g * kGroup;
+            packPanels(p, b0 * 32, std::min(panels, b0 + kGroup) - b0, packed + b0 * panel_elems, panel_elems);
+        }
     });
     size_t chunks = (M + chunk - 1) / chunk;
-    if (chunks < static_cast<size_t>(threads) * 2) chunk = std::max<size_t>(32, (M / (threads * 2) + 31) / 32 * 32);
-    chunks = (M + chunk - 1) / chunk;
-    parallelFor(chunks, chunk * N * K / 16, [&](size_t c0, size_t c1) {
+    if (chunks * groups < threads * 2) {
+        chunk = std::max<size_t>(32, (M / (threads * 2) + 31) / 32 * 32);
+        chunks = (M + chunk - 1) / chunk;
+    }
+    parallelFor(chunks * groups, chunk * kGroup * 32 * K / 16, [&](size_t w0, size_t w1) {
         configureTiles();
-        std::vector<uint16_t> edge(32 * kpad);
-        alignas(64) float acc[32 * 32];
-        for (size_t c = c0; c < c1; ++c) {
-            size_t m0 = c * chunk, m1 = std::min(M, m0 + chunk);
-            for (size_t b = 0; b < panels; ++b) runRows(p, m0, m1, b * 32, packed.data() + b * panel_elems, edge.data(), acc);
+        thread_local std::vector<uint16_t> abuf;
+        thread_local std::vector<float> acc;
+        size_t packed_chunk = SIZE_MAX;
+        ARows apacked{};
+        for (size_t w = w0; w < w1; ++w) {  // chunk-major: a thread packs its rows of A once per chunk
+            size_t c = w / groups, g = w % groups;
+            size_t m0 = c * chunk, m1 = std::min(M, m0 + chunk), b0 = g * kGroup, b1 = std::min(panels, b0 + kGroup);
+            if (c != packed_chunk) {
+                apacked = packRows(p, m0, m1, abuf);
+                packed_chunk = c;
+            }
+            runBlock(p, m0, m1, apacked, b0, b1, packed + b0 * panel_elems, panel_elems, acc);
         }
         _tile_release();
     });
