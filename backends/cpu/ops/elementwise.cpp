@@ -11,44 +11,24 @@
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
 
-// One contiguous run: y[i] = f(a[i], b[i]) (b ignored when unary). Restrict pointers and a
-// compile-time arity let the compiler vectorize it.
-template <bool Binary, typename F>
-inline void applyRunF16(f16 *__restrict y, const f16 *__restrict a, const f16 *__restrict b, size_t n, F f);
-
+// One contiguous run: y[i] = f(a[i], b[i]) (b ignored when unary). float runs go straight through
+// (restrict pointers and a compile-time arity let the compiler vectorize); float16/bfloat16 runs are
+// converted in blocks with the instruction set's conversions (common.h loadRow/storeRow) and
+// computed on float blocks in between.
 template <typename T, bool Binary, typename F>
 inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict b, size_t n, F f) {
-    if constexpr (std::is_same_v<T, f16>) {
-        applyRunF16<Binary>(y, a, b, n, f);
+    if constexpr (std::is_same_v<T, float>) {
+        for (size_t i = 0; i < n; ++i) y[i] = f(a[i], Binary ? b[i] : 0.0f);
     } else {
-        for (size_t i = 0; i < n; ++i) y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f));
-    }
-}
-
-// float16 runs convert 8 lanes at a time with F16C (much cheaper than the portable conversion),
-// computing on float blocks in between.
-template <bool Binary, typename F>
-inline void applyRunF16(f16 *__restrict y, const f16 *__restrict a, const f16 *__restrict b, size_t n, F f) {
-    constexpr size_t kBlock = 256;
-    alignas(32) float fa[kBlock], fb[kBlock], fy[kBlock];
-    for (size_t base = 0; base < n; base += kBlock) {
-        size_t m = std::min(kBlock, n - base), v = m / 8 * 8;
-        for (size_t i = 0; i < v; i += 8) {
-            _mm256_store_ps(fa + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a + base + i))));
-            if (Binary) {
-                _mm256_store_ps(fb + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + base + i))));
-            }
+        constexpr size_t kBlock = 256;
+        alignas(64) float fa[kBlock], fb[kBlock], fy[kBlock];
+        for (size_t base = 0; base < n; base += kBlock) {
+            size_t m = std::min(kBlock, n - base);
+            loadRow(fa, a + base, m);
+            if (Binary) loadRow(fb, b + base, m);
+            for (size_t i = 0; i < m; ++i) fy[i] = f(fa[i], Binary ? fb[i] : 0.0f);
+            storeRow(y + base, fy, m);
         }
-        for (size_t i = v; i < m; ++i) {
-            fa[i] = toFloat(a[base + i]);
-            if (Binary) fb[i] = toFloat(b[base + i]);
-        }
-        for (size_t i = 0; i < m; ++i) fy[i] = f(fa[i], Binary ? fb[i] : 0.0f);
-        for (size_t i = 0; i < v; i += 8) {
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(y + base + i),
-                             _mm256_cvtps_ph(_mm256_load_ps(fy + i), _MM_FROUND_TO_NEAREST_INT));
-        }
-        for (size_t i = v; i < m; ++i) y[base + i] = fromFloat<f16>(fy[i]);
     }
 }
 

@@ -8,8 +8,7 @@ namespace {
 template <typename T>
 void softmaxLine(T *y, ptrdiff_t sy, const T *x, ptrdiff_t sx, size_t n, float *__restrict buf) {
     if (sx == 1) {
-        const T *__restrict xs = x;
-        for (size_t j = 0; j < n; ++j) buf[j] = toFloat(xs[j]);
+        loadRow(buf, x, n);
     } else {
         for (size_t j = 0; j < n; ++j) buf[j] = toFloat(x[j * sx]);
     }
@@ -22,19 +21,25 @@ void softmaxLine(T *y, ptrdiff_t sy, const T *x, ptrdiff_t sx, size_t n, float *
     for (; j < n; ++j) m = buf[j] > m ? buf[j] : m;
     for (float v : mx) m = v > m ? v : m;
     if (m == -INFINITY) m = 0;  // all -inf: every entry becomes 0/0 = nan, as torch
-    for (size_t q = 0; q < n; ++q) buf[q] = expf_fast(buf[q] - m);
-    float acc[8] = {};
+    float acc[16] = {};  // exp and sum in one pass, 16 partial sums (vector lanes)
     j = 0;
-    for (; j + 8 <= n; j += 8) {
-        for (int l = 0; l < 8; ++l) acc[l] += buf[j + l];
+    for (; j + 16 <= n; j += 16) {
+        for (int l = 0; l < 16; ++l) {
+            float e = expf_fast(buf[j + l] - m);
+            buf[j + l] = e;
+            acc[l] += e;
+        }
     }
     float total = 0;
-    for (; j < n; ++j) total += buf[j];
+    for (; j < n; ++j) {
+        buf[j] = expf_fast(buf[j] - m);
+        total += buf[j];
+    }
     for (float v : acc) total += v;
     float inv = 1.0f / total;
     if (sy == 1) {
-        T *__restrict ys = y;
-        for (size_t q = 0; q < n; ++q) ys[q] = fromFloat<T>(buf[q] * inv);
+        for (size_t q = 0; q < n; ++q) buf[q] *= inv;
+        storeRow(y, buf, n);
     } else {
         for (size_t q = 0; q < n; ++q) y[q * sy] = fromFloat<T>(buf[q] * inv);
     }
