@@ -3,7 +3,7 @@
     python benchmarks/bench_cpu_ops.py [--dtype bfloat16] [--repeat 50] [--json out.json]
 
 Inputs are built before timing; each measurement is the median of `repeat` timed calls after
-warm-up; a rotating set of input copies keeps one call's data from sitting in cache for the next
+warm-up, ours and torch's interleaved call by call; a rotating set of input copies keeps one call's data from sitting in cache for the next
 where it would not in a model. Prints one table row per (op, shape): ours, torch's, and the ratio.
 """
 
@@ -24,17 +24,21 @@ import infinicore_torch  # noqa: F401
 I = torch.ops.infini
 
 
-def median_us(fn, make_args, repeat, copies=4):
+def median_pair_us(ours, theirs, make_args, repeat, copies=4):
+    """Median times of ours and theirs over the same inputs, their calls interleaved (ours, theirs,
+    ours, ...) so that both see the same machine: this VM's noise moves in bursts."""
     argsets = [make_args() for _ in range(copies)]
     for a in argsets:
-        fn(*a)
-    times = []
+        ours(*a)
+        theirs(*a)
+    times = ([], [])
     for r in range(repeat):
         a = argsets[r % copies]
-        t0 = time.perf_counter()
-        fn(*a)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e6
+        for k, fn in enumerate((ours, theirs) if r % 2 == 0 else (theirs, ours)):
+            t0 = time.perf_counter()
+            fn(*a)
+            times[k if r % 2 == 0 else 1 - k].append(time.perf_counter() - t0)
+    return statistics.median(times[0]) * 1e6, statistics.median(times[1]) * 1e6
 
 
 def rope_torch(x, pos, sin, cos):
@@ -142,8 +146,7 @@ def main():
         for name, shape, ours, theirs, make in cases(dtype, tokens):
             if args.ops != "all" and name not in args.ops.split(","):
                 continue
-            a = median_us(ours, make, args.repeat)
-            b = median_us(theirs, make, args.repeat)
+            a, b = median_pair_us(ours, theirs, make, args.repeat)
             rows.append({"op": name, "shape": shape, "dtype": args.dtype, "infini_us": a, "torch_us": b, "ratio": a / b})
             print(f"{name:<16}{shape:<22}{a:>12.1f}{b:>12.1f}{a / b:>8.2f}", flush=True)
     worst = max(rows, key=lambda r: r["ratio"])

@@ -17,7 +17,6 @@
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 #include <cpuid.h>
-#include <omp.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -288,7 +287,7 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
               reinterpret_cast<const uint16_t *>(B), b_sk, b_sj, reinterpret_cast<uint16_t *>(C), c_si, c_sj,
               reinterpret_cast<const uint16_t *>(Cin), in_si, in_sj, alpha, beta};
     size_t panels = (N + 31) / 32, panel_elems = p.ksteps * 2 * kTile, kpad = p.ksteps * 32;
-    size_t threads = static_cast<size_t>(omp_get_max_threads());
+    size_t threads = parallelism();
     constexpr size_t kGroup = 8;  // panels per block: 256 columns of C
     // rows of A per block: about 1 MiB of A, so that it stays in L2 while the panels stream past
     size_t chunk = std::max<size_t>(32, (size_t{1} << 19) / kpad / 32 * 32);

@@ -37,13 +37,8 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
     }
     for (size_t g = 0; g < G; ++g) {
         float *sg = scores + g * n;
-        float m = -INFINITY;
-        for (size_t t = 0; t < n; ++t) m = sg[t] > m ? sg[t] : m;
-        float total = 0;
-        for (size_t t = 0; t < n; ++t) {
-            sg[t] = expf_fast(sg[t] - m);
-            total += sg[t];
-        }
+        float m = maxRow(sg, n);
+        float total = expSubRow(sg, sg, m, n);
         float inv = 1.0f / total;
         for (size_t t = 0; t < n; ++t) sg[t] *= inv;
     }

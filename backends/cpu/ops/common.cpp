@@ -9,6 +9,7 @@
 
 #include "../runtime.h"
 
+
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 
 bool Layout::contiguous() const {
@@ -60,11 +61,17 @@ infiniStatus_t expectLastContiguous(const char *op, const char *name, const Layo
     return INFINI_STATUS_SUCCESS;
 }
 
+size_t parallelism() { return static_cast<size_t>(omp_get_max_threads()); }
+
+// OpenMP, on purpose: linked as libgomp.so.1, it resolves to the copy torch has already loaded (same
+// soname), so torch's kernels and ours share one team of threads. A pool of our own (tried) made two
+// teams spin against each other: an op right after a torch op waited for a core torch's spinning
+// threads held (measured here: add on [16, 4096] 76 us against torch's 12 when calls alternate).
 void parallelFor(size_t n, size_t cost_per_item, const std::function<void(size_t, size_t)> &body) {
     constexpr size_t kMinWorkPerThread = 32768;  // elements: below this, threads cost more than they save
     int threads = omp_get_max_threads();
     size_t useful = (n * cost_per_item) / kMinWorkPerThread;
-    if (threads <= 1 || useful < 2 || n < 2) {
+    if (threads <= 1 || useful < 2 || n < 2 || omp_in_parallel()) {
         body(0, n);
         return;
     }

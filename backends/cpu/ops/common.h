@@ -175,6 +175,61 @@ inline float dotRow(const float *__restrict a, const float *__restrict b, size_t
     return s;
 }
 
+// sum_i (a[i] - c)^2 in float (c = 0: the sum of squares); and sum_i a[i].
+inline float sumSqDev(const float *__restrict a, float c, size_t n) {
+    size_t i = 0;
+    float s = 0.0f;
+#ifdef __AVX512F__
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps(), vc = _mm512_set1_ps(c);
+    for (; i + 32 <= n; i += 32) {
+        __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(a + i), vc), d1 = _mm512_sub_ps(_mm512_loadu_ps(a + i + 16), vc);
+        acc0 = _mm512_fmadd_ps(d0, d0, acc0);
+        acc1 = _mm512_fmadd_ps(d1, d1, acc1);
+    }
+    s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+#else
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps(), vc = _mm256_set1_ps(c);
+    for (; i + 16 <= n; i += 16) {
+        __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(a + i), vc), d1 = _mm256_sub_ps(_mm256_loadu_ps(a + i + 8), vc);
+        acc0 = _mm256_fmadd_ps(d0, d0, acc0);
+        acc1 = _mm256_fmadd_ps(d1, d1, acc1);
+    }
+    __m256 v = _mm256_add_ps(acc0, acc1);
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_add_ss(q, _mm_movehdup_ps(q));
+    s = _mm_cvtss_f32(q);
+#endif
+    for (; i < n; ++i) s += (a[i] - c) * (a[i] - c);
+    return s;
+}
+
+inline float sumRow(const float *__restrict a, size_t n) {
+    size_t i = 0;
+    float s = 0.0f;
+#ifdef __AVX512F__
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    for (; i + 32 <= n; i += 32) {
+        acc0 = _mm512_add_ps(acc0, _mm512_loadu_ps(a + i));
+        acc1 = _mm512_add_ps(acc1, _mm512_loadu_ps(a + i + 16));
+    }
+    s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+#else
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        acc0 = _mm256_add_ps(acc0, _mm256_loadu_ps(a + i));
+        acc1 = _mm256_add_ps(acc1, _mm256_loadu_ps(a + i + 8));
+    }
+    __m256 v = _mm256_add_ps(acc0, acc1);
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_add_ss(q, _mm_movehdup_ps(q));
+    s = _mm_cvtss_f32(q);
+#endif
+    for (; i < n; ++i) s += a[i];
+    return s;
+}
+
 // e^x in float, to about 2 ulp, written so that loops calling it vectorize (no libm call).
 // Very negative x gives 0; very positive x gives +inf.
 inline float expf_fast(float x) {
@@ -194,6 +249,84 @@ inline float expf_fast(float x) {
     float y = p * bitsToFloat(static_cast<uint32_t>(e) << 23);
     y = x < lo ? 0.0f : y;
     return x > hi ? INFINITY : y;
+}
+
+// max_i a[i] (-inf for n == 0).
+inline float maxRow(const float *__restrict a, size_t n) {
+    size_t i = 0;
+    float m = -INFINITY;
+#ifdef __AVX512F__
+    __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
+    for (; i + 32 <= n; i += 32) {
+        m0 = _mm512_max_ps(m0, _mm512_loadu_ps(a + i));
+        m1 = _mm512_max_ps(m1, _mm512_loadu_ps(a + i + 16));
+    }
+    m = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+#else
+    __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
+    for (; i + 16 <= n; i += 16) {
+        m0 = _mm256_max_ps(m0, _mm256_loadu_ps(a + i));
+        m1 = _mm256_max_ps(m1, _mm256_loadu_ps(a + i + 8));
+    }
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, _mm256_max_ps(m0, m1));
+    for (float v : lanes) m = v > m ? v : m;
+#endif
+    for (; i < n; ++i) m = a[i] > m ? a[i] : m;
+    return m;
+}
+
+#ifdef __AVX512F__
+// e^x for 16 lanes (same polynomial as expf_fast): 2^n by vscalefps, which also gives 0 for very
+// negative x and inf for very positive x; NaN stays NaN.
+inline __m512 exp512(__m512 x) {
+    x = _mm512_max_ps(x, _mm512_set1_ps(-104.0f));  // below this e^x is 0 in float; keeps -inf out of r
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(p, n);
+}
+#endif
+
+// dst[i] = e^(src[i] - c) for every i (dst may be src); returns their sum.
+inline float expSubRow(float *dst, const float *src, float c, size_t n) {
+    size_t i = 0;
+    float s = 0.0f;
+#ifdef __AVX512F__
+    __m512 vc = _mm512_set1_ps(c), acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    for (; i + 32 <= n; i += 32) {
+        __m512 e0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(src + i), vc));
+        __m512 e1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(src + i + 16), vc));
+        _mm512_storeu_ps(dst + i, e0);
+        _mm512_storeu_ps(dst + i + 16, e1);
+        acc0 = _mm512_add_ps(acc0, e0);
+        acc1 = _mm512_add_ps(acc1, e1);
+    }
+    s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+#else
+    float acc[8] = {};
+    for (; i + 8 <= n; i += 8) {
+        for (int l = 0; l < 8; ++l) {
+            float e = expf_fast(src[i + l] - c);
+            dst[i + l] = e;
+            acc[l] += e;
+        }
+    }
+    for (float v : acc) s += v;
+#endif
+    for (; i < n; ++i) {
+        dst[i] = expf_fast(src[i] - c);
+        s += dst[i];
+    }
+    return s;
 }
 
 inline float siluf(float x) { return x / (1.0f + expf_fast(-x)); }
@@ -243,6 +376,9 @@ Layout layoutOf(infiniopTensorDescriptor_t t);
 infiniStatus_t expectSameShape(const char *op, const char *name, const Layout &t, const Layout &ref, const char *ref_name);
 infiniStatus_t expectSameDtype(const char *op, const char *name, const Layout &t, const Layout &ref, const char *ref_name);
 infiniStatus_t expectLastContiguous(const char *op, const char *name, const Layout &t);
+
+// Threads parallelFor can use (the backend's thread pool, caller included).
+size_t parallelism();
 
 // Runs body(begin, end) over [0, n) items, in parallel when n * cost_per_item is large enough.
 void parallelFor(size_t n, size_t cost_per_item, const std::function<void(size_t, size_t)> &body);

@@ -1,5 +1,7 @@
 // norm.cpp: rms_norm, add_rms_norm and layer_norm over the last dimension, one row per iteration,
 // rows split across threads; sums use eight partial accumulators so that the loop vectorizes.
+#include <vector>
+
 #include "common.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
@@ -163,24 +165,25 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
             const W *pw = static_cast<const W *>(data[2]);
             const W *pb = has_bias ? static_cast<const W *>(data[3]) : nullptr;
             size_t n = x.last();
+            // weight and bias as float once per call; each row is converted into a float buffer
+            // (in L1) and then takes two reduction passes and one output pass over it
+            std::vector<float> wf(n), bf(has_bias ? n : 0);
+            loadRow(wf.data(), pw, n);
+            if (has_bias) loadRow(bf.data(), pb, n);
             parallelFor(x.rows(), n * 4, [&](size_t begin, size_t end) {
+                std::vector<float> buf(n);
+                float *f = buf.data();
+                const float *w32 = wf.data(), *b32 = bf.data();
                 for (size_t r = begin; r < end; ++r) {
-                    const T *rx = px + x.rowOffset(r);
-                    T *ry = py + y.rowOffset(r);
-                    float mean = sum(rx, n) / static_cast<float>(n);
-                    float acc[8] = {};
-                    size_t j = 0;
-                    for (; j + 8 <= n; j += 8) {
-                        for (int l = 0; l < 8; ++l) {
-                            float d = toFloat(rx[j + l]) - mean;
-                            acc[l] += d * d;
-                        }
+                    loadRow(f, px + x.rowOffset(r), n);
+                    float mean = sumRow(f, n) / static_cast<float>(n);
+                    float rstd = 1.0f / std::sqrt(sumSqDev(f, mean, n) / static_cast<float>(n) + eps);
+                    if (has_bias) {
+                        for (size_t q = 0; q < n; ++q) f[q] = (f[q] - mean) * rstd * w32[q] + b32[q];
+                    } else {
+                        for (size_t q = 0; q < n; ++q) f[q] = (f[q] - mean) * rstd * w32[q];
                     }
-                    float var = 0;
-                    for (; j < n; ++j) var += (toFloat(rx[j]) - mean) * (toFloat(rx[j]) - mean);
-                    for (float a : acc) var += a;
-                    float rstd = 1.0f / std::sqrt(var / static_cast<float>(n) + eps);
-                    normalizeRow(ry, rx, pw, pb, n, mean, rstd);
+                    storeRow(py + y.rowOffset(r), f, n);
                 }
             });
         };

@@ -7,35 +7,23 @@ namespace {
 // softmax of n values at stride sx (x) into y (stride sy), in float; buf holds n floats.
 template <typename T>
 void softmaxLine(T *y, ptrdiff_t sy, const T *x, ptrdiff_t sx, size_t n, float *__restrict buf) {
+    if constexpr (std::is_same_v<T, float>) {
+        if (sx == 1 && sy == 1) {  // straight from x into y: no copies
+            float m = maxRow(x, n);
+            if (m == -INFINITY) m = 0;
+            float inv = 1.0f / expSubRow(y, x, m, n);
+            for (size_t q = 0; q < n; ++q) y[q] *= inv;
+            return;
+        }
+    }
     if (sx == 1) {
         loadRow(buf, x, n);
     } else {
         for (size_t j = 0; j < n; ++j) buf[j] = toFloat(x[j * sx]);
     }
-    float mx[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        for (int l = 0; l < 8; ++l) mx[l] = buf[j + l] > mx[l] ? buf[j + l] : mx[l];
-    }
-    float m = -INFINITY;
-    for (; j < n; ++j) m = buf[j] > m ? buf[j] : m;
-    for (float v : mx) m = v > m ? v : m;
+    float m = maxRow(buf, n);
     if (m == -INFINITY) m = 0;  // all -inf: every entry becomes 0/0 = nan, as torch
-    float acc[16] = {};  // exp and sum in one pass, 16 partial sums (vector lanes)
-    j = 0;
-    for (; j + 16 <= n; j += 16) {
-        for (int l = 0; l < 16; ++l) {
-            float e = expf_fast(buf[j + l] - m);
-            buf[j + l] = e;
-            acc[l] += e;
-        }
-    }
-    float total = 0;
-    for (; j < n; ++j) {
-        buf[j] = expf_fast(buf[j] - m);
-        total += buf[j];
-    }
-    for (float v : acc) total += v;
+    float total = expSubRow(buf, buf, m, n);
     float inv = 1.0f / total;
     if (sy == 1) {
         for (size_t q = 0; q < n; ++q) buf[q] *= inv;
