@@ -113,6 +113,12 @@ inline void loadRow(float *__restrict dst, const T *__restrict src, size_t n) {
             __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i)));
             _mm512_storeu_ps(dst + i, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
         }
+        if (i < n) {
+            __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+            __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, src + i));
+            _mm512_mask_storeu_ps(dst + i, k, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
+            i = n;
+        }
 #endif
     }
     for (; i < n; ++i) dst[i] = toFloat(src[i]);
@@ -141,6 +147,12 @@ inline void storeRow(T *__restrict dst, const float *__restrict src, size_t n) {
             __m256bh h = _mm512_cvtneps_pbh(_mm512_loadu_ps(src + i));
             _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i), reinterpret_cast<__m256i &>(h));
         }
+        if (i < n) {
+            __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+            __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(k, src + i));
+            _mm256_mask_storeu_epi16(dst + i, k, reinterpret_cast<__m256i &>(h));
+            i = n;
+        }
 #endif
     }
     for (; i < n; ++i) dst[i] = fromFloat<T>(src[i]);
@@ -157,6 +169,11 @@ inline float dotRow(const float *__restrict a, const float *__restrict b, size_t
         acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), acc1);
     }
     for (; i + 16 <= n; i += 16) acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc0);
+    if (i < n) {  // the last partial vector under a mask
+        __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+        acc1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, a + i), _mm512_maskz_loadu_ps(k, b + i), acc1);
+        i = n;
+    }
     s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
 #else
     __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
@@ -186,6 +203,11 @@ inline float sumSqDev(const float *__restrict a, float c, size_t n) {
         acc0 = _mm512_fmadd_ps(d0, d0, acc0);
         acc1 = _mm512_fmadd_ps(d1, d1, acc1);
     }
+    for (; i < n; i += 16) {  // the rest, the last vector under a mask
+        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+        __m512 d = _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, a + i), vc);
+        acc0 = _mm512_fmadd_ps(d, d, acc0);
+    }
     s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
 #else
     __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps(), vc = _mm256_set1_ps(c);
@@ -212,6 +234,10 @@ inline float sumRow(const float *__restrict a, size_t n) {
     for (; i + 32 <= n; i += 32) {
         acc0 = _mm512_add_ps(acc0, _mm512_loadu_ps(a + i));
         acc1 = _mm512_add_ps(acc1, _mm512_loadu_ps(a + i + 16));
+    }
+    for (; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+        acc0 = _mm512_add_ps(acc0, _mm512_maskz_loadu_ps(k, a + i));
     }
     s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
 #else
@@ -261,6 +287,10 @@ inline float maxRow(const float *__restrict a, size_t n) {
         m0 = _mm512_max_ps(m0, _mm512_loadu_ps(a + i));
         m1 = _mm512_max_ps(m1, _mm512_loadu_ps(a + i + 16));
     }
+    for (; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+        m0 = _mm512_max_ps(m0, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, a + i));
+    }
     m = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
 #else
     __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
@@ -309,6 +339,12 @@ inline float expSubRow(float *dst, const float *src, float c, size_t n) {
         _mm512_storeu_ps(dst + i + 16, e1);
         acc0 = _mm512_add_ps(acc0, e0);
         acc1 = _mm512_add_ps(acc1, e1);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+        __m512 e = _mm512_maskz_mov_ps(k, exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, src + i), vc)));
+        _mm512_mask_storeu_ps(dst + i, k, e);
+        acc0 = _mm512_add_ps(acc0, e);
     }
     s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
 #else
@@ -417,6 +453,13 @@ bool amxAvailable();
 void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B,
                  ptrdiff_t b_sk, ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin,
                  ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);
+
+// gemm with M <= 16 rows and B's columns contiguous (gemv.cpp; only when gemvShape(M, N)):
+// C[m, :] = alpha * A[m, :] @ B + beta * Cin[m, :], C's columns contiguous.
+bool gemvShape(size_t M, size_t N);
+template <typename T>
+void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sk,
+                   T *C, ptrdiff_t c_si, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);
 
 // The backend's create_op: makes a descriptor whose run() executes the kernel now
 // (INFINIRT_STREAM_CALLER) or queues it on a stream of the handle's device.

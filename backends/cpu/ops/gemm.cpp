@@ -142,6 +142,25 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     ptrdiff_t bsa = nd == 3 ? a.strides[0] : 0, bsb = nd == 3 ? b.strides[0] : 0, bsc = nd == 3 ? c.strides[0] : 0;
     ptrdiff_t bsi = has_cin && nd == 3 ? cin.strides[0] : 0;
     int ldc = static_cast<int>(std::max<ptrdiff_t>(c.strides[nd - 2], std::max<size_t>(N, 1)));
+    if (a.dtype != INFINI_DTYPE_BF16 && b.strides[nd - 1] == 1 && gemvShape(M, N) && K > 0 && c.strides[nd - 1] == 1) {
+        // decode with B row-major (gemv.cpp): B streamed once, no packing
+        ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], cm = c.strides[nd - 2];
+        ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
+        return dispatchFloat(a.dtype, op, [&](auto t) {
+            using T = decltype(t);
+            *k = [=](void *const *data) {
+                auto *pc = static_cast<T *>(data[0]);
+                const auto *pa = static_cast<const T *>(data[1]);
+                const auto *pb = static_cast<const T *>(data[2]);
+                const auto *pi = has_cin && beta != 0.0f ? static_cast<const T *>(data[3]) : nullptr;
+                for (size_t q = 0; q < batch; ++q) {
+                    gemvRowMajorB<T>(M, N, K, pa + static_cast<ptrdiff_t>(q) * bsa, am, ak, pb + static_cast<ptrdiff_t>(q) * bsb,
+                                     bk, pc + static_cast<ptrdiff_t>(q) * bsc, cm,
+                                     pi ? pi + static_cast<ptrdiff_t>(q) * bsi : nullptr, im, in, alpha, beta);
+                }
+            };
+        });
+    }
     if (a.dtype == INFINI_DTYPE_BF16 && amxAvailable() && M > 0 && N > 0 && K > 0) {
         // AMX (amx.cpp): the operand whose k is contiguous, and the larger one when both are, goes
         // on the A side, where it is read in place; computing c^T = b^T a^T when that is b.

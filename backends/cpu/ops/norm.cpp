@@ -23,30 +23,6 @@ inline float sumSquares(const T *x, size_t n) {
     return s;
 }
 
-template <typename T>
-inline float sum(const T *x, size_t n) {
-    float acc[8] = {};
-    size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        for (int l = 0; l < 8; ++l) acc[l] += toFloat(x[j + l]);
-    }
-    float s = 0;
-    for (; j < n; ++j) s += toFloat(x[j]);
-    for (float a : acc) s += a;
-    return s;
-}
-
-// y = (x - mean) * rstd * w (+ b): separate loops with and without bias so that both vectorize.
-template <typename T, typename W>
-inline void normalizeRow(T *__restrict y, const T *__restrict x, const W *__restrict w, const W *__restrict b,
-                         size_t n, float mean, float rstd) {
-    if (b) {
-        for (size_t q = 0; q < n; ++q) y[q] = fromFloat<T>((toFloat(x[q]) - mean) * rstd * toFloat(w[q]) + toFloat(b[q]));
-    } else {
-        for (size_t q = 0; q < n; ++q) y[q] = fromFloat<T>((toFloat(x[q]) - mean) * rstd * toFloat(w[q]));
-    }
-}
-
 // y = x * rsqrt(mean(x^2) + eps) * w for one row.
 template <typename T, typename W>
 inline void rmsRow(T *__restrict y, const T *__restrict x, const W *__restrict w, size_t n, float eps) {
@@ -165,25 +141,45 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
             const W *pw = static_cast<const W *>(data[2]);
             const W *pb = has_bias ? static_cast<const W *>(data[3]) : nullptr;
             size_t n = x.last();
-            // weight and bias as float once per call; each row is converted into a float buffer
-            // (in L1) and then takes two reduction passes and one output pass over it
-            std::vector<float> wf(n), bf(has_bias ? n : 0);
-            loadRow(wf.data(), pw, n);
-            if (has_bias) loadRow(bf.data(), pb, n);
+            // weight and bias as float (converted once per call unless they are float already); a row
+            // takes two reduction passes and one output pass, over x itself when it is float, else
+            // over a float copy (in L1)
+            thread_local std::vector<float> wbuf, bbuf;
+            const float *w32 = nullptr, *b32 = nullptr;
+            if constexpr (std::is_same_v<W, float>) {
+                w32 = pw;
+                b32 = pb;
+            } else {
+                if (wbuf.size() < n) wbuf.resize(n);
+                loadRow(wbuf.data(), pw, n);
+                w32 = wbuf.data();
+                if (has_bias) {
+                    if (bbuf.size() < n) bbuf.resize(n);
+                    loadRow(bbuf.data(), pb, n);
+                    b32 = bbuf.data();
+                }
+            }
             parallelFor(x.rows(), n * 4, [&](size_t begin, size_t end) {
-                std::vector<float> buf(n);
-                float *f = buf.data();
-                const float *w32 = wf.data(), *b32 = bf.data();
+                thread_local std::vector<float> buf;
+                if (buf.size() < n) buf.resize(n);
                 for (size_t r = begin; r < end; ++r) {
-                    loadRow(f, px + x.rowOffset(r), n);
+                    const float *f;
+                    float *out;
+                    if constexpr (std::is_same_v<T, float>) {
+                        f = px + x.rowOffset(r);
+                        out = py + y.rowOffset(r);
+                    } else {
+                        loadRow(buf.data(), px + x.rowOffset(r), n);
+                        f = out = buf.data();
+                    }
                     float mean = sumRow(f, n) / static_cast<float>(n);
                     float rstd = 1.0f / std::sqrt(sumSqDev(f, mean, n) / static_cast<float>(n) + eps);
-                    if (has_bias) {
-                        for (size_t q = 0; q < n; ++q) f[q] = (f[q] - mean) * rstd * w32[q] + b32[q];
+                    if (b32 != nullptr) {
+                        for (size_t q = 0; q < n; ++q) out[q] = (f[q] - mean) * rstd * w32[q] + b32[q];
                     } else {
-                        for (size_t q = 0; q < n; ++q) f[q] = (f[q] - mean) * rstd * w32[q];
+                        for (size_t q = 0; q < n; ++q) out[q] = (f[q] - mean) * rstd * w32[q];
                     }
-                    storeRow(py + y.rowOffset(r), f, n);
+                    if constexpr (!std::is_same_v<T, float>) storeRow(py + y.rowOffset(r), out, n);
                 }
             });
         };

@@ -1,0 +1,121 @@
+// gemv.cpp: gemm with few rows (decode: M <= 16) and B row-major (its columns contiguous), for float32
+// and float16 (bfloat16 goes to AMX, measured faster), with AVX-512 (the AVX2 build leaves these
+// shapes to the general path).
+//
+// Such a product reads all of B once and does little arithmetic per element, so it is a question of
+// streaming B well. Each thread takes a range of columns; a micro-kernel keeps the MR x 16 block of C
+// in registers for a pass over 16 rows of k, every B vector feeding MR fused multiply-adds with A
+// broadcast from a float copy (MR = M rounded up to 1, 2, 4, 8 or 16, the extra rows zero). A pass
+// walks the 16 rows across the thread's columns side by side, so that B streams as 16 sequential
+// reads (a pass down one column strip over many rows, at B's row stride, was 2-4x slower); rows are
+// also prefetched a few ahead.
+#include <vector>
+
+#include "common.h"
+
+namespace infini::cpu::ops::INFINI_CPU_ISA {
+
+#ifdef __AVX512F__
+namespace {
+
+template <typename T>
+inline __m512 load16(const T *p) {
+    if constexpr (std::is_same_v<T, float>) {
+        return _mm512_loadu_ps(p);
+    } else if constexpr (std::is_same_v<T, f16>) {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+    } else {
+        __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+    }
+}
+
+// acc[MR][16 columns at c] += A[MR][k0, k1) * B[k0, k1)[c .. c + 16)
+template <int MR, typename T>
+inline void micro(const float *a, size_t lda, const T *b, size_t ldb, size_t k0, size_t k1, float *acc, size_t ldacc) {
+    __m512 c[MR];
+    for (int m = 0; m < MR; ++m) c[m] = _mm512_loadu_ps(acc + m * ldacc);
+    constexpr size_t kAhead = 8;
+    for (size_t k = k0; k < k1; ++k) {
+        _mm_prefetch(reinterpret_cast<const char *>(b + (k + kAhead) * ldb), _MM_HINT_T0);
+        __m512 bv = load16(b + k * ldb);
+        for (int m = 0; m < MR; ++m) c[m] = _mm512_fmadd_ps(_mm512_set1_ps(a[m * lda + k]), bv, c[m]);
+    }
+    for (int m = 0; m < MR; ++m) _mm512_storeu_ps(acc + m * ldacc, c[m]);
+}
+
+template <int MR, typename T>
+void columns(const float *a, size_t K, const T *b, size_t ldb, size_t c0, size_t c1, float *acc) {
+    // acc: [MR][c1 - c0] floats, zeroed by the caller
+    constexpr size_t kKb = 16;  // rows of B per pass: their 16 streams run side by side
+    size_t w = c1 - c0;
+    for (size_t k0 = 0; k0 < K; k0 += kKb) {
+        size_t k1 = std::min(K, k0 + kKb);
+        for (size_t c = c0; c < c1; c += 16) micro<MR>(a, K, b + c, ldb, k0, k1, acc + (c - c0), w);
+    }
+}
+
+}  // namespace
+
+bool gemvShape(size_t M, size_t N) { return M >= 1 && M <= 16 && N >= 16; }
+
+template <typename T>
+void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sk,
+                   T *C, ptrdiff_t c_si, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
+    int mr = M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : M <= 8 ? 8 : 16;
+    std::vector<float> a(static_cast<size_t>(mr) * K, 0.0f);  // A as float, rows past M zero
+    for (size_t m = 0; m < M; ++m) {
+        for (size_t k = 0; k < K; ++k) a[m * K + k] = toFloat(A[m * a_si + k * a_sk]);
+    }
+    size_t full = N / 16 * 16;  // the last N % 16 columns go through the scalar loop below
+    parallelFor(full / 16, K * 16 * 2, [&](size_t j0, size_t j1) {
+        size_t c0 = j0 * 16, c1 = j1 * 16;
+        std::vector<float> acc(static_cast<size_t>(mr) * (c1 - c0), 0.0f);
+        switch (mr) {
+            case 1: columns<1>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            case 2: columns<2>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            case 4: columns<4>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            case 8: columns<8>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            default: columns<16>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+        }
+        for (size_t m = 0; m < M; ++m) {
+            const float *src = acc.data() + m * (c1 - c0);
+            T *out = C + m * c_si + c0;
+            for (size_t j = 0; j < c1 - c0; ++j) {
+                float v = alpha * src[j];
+                if (Cin != nullptr) v += beta * toFloat(Cin[m * in_si + (c0 + j) * in_sj]);
+                out[j] = fromFloat<T>(v);
+            }
+        }
+    });
+    for (size_t m = 0; m < M; ++m) {
+        for (size_t j = full; j < N; ++j) {
+            float s = 0.0f;
+            for (size_t k = 0; k < K; ++k) s += a[m * K + k] * toFloat(B[k * b_sk + j]);
+            float v = alpha * s;
+            if (Cin != nullptr) v += beta * toFloat(Cin[m * in_si + j * in_sj]);
+            C[m * c_si + j] = fromFloat<T>(v);
+        }
+    }
+}
+
+#else
+
+bool gemvShape(size_t, size_t) { return false; }
+
+template <typename T>
+void gemvRowMajorB(size_t, size_t, size_t, const T *, ptrdiff_t, ptrdiff_t, const T *, ptrdiff_t, T *, ptrdiff_t, const T *,
+                   ptrdiff_t, ptrdiff_t, float, float) {
+    std::abort();  // unreachable: gemvShape() is false in this build
+}
+
+#endif
+
+template void gemvRowMajorB<float>(size_t, size_t, size_t, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t,
+                                   float *, ptrdiff_t, const float *, ptrdiff_t, ptrdiff_t, float, float);
+template void gemvRowMajorB<f16>(size_t, size_t, size_t, const f16 *, ptrdiff_t, ptrdiff_t, const f16 *, ptrdiff_t, f16 *,
+                                 ptrdiff_t, const f16 *, ptrdiff_t, ptrdiff_t, float, float);
+template void gemvRowMajorB<bf16>(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t,
+                                  bf16 *, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float);
+
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA
