@@ -14,6 +14,31 @@ namespace {
 // out_g = softmax_t(scale * q_g.k_t + slope_g * (t - qpos)) @ v_t. Each key and value row is read once
 // for the whole group; kv(t) gives the key and value rows of key t. Scratch: qf [G*d], scores [G*n],
 // acc [G*d] floats.
+#ifdef __AVX512F__
+// out_g = sum_t p[g, t] v_t for head_dim D, 16 value rows at a time (converted to float once, in L1)
+// while each head's D-float accumulator stays in registers across them.
+template <size_t D, typename T, typename KV>
+void weightedValues(T *out, ptrdiff_t os, size_t G, size_t n, const float *scores, KV kv, float *acc) {
+    constexpr size_t kV = D / 16;
+    alignas(64) float vb[16][D];
+    for (size_t t0 = 0; t0 < n; t0 += 16) {
+        size_t tn = std::min<size_t>(16, n - t0);
+        for (size_t j = 0; j < tn; ++j) loadRow(vb[j], kv(t0 + j).second, D);
+        for (size_t g = 0; g < G; ++g) {
+            __m512 a[kV];
+            for (size_t v = 0; v < kV; ++v) a[v] = _mm512_loadu_ps(acc + g * D + 16 * v);
+            const float *sg = scores + g * n + t0;
+            for (size_t j = 0; j < tn; ++j) {
+                __m512 p = _mm512_set1_ps(sg[j]);
+                for (size_t v = 0; v < kV; ++v) a[v] = _mm512_fmadd_ps(p, _mm512_load_ps(vb[j] + 16 * v), a[v]);
+            }
+            for (size_t v = 0; v < kV; ++v) _mm512_storeu_ps(acc + g * D + 16 * v, a[v]);
+        }
+    }
+    for (size_t g = 0; g < G; ++g) storeRow(out + g * os, acc + g * D, D);
+}
+#endif
+
 template <typename T, typename KV>
 void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_t d, size_t n, float scale,
                  const float *slopes, int64_t qpos, KV kv, float *qf, float *scores, float *acc) {
@@ -43,6 +68,10 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
         for (size_t t = 0; t < n; ++t) sg[t] *= inv;
     }
     std::fill(acc, acc + G * d, 0.0f);
+#ifdef __AVX512F__
+    if (d == 64) return weightedValues<64>(out, os, G, n, scores, kv, acc);
+    if (d == 128) return weightedValues<128>(out, os, G, n, scores, kv, acc);
+#endif
     for (size_t t = 0; t < n; ++t) {
         loadRow(kf, kv(t).second, d);
         for (size_t g = 0; g < G; ++g) {
