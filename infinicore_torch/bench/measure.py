@@ -1,0 +1,127 @@
+"""Accuracy against a float64 reference, and timing.
+
+Accuracy: each implementation's outputs against the op's plain-PyTorch reference computed in float64
+on the CPU from the same inputs: max absolute error, max relative error (to the reference's largest
+magnitude) and relative L2 error, passing when the relative L2 error is within the dtype's tolerance.
+Integer outputs (indices) must match exactly (random_sample: up to 1% of rows may differ, where a
+cumulative probability lies within float32 rounding of the threshold, as OPS.md allows).
+
+Timing: warm-up calls, then timed calls until the time budget or the repetition cap is reached (at
+least `min_reps`), reported as median, p10 and p90. Only the call is timed: on CUDA and infini
+devices between two events on the current stream, on the CPU with perf_counter. On GPUs the L2
+cache is flushed before every timed call (a write of 256 MB, outside the events).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import torch
+
+TOLERANCE = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
+
+
+def _clone(inputs, indices):
+    return tuple(t.clone() if i in indices else t for i, t in enumerate(inputs))
+
+
+def _as_tuple(out, spec):
+    return tuple(t for t in spec.outputs(out) if isinstance(t, torch.Tensor))
+
+
+def reference_outputs(spec, inputs):
+    """The reference in float64 on the CPU (integer inputs unchanged)."""
+    cpu = tuple(t.detach().cpu().double() if t.is_floating_point() else t.detach().cpu() for t in inputs)
+    return _as_tuple(spec.reference(*_clone(cpu, spec.mutates)), spec)
+
+
+def check(spec, fn, inputs, dtype, ref=None) -> dict:
+    """Runs fn once on copies of the inputs it mutates and compares with the float64 reference."""
+    ref = reference_outputs(spec, inputs) if ref is None else ref
+    out = _as_tuple(fn(*_clone(inputs, spec.mutates)), spec)
+    if len(out) != len(ref):
+        return {"ok": False, "error": f"{len(out)} outputs, the reference has {len(ref)}"}
+    result = {"max_abs": 0.0, "max_rel": 0.0, "rel_l2": 0.0, "mismatches": 0, "ok": True}
+    tol = TOLERANCE.get(dtype, 1e-5)
+    for o, r in zip(out, ref):
+        o = o.detach().cpu()
+        if o.shape != r.shape:
+            return {"ok": False, "error": f"shape {tuple(o.shape)}, the reference has {tuple(r.shape)}"}
+        if not r.is_floating_point():
+            bad = int((o.to(r.dtype) != r).sum())
+            result["mismatches"] += bad
+            allowed = max(1, r.numel() // 100) if spec.name == "random_sample" else 0
+            result["ok"] &= bad <= allowed
+            continue
+        d = (o.double() - r).abs()
+        scale = float(r.abs().max()) if r.numel() else 0.0
+        max_abs = float(d.max()) if d.numel() else 0.0
+        rel_l2 = float(d.norm() / r.norm()) if r.numel() and float(r.norm()) > 0 else max_abs
+        result["max_abs"] = max(result["max_abs"], max_abs)
+        result["max_rel"] = max(result["max_rel"], max_abs / scale if scale > 0 else max_abs)
+        result["rel_l2"] = max(result["rel_l2"], rel_l2)
+        finite = bool(torch.isfinite(o.double()).all()) or not bool(torch.isfinite(r).all())
+        result["ok"] &= finite and rel_l2 <= tol
+    result["tolerance"] = tol
+    return result
+
+
+class Timer:
+    """Times one call: events on GPU-like devices, perf_counter on the CPU; flushes the L2 on CUDA."""
+
+    def __init__(self, device: torch.device):
+        self.device = device
+        self.flush_buf = None
+        if device.type == "cuda":
+            self.flush_buf = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=device)
+
+    def _events(self):
+        if self.device.type == "cuda":
+            return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        return torch.infini.Event(enable_timing=True), torch.infini.Event(enable_timing=True)
+
+    def synchronize(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        elif self.device.type == "infini":
+            torch.infini.synchronize(self.device)
+
+    def time(self, fn, inputs, min_reps=5, max_reps=100, budget_s=0.3, warmup=3) -> list[float]:
+        """Seconds per call, one entry per timed repetition."""
+        for _ in range(warmup):
+            fn(*inputs)
+        self.synchronize()
+        times = []
+        spent = 0.0
+        while len(times) < max_reps and (len(times) < min_reps or spent < budget_s):
+            if self.device.type == "cpu":
+                t0 = time.perf_counter()
+                fn(*inputs)
+                dt = time.perf_counter() - t0
+            else:
+                if self.flush_buf is not None:
+                    self.flush_buf.zero_()
+                start, end = self._events()
+                start.record()
+                fn(*inputs)
+                end.record()
+                end.synchronize()
+                dt = start.elapsed_time(end) / 1e3
+            times.append(dt)
+            spent += max(dt, 1e-6)
+        return times
+
+
+def summarize(times: list[float]) -> dict:
+    s = sorted(times)
+    q = statistics.quantiles(s, n=10) if len(s) >= 2 else [s[0]] * 9
+    return {"median_us": statistics.median(s) * 1e6, "p10_us": q[0] * 1e6, "p90_us": q[-1] * 1e6, "reps": len(s)}
+
+
+def copy_bandwidth(device: torch.device, timer: Timer, nbytes: int) -> float:
+    """GB/s of a device-to-device copy of nbytes (read + write counted), measured now."""
+    src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).fill_(1.0)
+    dst = torch.empty_like(src)
+    t = summarize(timer.time(lambda a, b: b.copy_(a), (src, dst), min_reps=5, max_reps=30, budget_s=0.5))
+    return 2 * nbytes / (t["median_us"] * 1e-6) / 1e9

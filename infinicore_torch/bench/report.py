@@ -1,0 +1,96 @@
+"""Output of the comparison tool: a terminal table, a JSON file of every result, a PNG per op."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+COLUMNS = [("op", 15), ("shape", 22), ("dtype", 9), ("impl", 8), ("median us", 12), ("p10", 11), ("p90", 11),
+           ("GB/s", 8), ("TFLOP/s", 8), ("%copy", 6), ("rel_l2", 9), ("check", 6)]
+
+
+def _fmt(r: dict) -> list[str]:
+    if r.get("skipped"):
+        return [r["op"], r["shape"], r["dtype"], r["impl"], "skipped: " + r["skipped"]]
+    acc = r.get("accuracy") or {}
+    check = "-" if not acc else ("ok" if acc.get("ok") else "FAIL")
+    rel = f"{acc['rel_l2']:.1e}" if "rel_l2" in acc else ("-" if not acc else str(acc.get("mismatches", acc.get("error", ""))))
+    return [r["op"], r["shape"], r["dtype"], r["impl"], f"{r['median_us']:.1f}", f"{r['p10_us']:.1f}", f"{r['p90_us']:.1f}",
+            f"{r['gbps']:.1f}", f"{r['tflops']:.2f}" if r["tflops"] else "-",
+            f"{r['pct_copy']:.0f}" if r.get("pct_copy") is not None else "-", rel, check]
+
+
+def header() -> str:
+    return "".join(name.ljust(w) if i < 4 else name.rjust(w) for i, (name, w) in enumerate(COLUMNS))
+
+
+def row(r: dict) -> str:
+    cells = _fmt(r)
+    if r.get("skipped"):
+        return "".join(c.ljust(w) for c, (_, w) in zip(cells[:4], COLUMNS)) + cells[4]
+    return "".join(c.ljust(w) if i < 4 else c.rjust(w) for i, (c, (_, w)) in enumerate(zip(cells, COLUMNS)))
+
+
+class Progress:
+    """A one-line progress bar on stderr (only when it is a terminal, or when forced)."""
+
+    def __init__(self, total: int, enabled: bool | None = None):
+        self.total, self.done = total, 0
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+
+    def step(self, what: str):
+        self.done += 1
+        if self.enabled:
+            width = 30
+            filled = width * self.done // max(self.total, 1)
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {what[:60]:<60}")
+            sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 110 + "\r")
+            sys.stderr.flush()
+
+
+def write_json(path: str, meta: dict, results: list[dict]):
+    with open(path, "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1)
+
+
+def write_plots(folder: str, results: list[dict]) -> list[str]:
+    """One PNG per (op, dtype): GB/s (TFLOP/s for matrix products and attention) against shape, one line
+    per implementation. Returns the files written; raises ImportError without matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    groups: dict[tuple, list[dict]] = {}
+    for r in results:
+        if not r.get("skipped"):
+            groups.setdefault((r["op"], r["dtype"]), []).append(r)
+    for (op, dtype), rs in sorted(groups.items()):
+        compute = op in ("gemm", "linear", "paged_attention")
+        metric, unit = ("tflops", "TFLOP/s") if compute else ("gbps", "GB/s")
+        shapes = list(dict.fromkeys(r["shape"] for r in rs))
+        fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(shapes)), 4))
+        for impl in dict.fromkeys(r["impl"] for r in rs):
+            pts = [(shapes.index(r["shape"]), r[metric]) for r in rs if r["impl"] == impl]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=impl)
+        ax.set_xticks(range(len(shapes)))
+        ax.set_xticklabels(shapes, rotation=20, ha="right", fontsize=8)
+        values = [r[metric] for r in rs if r[metric] > 0]
+        if values and max(values) / min(values) > 50:
+            ax.set_yscale("log")
+        ax.set_ylabel(unit)
+        ax.set_title(f"{op} ({dtype}) on {rs[0]['device']}")
+        ax.grid(alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        path = os.path.join(folder, f"{op}_{dtype}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written

@@ -1,0 +1,167 @@
+"""infinicore_torch.bench: the registry, the accuracy checker, the timing, the outputs, and our Triton
+kernels (under TRITON_INTERPRET=1 on CPU tensors)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import infinicore_torch  # noqa: F401
+from infinicore_torch import bench
+from infinicore_torch.bench import __main__ as cli
+from infinicore_torch.bench import impls, measure, report, specs
+
+SPECS = specs.specs()
+
+
+def test_every_op_has_every_shape_set_and_large_moves_64mb():
+    for name, spec in SPECS.items():
+        for s in specs.SHAPE_SETS:
+            assert spec.shapes.get(s), f"{name} has no {s} shapes"
+        smallest = min(spec.dtypes, key=lambda d: torch.empty((), dtype=d).element_size())
+        for p in spec.shapes["large"]:
+            assert spec.bytes(p, smallest) >= 64e6, f"{name} large {p}: {spec.bytes(p, smallest) / 1e6:.0f} MB"
+        for s in ("decode", "prefill"):
+            for p in spec.shapes[s]:
+                assert spec.bytes(p, smallest) > 0
+
+
+def test_the_ops_of_the_contract_are_registered():
+    for op in ("add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm", "layer_norm",
+               "softmax", "causal_softmax", "embedding", "rope", "gemm", "linear", "topk_softmax", "random_sample",
+               "paged_caching", "paged_attention"):
+        assert op in SPECS
+
+
+def test_registry_resolves_or_says_why():
+    cpu = torch.device("cpu")
+    spec = SPECS["rms_norm"]
+    for name in ("infini", "torch", "compile"):
+        assert callable(impls.resolve(name, spec, cpu))
+    with pytest.raises(impls.Skip, match="CUDA"):
+        impls.resolve("liger", spec, cpu)
+    with pytest.raises(impls.Skip):
+        impls.resolve("triton", SPECS["gemm"], cpu)  # no kernel of ours, or no triton
+    with pytest.raises(impls.Skip, match="inductor"):
+        impls.resolve("compile", spec, torch.device("infini", 0))
+    with pytest.raises(ValueError, match="unknown implementation"):
+        impls.resolve("nope", spec, cpu)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_accuracy_checker_passes_right_and_flags_wrong(dtype):
+    spec = SPECS["rms_norm"]
+    g = torch.Generator().manual_seed(0)
+    inputs = spec.make({"tokens": 7, "hidden": 769}, dtype, torch.device("cpu"), g)
+    good = measure.check(spec, spec.infini, inputs, dtype)
+    assert good["ok"] and good["rel_l2"] < measure.TOLERANCE[dtype]
+    wrong = measure.check(spec, lambda x, w: spec.infini(x, w) * 1.05, inputs, dtype)  # 5% too large
+    assert not wrong["ok"] and wrong["rel_l2"] > 0.04
+    nan = measure.check(spec, lambda x, w: torch.full_like(x, float("nan")), inputs, dtype)
+    assert not nan["ok"]
+
+
+def test_accuracy_checker_compares_indices_exactly():
+    spec = SPECS["topk_softmax"]
+    inputs = spec.make({"tokens": 16, "experts": 64}, torch.float32, torch.device("cpu"), torch.Generator().manual_seed(1))
+    assert measure.check(spec, spec.infini, inputs, torch.float32)["ok"]
+
+    def swapped(x):
+        w, i = spec.infini(x)
+        return w, i.flip(-1)
+
+    bad = measure.check(spec, swapped, inputs, torch.float32)
+    assert not bad["ok"] and bad["mismatches"] > 0
+
+
+def test_accuracy_checker_leaves_mutated_inputs_alone():
+    spec = SPECS["paged_caching"]
+    inputs = spec.make({"tokens": 5, "blocks": 8}, torch.float32, torch.device("cpu"), torch.Generator().manual_seed(2))
+    before = inputs[2].clone()
+    assert measure.check(spec, spec.infini, inputs, torch.float32)["ok"]
+    assert torch.equal(inputs[2], before)
+
+
+def test_timer_reports_medians_and_quantiles():
+    t = measure.Timer(torch.device("cpu"))
+    times = t.time(lambda x: x.sum(), (torch.ones(1000),), min_reps=7, max_reps=7, budget_s=0)
+    assert len(times) == 7 and all(x > 0 for x in times)
+    s = measure.summarize(times)
+    assert s["p10_us"] <= s["median_us"] <= s["p90_us"] and s["reps"] == 7
+
+
+@pytest.mark.parametrize("device", ["cpu", "infini"])
+def test_run_reports_every_implementation(device):
+    meta, results = bench.run(device, ["rms_norm", "gemm"], ("decode",), (torch.bfloat16,), bench.IMPLS, repeat=3,
+                              budget_s=0.0, progress=False)
+    assert meta["copy_gbps"] > 0
+    n_shapes = len(SPECS["rms_norm"].shapes["decode"]) + len(SPECS["gemm"].shapes["decode"])
+    assert len(results) == n_shapes * len(bench.IMPLS)
+    for r in results:
+        if r["impl"] in ("infini", "torch"):
+            assert "median_us" in r, r
+            assert r["accuracy"]["ok"], r
+            assert r["gbps"] > 0 and r["p10_us"] <= r["p90_us"]
+        if r["impl"] == "liger" or (r["impl"] == "compile" and device == "infini"):
+            assert r["skipped"]
+
+
+def test_cli_writes_table_json_and_plots(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    rc = cli.main(["--device", "cpu", "--ops", "rms_norm,softmax", "--shapes", "decode", "--impls", "infini,torch",
+                   "--repeat", "3", "--budget", "0", "--out", str(tmp_path)])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "rms_norm" in out and "median us" in out and "device-to-device copy" in out
+    data = json.load(open(tmp_path / "results.json"))
+    assert {r["op"] for r in data["results"]} == {"rms_norm", "softmax"}
+    assert data["meta"]["copy_gbps"] > 0
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pngs == ["rms_norm_bfloat16.png", "softmax_bfloat16.png"]
+    assert all((tmp_path / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+
+
+def test_cli_exit_status_flags_a_wrong_implementation(tmp_path, monkeypatch, capsys):
+    spec = SPECS["silu"]
+    monkeypatch.setattr(spec, "infini", lambda x: torch.ops.infini.silu(x) + 0.5)
+    rc = cli.main(["--ops", "silu", "--impls", "infini", "--repeat", "2", "--budget", "0", "--no-plots",
+                   "--out", str(tmp_path)])
+    assert rc == 1
+    assert "accuracy FAIL: silu" in capsys.readouterr().out
+
+
+def test_report_rows_show_skips():
+    r = {"op": "rms_norm", "shape": "1x4096", "dtype": "bfloat16", "impl": "liger", "skipped": "liger_kernel is not installed"}
+    assert "skipped: liger_kernel is not installed" in report.row(r)
+
+
+TRITON_SCRIPT = r"""
+import torch, infinicore_torch
+from infinicore_torch.bench import specs, measure, impls
+S = specs.specs()
+cpu = torch.device("cpu")
+shapes = {"rms_norm": {"tokens": 3, "hidden": 96}, "add_rms_norm": {"tokens": 3, "hidden": 96},
+          "swiglu": {"tokens": 3, "width": 100}, "silu_and_mul": {"tokens": 3, "width": 100},
+          "rope": {"tokens": 5}, "softmax": {"rows": 3, "cols": 5000}}
+for name, p in shapes.items():
+    spec = S[name]
+    fn = impls.resolve("triton", spec, cpu)
+    for dt in (torch.float32, torch.bfloat16):
+        inputs = spec.make(p, dt, cpu, torch.Generator().manual_seed(0))
+        r = measure.check(spec, fn, inputs, dt)
+        assert r["ok"], (name, dt, r)
+        wrong = measure.check(spec, lambda *a: tuple(t * 1.1 for t in spec.outputs(fn(*a))), inputs, dt)
+        assert not wrong["ok"], (name, dt, "a wrong result passed")
+print("triton ok")
+"""
+
+
+def test_triton_kernels_under_the_interpreter():
+    pytest.importorskip("triton")
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    out = subprocess.run([sys.executable, "-c", TRITON_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "triton ok" in out.stdout
