@@ -33,6 +33,13 @@ def _infini_kernel_for(op: str, device: torch.device) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _compiled(name: str, fn: Callable) -> Callable:
+    # every op and shape is its own graph: dynamo's default limit of 8 recompiles would silently
+    # leave the later ones running eagerly
+    import torch._dynamo.config as dc
+
+    for key in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
+        if hasattr(dc, key):
+            setattr(dc, key, max(getattr(dc, key), 4096))
     return torch.compile(fn, dynamic=False)
 
 

@@ -206,11 +206,8 @@ def _paged_attention_make(p, dt, dev, g):
 
 
 def _paged_attention_ref(q, kc, vc, tables, lens, k, v):
-    """scaled_dot_product_attention over the same keys and values stored contiguously."""
-    group = q.shape[1] // k.shape[1]
-    kk = k.repeat_interleave(group, 1)
-    vv = v.repeat_interleave(group, 1)
-    return F.scaled_dot_product_attention(q.unsqueeze(2), kk, vv).squeeze(2)
+    """scaled_dot_product_attention over the same keys and values stored contiguously (GQA native)."""
+    return F.scaled_dot_product_attention(q.unsqueeze(2), k, v, enable_gqa=True).squeeze(2)
 
 
 def _paged_attention_infini(q, kc, vc, tables, lens, k, v):
