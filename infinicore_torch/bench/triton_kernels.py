@@ -101,18 +101,20 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
 # ---- rope -------------------------------------------------------------------------------------------
 
 @triton.jit
-def _rope_kernel(x_ptr, pos_ptr, sin_ptr, cos_ptr, y_ptr, heads, HALF: tl.constexpr):
+def _rope_kernel(x_ptr, pos_ptr, sin_ptr, cos_ptr, y_ptr, heads, HEADS_BLOCK: tl.constexpr, HALF: tl.constexpr):
+    # one program per token: all its heads at once (the sin/cos row is loaded once)
     token = tl.program_id(0)
-    head = tl.program_id(1)
-    i = tl.arange(0, HALF)
+    h = tl.arange(0, HEADS_BLOCK)[:, None]
+    i = tl.arange(0, HALF)[None, :]
+    mask = h < heads
     p = tl.load(pos_ptr + token)
     s = tl.load(sin_ptr + p * HALF + i).to(tl.float32)
     c = tl.load(cos_ptr + p * HALF + i).to(tl.float32)
-    base = (token * heads + head) * 2 * HALF
-    a = tl.load(x_ptr + base + i).to(tl.float32)
-    b = tl.load(x_ptr + base + HALF + i).to(tl.float32)
-    tl.store(y_ptr + base + i, (a * c - b * s).to(y_ptr.dtype.element_ty))
-    tl.store(y_ptr + base + HALF + i, (b * c + a * s).to(y_ptr.dtype.element_ty))
+    base = token * heads * 2 * HALF + h * 2 * HALF
+    a = tl.load(x_ptr + base + i, mask=mask, other=0.0).to(tl.float32)
+    b = tl.load(x_ptr + base + HALF + i, mask=mask, other=0.0).to(tl.float32)
+    tl.store(y_ptr + base + i, (a * c - b * s).to(y_ptr.dtype.element_ty), mask=mask)
+    tl.store(y_ptr + base + HALF + i, (b * c + a * s).to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def rope(x: torch.Tensor, pos: torch.Tensor, sin: torch.Tensor, cos: torch.Tensor) -> torch.Tensor:
@@ -120,7 +122,8 @@ def rope(x: torch.Tensor, pos: torch.Tensor, sin: torch.Tensor, cos: torch.Tenso
     xc = x.contiguous()
     y = torch.empty_like(xc)
     tokens, heads, d = xc.shape
-    _rope_kernel[(tokens, heads)](xc, pos.contiguous(), sin.contiguous(), cos.contiguous(), y, heads, HALF=d // 2)
+    _rope_kernel[(tokens,)](xc, pos.contiguous(), sin.contiguous(), cos.contiguous(), y, heads,
+                            HEADS_BLOCK=_block(heads), HALF=d // 2, num_warps=4)
     return y
 
 
