@@ -7,9 +7,11 @@
 // (zero copies: the caller puts the operand with contiguous k, and the larger one, on the A side),
 // and B is packed into VNNI panels of 32 columns.
 //
-// Two schedules: when A has few rows (decode), threads split the B panels and each packs its own
-// panel once, so B is read from memory exactly once; otherwise B is packed once for everyone and
-// threads split A into chunks of rows that stay in L2 while every panel streams past them.
+// Three schedules: when A has few rows (decode) and B is row-major, threads split B's columns and
+// pack 256 of its rows at a time across all of them (B streams in long contiguous rows, read once);
+// other decode shapes split the B panels, each thread packing its own panel group once; otherwise
+// B is packed once for everyone and threads split A into chunks of rows that stay in L2 while every
+// panel streams past them.
 //
 // Only the AVX-512 build (INFINI_CPU_ISA=avx512, compiled with -mamx-tile -mamx-bf16) has it; it
 // runs only where CPUID reports AMX-BF16 and the kernel grants the tile state (arch_prctl).
@@ -264,6 +266,56 @@ void runBlock(const Problem &p, size_t m0, size_t m1, const ARows &a, size_t b0,
     }
 }
 
+// Few rows of A and B row-major (decode against a [K, N] weight): B is packed a few k steps at a
+// time across all of the thread's panels, so that each row of B is read as one long contiguous
+// piece (packing panel by panel read 64-byte pieces at B's row stride: slow to stream); C waits in
+// `acc` between k blocks.
+void runRowMajorFew(const Problem &p, const ARows &a, size_t b0, size_t b1, std::vector<uint16_t> &bbuf,
+                    std::vector<float> &acc) {
+    constexpr size_t kKs = 8;  // k steps (256 rows of B) per block
+    const __m512i lo = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37, 5, 36,
+                                        4, 35, 3, 34, 2, 33, 1, 32, 0);
+    const __m512i hi = _mm512_set_epi16(63, 31, 62, 30, 61, 29, 60, 28, 59, 27, 58, 26, 57, 25, 56, 24, 55, 23, 54, 22, 53,
+                                        21, 52, 20, 51, 19, 50, 18, 49, 17, 48, 16);
+    size_t panels = b1 - b0, ldc = panels * 32, slice = kKs * 2 * kTile;
+    uint16_t *bp = atLeast(bbuf, panels * slice);
+    atLeast(acc, ((p.M + 31) / 32 * 32) * ldc);
+    for (size_t k0 = 0; k0 < p.ksteps; k0 += kKs) {
+        size_t ks = std::min(kKs, p.ksteps - k0);
+        for (size_t s = 0; s < ks; ++s) {
+            for (size_t kp = 0; kp < 16; ++kp) {
+                size_t k = (k0 + s) * 32 + 2 * kp;
+                const uint16_t *r0 = p.B + k * p.b_sk + b0 * 32, *r1 = r0 + p.b_sk;
+                bool has0 = k < p.K, has1 = k + 1 < p.K;
+                for (size_t g = 0; g < panels; ++g) {
+                    __m512i x0 = has0 ? _mm512_loadu_si512(r0 + g * 32) : _mm512_setzero_si512();
+                    __m512i x1 = has1 ? _mm512_loadu_si512(r1 + g * 32) : _mm512_setzero_si512();
+                    uint16_t *row = bp + g * slice + s * 2 * kTile + kp * 32;
+                    _mm512_storeu_si512(row, _mm512_permutex2var_epi16(x0, lo, x1));
+                    _mm512_storeu_si512(row + kTile, _mm512_permutex2var_epi16(x0, hi, x1));
+                }
+            }
+        }
+        for (size_t g = 0; g < panels; ++g) {
+            for (size_t r = 0; r < p.M; r += 32) {
+                const uint16_t *a0 = a.base + (r / 32) * a.pair + k0 * a.step;
+                ATiles t{a0, a0 + a.half, a.stride, a.step};
+                float *c = acc.data() + r * ldc + g * 32;
+                if (p.M - r > 16) {
+                    micro<2>(t, bp + g * slice, ks, c, ldc, k0 == 0);
+                } else {
+                    micro<1>(t, bp + g * slice, ks, c, ldc, k0 == 0);
+                }
+            }
+        }
+    }
+    for (size_t g = 0; g < panels; ++g) {
+        for (size_t r = 0; r < p.M; r += 32) {
+            storeBlock(p, r, std::min<size_t>(32, p.M - r), (b0 + g) * 32, acc.data() + r * ldc + g * 32, ldc);
+        }
+    }
+}
+
 }  // namespace
 
 bool amxAvailable() {
@@ -291,6 +343,18 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
     constexpr size_t kGroup = 8;  // panels per block: 256 columns of C
     // rows of A per block: about 1 MiB of A, so that it stays in L2 while the panels stream past
     size_t chunk = std::max<size_t>(32, (size_t{1} << 19) / kpad / 32 * 32);
+    if (M <= 32 && p.b_sj == 1 && N % 32 == 0) {
+        // few rows, B row-major: threads split the columns; B is read row by row
+        parallelFor(panels, M * K / 8 + K * 32, [&](size_t b0, size_t b1) {
+            configureTiles();
+            thread_local std::vector<uint16_t> bbuf, abuf;
+            thread_local std::vector<float> acc;
+            ARows a = packRows(p, 0, M, abuf);
+            runRowMajorFew(p, a, b0, b1, bbuf, acc);
+            _tile_release();
+        });
+        return;
+    }
     if (M <= chunk) {
         // few rows (decode): threads split the panels, packing each group of panels once
         size_t groups = (panels + kGroup - 1) / kGroup;
