@@ -226,6 +226,52 @@ inline float sumSqDev(const float *__restrict a, float c, size_t n) {
     return s;
 }
 
+// sum_i (a[i] - c) and sum_i (a[i] - c)^2 in one pass (c near the values keeps the variance
+// E[(a - c)^2] - E[a - c]^2 free of cancellation).
+inline void shiftedMoments(const float *__restrict a, float c, size_t n, float *s1, float *s2) {
+    size_t i = 0;
+    float t1 = 0.0f, t2 = 0.0f;
+#ifdef __AVX512F__
+    __m512 vc = _mm512_set1_ps(c), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps();
+    __m512 b1 = _mm512_setzero_ps(), b2 = _mm512_setzero_ps();
+    for (; i + 32 <= n; i += 32) {
+        __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(a + i), vc), d1 = _mm512_sub_ps(_mm512_loadu_ps(a + i + 16), vc);
+        a1 = _mm512_add_ps(a1, d0);
+        b1 = _mm512_add_ps(b1, d1);
+        a2 = _mm512_fmadd_ps(d0, d0, a2);
+        b2 = _mm512_fmadd_ps(d1, d1, b2);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+        __m512 d = _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, a + i), vc);
+        a1 = _mm512_add_ps(a1, d);
+        a2 = _mm512_fmadd_ps(d, d, a2);
+    }
+    t1 = _mm512_reduce_add_ps(_mm512_add_ps(a1, b1));
+    t2 = _mm512_reduce_add_ps(_mm512_add_ps(a2, b2));
+#else
+    float p1[8] = {}, p2[8] = {};
+    for (; i + 8 <= n; i += 8) {
+        for (int l = 0; l < 8; ++l) {
+            float d = a[i + l] - c;
+            p1[l] += d;
+            p2[l] += d * d;
+        }
+    }
+    for (int l = 0; l < 8; ++l) {
+        t1 += p1[l];
+        t2 += p2[l];
+    }
+    for (; i < n; ++i) {
+        float d = a[i] - c;
+        t1 += d;
+        t2 += d * d;
+    }
+#endif
+    *s1 = t1;
+    *s2 = t2;
+}
+
 inline float sumRow(const float *__restrict a, size_t n) {
     size_t i = 0;
     float s = 0.0f;

@@ -1,5 +1,6 @@
 // norm.cpp: rms_norm, add_rms_norm and layer_norm over the last dimension, one row per iteration,
 // rows split across threads; sums use eight partial accumulators so that the loop vectorizes.
+#include <algorithm>
 #include <vector>
 
 #include "common.h"
@@ -160,8 +161,7 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
                 }
             }
             parallelFor(x.rows(), n * 4, [&](size_t begin, size_t end) {
-                thread_local std::vector<float> buf;
-                if (buf.size() < n) buf.resize(n);
+                std::vector<float> buf(std::is_same_v<T, float> ? 0 : n);
                 for (size_t r = begin; r < end; ++r) {
                     const float *f;
                     float *out;
@@ -172,8 +172,12 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
                         loadRow(buf.data(), px + x.rowOffset(r), n);
                         f = out = buf.data();
                     }
-                    float mean = sumRow(f, n) / static_cast<float>(n);
-                    float rstd = 1.0f / std::sqrt(sumSqDev(f, mean, n) / static_cast<float>(n) + eps);
+                    // one pass for both moments, shifted by the row's first value
+                    float s1, s2, c = n ? f[0] : 0.0f, inv_n = 1.0f / static_cast<float>(n);
+                    shiftedMoments(f, c, n, &s1, &s2);
+                    float dm = s1 * inv_n, mean = c + dm;
+                    float var = std::max(s2 * inv_n - dm * dm, 0.0f);
+                    float rstd = 1.0f / std::sqrt(var + eps);
                     if (b32 != nullptr) {
                         for (size_t q = 0; q < n; ++q) out[q] = (f[q] - mean) * rstd * w32[q] + b32[q];
                     } else {
