@@ -41,15 +41,21 @@ struct alignas(64) TileConfig {
     uint8_t rows[16] = {};
 };
 
-// Every tile is 16 rows of 64 bytes; edges are zero-padded in the packed operands instead.
-void configureTiles() {
+// Every tile is 16 rows of 64 bytes; edges are zero-padded in the packed operands instead. The
+// configuration lives in a static object: built on the stack, GCC 12 treated its stores as dead
+// (the ldtilecfg builtin does not tell it the memory is read) and loaded rows = 0, columns = 0.
+TileConfig makeConfig() {
     TileConfig cfg;
     for (int t = 0; t < 8; ++t) {
         cfg.colsb[t] = 64;
         cfg.rows[t] = 16;
     }
-    _tile_loadconfig(&cfg);
+    return cfg;
 }
+
+const TileConfig kTileConfig = makeConfig();
+
+void configureTiles() { _tile_loadconfig(&kTileConfig); }
 
 // The A side of one m-tile pair: row pointers and the byte stride between rows; k step s starts
 // 32 elements further on.
@@ -407,9 +413,40 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
     });
 }
 
+void amxBegin() { configureTiles(); }
+void amxEnd() { _tile_release(); }
+
+void amxPackQ(const bf16 *q, ptrdiff_t qs, size_t G, size_t d, uint16_t *qpack) {
+    // Q^T as B tiles: step s, row kp (dims 32s + 2kp, +1), column g: (q[g][2kp'], q[g][2kp'+1])
+    size_t steps = d / 32;
+    std::fill(qpack, qpack + steps * kTile, uint16_t{0});
+    for (size_t g = 0; g < G; ++g) {
+        const uint16_t *row = reinterpret_cast<const uint16_t *>(q + g * qs);
+        for (size_t i = 0; i < d; ++i) {
+            size_t s = i / 32, kp = (i % 32) / 2, e = i % 2;
+            qpack[s * kTile + kp * 32 + g * 2 + e] = row[i];
+        }
+    }
+}
+
+void amxScores16(const bf16 *krows, size_t ldk, const uint16_t *qpack, size_t d, float *out) {
+    _tile_zero(0);
+    const uint16_t *k = reinterpret_cast<const uint16_t *>(krows);
+    for (size_t s = 0; s < d / 32; ++s) {
+        _tile_loadd(4, k + s * 32, ldk * 2);
+        _tile_loadd(6, qpack + s * kTile, 64);
+        _tile_dpbf16ps(0, 4, 6);
+    }
+    _tile_stored(0, out, 64);
+}
+
 #else
 
 bool amxAvailable() { return false; }
+void amxBegin() { std::abort(); }
+void amxEnd() { std::abort(); }
+void amxPackQ(const bf16 *, ptrdiff_t, size_t, size_t, uint16_t *) { std::abort(); }
+void amxScores16(const bf16 *, size_t, const uint16_t *, size_t, float *) { std::abort(); }
 
 void amxGemmBf16(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, bf16 *,
                  ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float) {

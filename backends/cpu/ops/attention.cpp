@@ -52,7 +52,36 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
         return;
     }
     float kf[512];  // head_dim <= 512 (checked at creation)
-    for (size_t t = 0; t < n; ++t) {
+    size_t t = 0;
+    if constexpr (std::is_same_v<T, bf16>) {
+        if (G <= 16 && d % 32 == 0 && n >= 16 && amxAvailable()) {
+            // 16 keys at a time on AMX: one 16 x 16 tile of scores (keys x heads of the group)
+            alignas(64) uint16_t qpack[16 * 512];
+            alignas(64) float s16[16 * 16];
+            alignas(64) bf16 kbuf[16 * 512];
+            amxBegin();
+            amxPackQ(q, qs, G, d, qpack);
+            for (; t + 16 <= n; t += 16) {
+                const bf16 *k0 = kv(t).first;
+                bool contiguous = true;
+                for (size_t j = 1; j < 16 && contiguous; ++j) contiguous = kv(t + j).first == k0 + j * d;
+                if (!contiguous) {
+                    for (size_t j = 0; j < 16; ++j) std::memcpy(kbuf + j * d, kv(t + j).first, d * sizeof(bf16));
+                    k0 = kbuf;
+                }
+                amxScores16(k0, d, qpack, d, s16);
+                for (size_t g = 0; g < G; ++g) {
+                    for (size_t j = 0; j < 16; ++j) {
+                        float sc = s16[j * 16 + g] * scale;
+                        if (slopes) sc += slopes[g] * static_cast<float>(static_cast<int64_t>(t + j) - qpos);
+                        scores[g * n + t + j] = sc;
+                    }
+                }
+            }
+            amxEnd();
+        }
+    }
+    for (; t < n; ++t) {
         loadRow(kf, kv(t).first, d);
         for (size_t g = 0; g < G; ++g) {
             float s = dotRow(qf + g * d, kf, d);

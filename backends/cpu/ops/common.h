@@ -500,6 +500,15 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
                  ptrdiff_t b_sk, ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin,
                  ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);
 
+// Attention scores on AMX (amx.cpp; only when amxAvailable(), between amxBegin() and amxEnd() on
+// the calling thread): amxPackQ packs up to 16 query rows (bf16, head_dim d a multiple of 32) as
+// d/32 B tiles; amxScores16 gives out[j][g] = k_j . q_g (float, 16 x 16, row stride 16) for the 16
+// key rows at krows (row stride ldk elements).
+void amxBegin();
+void amxEnd();
+void amxPackQ(const bf16 *q, ptrdiff_t qs, size_t G, size_t d, uint16_t *qpack);
+void amxScores16(const bf16 *krows, size_t ldk, const uint16_t *qpack, size_t d, float *out);
+
 // gemm with M <= 16 rows and B's columns contiguous (gemv.cpp; only when gemvShape(M, N)):
 // C[m, :] = alpha * A[m, :] @ B + beta * Cin[m, :], C's columns contiguous.
 bool gemvShape(size_t M, size_t N);
