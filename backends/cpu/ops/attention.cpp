@@ -81,6 +81,32 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
             amxEnd();
         }
     }
+#ifdef __AVX512F__
+    if (d % 16 == 0 && d <= 256) {
+        // 16 keys at a time: 16 dot products per head, their lane sums in one tree (common.h)
+        alignas(64) float kb[16 * 256];
+        size_t nv = d / 16;
+        for (; t + 16 <= n; t += 16) {
+            for (size_t j = 0; j < 16; ++j) loadRow(kb + j * d, kv(t + j).first, d);
+            for (size_t g = 0; g < G; ++g) {
+                const float *qg = qf + g * d;
+                __m512 acc[16];
+                for (size_t j = 0; j < 16; ++j) {
+                    __m512 a = _mm512_mul_ps(_mm512_loadu_ps(qg), _mm512_load_ps(kb + j * d));
+                    for (size_t v = 1; v < nv; ++v) a = _mm512_fmadd_ps(_mm512_loadu_ps(qg + 16 * v), _mm512_load_ps(kb + j * d + 16 * v), a);
+                    acc[j] = a;
+                }
+                __m512 sc = reduceAdd16(acc);
+                if (slopes) {
+                    __m512 pos = _mm512_add_ps(_mm512_set1_ps(static_cast<float>(static_cast<int64_t>(t) - qpos)),
+                                               _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+                    sc = _mm512_fmadd_ps(_mm512_set1_ps(slopes[g]), pos, sc);
+                }
+                _mm512_storeu_ps(scores + g * n + t, sc);
+            }
+        }
+    }
+#endif
     for (; t < n; ++t) {
         loadRow(kf, kv(t).first, d);
         for (size_t g = 0; g < G; ++g) {
