@@ -377,8 +377,9 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
         });
         return;
     }
-    if (M <= chunk) {
-        // few rows (decode): threads split the panels, packing each group of panels once
+    if (M <= chunk || (N > M && M * kpad * 2 <= (size_t{16} << 20))) {
+        // few rows (decode), or a B larger than A (which then stays in L3): threads split the panels,
+        // packing each group of panels once, in L2, just before all of A's rows pass it
         size_t groups = (panels + kGroup - 1) / kGroup;
         parallelFor(groups, kGroup * 32 * K * (M / 16 + 2) / 4, [&](size_t g0, size_t g1) {
             configureTiles();
