@@ -8,27 +8,40 @@
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
 
-template <typename T>
-inline float sumSquares(const T *x, size_t n) {
-    float acc[8] = {};
-    size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        for (int l = 0; l < 8; ++l) {
-            float v = toFloat(x[j + l]);
-            acc[l] += v * v;
-        }
-    }
-    float s = 0;
-    for (; j < n; ++j) s += toFloat(x[j]) * toFloat(x[j]);
-    for (float a : acc) s += a;
-    return s;
-}
-
-// y = x * rsqrt(mean(x^2) + eps) * w for one row.
 template <typename T, typename W>
 inline void rmsRow(T *__restrict y, const T *__restrict x, const W *__restrict w, size_t n, float eps) {
-    float scale = 1.0f / std::sqrt(sumSquares(x, n) / static_cast<float>(n) + eps);
-    for (size_t j = 0; j < n; ++j) y[j] = fromFloat<T>(toFloat(x[j]) * scale * toFloat(w[j]));
+    constexpr size_t kBlock = 256;
+    alignas(64) float xf[kBlock], wf[kBlock];
+    float ss = 0.0f;
+    if constexpr (std::is_same_v<T, float>) {
+        ss = sumSqDev(x, 0.0f, n);
+    } else {
+        for (size_t b = 0; b < n; b += kBlock) {
+            size_t m = std::min(kBlock, n - b);
+            loadRow(xf, x + b, m);
+            ss += sumSqDev(xf, 0.0f, m);
+        }
+    }
+    float scale = 1.0f / std::sqrt(ss / static_cast<float>(n) + eps);
+    for (size_t b = 0; b < n; b += kBlock) {  // y = x * scale * w, a block of floats at a time
+        size_t m = std::min(kBlock, n - b);
+        const float *xs, *ws;
+        if constexpr (std::is_same_v<T, float>) {
+            xs = x + b;
+        } else {
+            loadRow(xf, x + b, m);
+            xs = xf;
+        }
+        if constexpr (std::is_same_v<W, float>) {
+            ws = w + b;
+        } else {
+            loadRow(wf, w + b, m);
+            ws = wf;
+        }
+        alignas(64) float out[kBlock];
+        for (size_t j = 0; j < m; ++j) out[j] = xs[j] * scale * ws[j];
+        storeRow(y + b, out, m);
+    }
 }
 
 // Checks a weight (or bias) vector of n elements: contiguous, and x's dtype or float32.
@@ -142,26 +155,30 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
             const W *pw = static_cast<const W *>(data[2]);
             const W *pb = has_bias ? static_cast<const W *>(data[3]) : nullptr;
             size_t n = x.last();
-            // weight and bias as float (converted once per call unless they are float already); a row
-            // takes two reduction passes and one output pass, over x itself when it is float, else
-            // over a float copy (in L1)
-            thread_local std::vector<float> wbuf, bbuf;
-            const float *w32 = nullptr, *b32 = nullptr;
-            if constexpr (std::is_same_v<W, float>) {
-                w32 = pw;
-                b32 = pb;
-            } else {
-                if (wbuf.size() < n) wbuf.resize(n);
-                loadRow(wbuf.data(), pw, n);
-                w32 = wbuf.data();
-                if (has_bias) {
-                    if (bbuf.size() < n) bbuf.resize(n);
-                    loadRow(bbuf.data(), pb, n);
-                    b32 = bbuf.data();
-                }
-            }
+            // weight and bias as float (converted by each thread for itself, unless they are float
+            // already: a copy converted by the caller made every other thread pull it across cores,
+            // which cost more than the whole row work at 16 rows); a row takes one pass for both
+            // moments and one output pass, over x itself when it is float, else over a float copy
             parallelFor(x.rows(), n * 4, [&](size_t begin, size_t end) {
-                std::vector<float> buf(std::is_same_v<T, float> ? 0 : n);
+                thread_local std::vector<float> wbuf, bbuf, heap_buf;
+                const float *w32 = nullptr, *b32 = nullptr;
+                if constexpr (std::is_same_v<W, float>) {
+                    w32 = pw;
+                    b32 = pb;
+                } else {
+                    if (wbuf.size() < n) wbuf.resize(n);
+                    loadRow(wbuf.data(), pw, n);
+                    w32 = wbuf.data();
+                    if (has_bias) {
+                        if (bbuf.size() < n) bbuf.resize(n);
+                        loadRow(bbuf.data(), pb, n);
+                        b32 = bbuf.data();
+                    }
+                }
+                constexpr size_t kStack = 8192;  // rows up to this long convert into a stack buffer
+                alignas(64) float stack_buf[std::is_same_v<T, float> ? 1 : kStack];
+                if (!std::is_same_v<T, float> && n > kStack && heap_buf.size() < n) heap_buf.resize(n);
+                float *row_buf = n > kStack ? heap_buf.data() : stack_buf;
                 for (size_t r = begin; r < end; ++r) {
                     const float *f;
                     float *out;
@@ -169,8 +186,8 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
                         f = px + x.rowOffset(r);
                         out = py + y.rowOffset(r);
                     } else {
-                        loadRow(buf.data(), px + x.rowOffset(r), n);
-                        f = out = buf.data();
+                        loadRow(row_buf, px + x.rowOffset(r), n);
+                        f = out = row_buf;
                     }
                     // one pass for both moments, shifted by the row's first value
                     float s1, s2, c = n ? f[0] : 0.0f, inv_n = 1.0f / static_cast<float>(n);
