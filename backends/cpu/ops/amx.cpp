@@ -380,15 +380,17 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
     if (M <= chunk || (N > M && M * kpad * 2 <= (size_t{16} << 20))) {
         // few rows (decode), or a B larger than A (which then stays in L3): threads split the panels,
         // packing each group of panels once, in L2, just before all of A's rows pass it
-        size_t groups = (panels + kGroup - 1) / kGroup;
-        parallelFor(groups, kGroup * 32 * K * (M / 16 + 2) / 4, [&](size_t g0, size_t g1) {
+        // groups of 16 panels here (512 columns: longer pieces of B's rows per page visit)
+        constexpr size_t few_group = 16;
+        size_t groups = (panels + few_group - 1) / few_group;
+        parallelFor(groups, few_group * 32 * K * (M / 16 + 2) / 4, [&](size_t g0, size_t g1) {
             configureTiles();
             thread_local std::vector<uint16_t> bp, abuf;
             thread_local std::vector<float> acc;
-            atLeast(bp, kGroup * panel_elems);
+            atLeast(bp, few_group * panel_elems);
             ARows apacked = packRows(p, 0, M, abuf);
             for (size_t g = g0; g < g1; ++g) {
-                size_t b0 = g * kGroup, b1 = std::min(panels, b0 + kGroup);
+                size_t b0 = g * few_group, b1 = std::min(panels, b0 + few_group);
                 packPanels(p, b0 * 32, b1 - b0, bp.data(), panel_elems);
                 runBlock(p, 0, M, apacked, b0, b1, bp.data(), panel_elems, acc);
             }
