@@ -230,8 +230,8 @@ struct ARows {
 
 // Rows [m0, m1) of A as tiles: in place when k is contiguous, K a multiple of 32 and the rows fill
 // whole tiles (measured faster, and no copy of a large weight); else packed, zero-padded to whole
-// 32-row pairs and k steps, as [ksteps][pairs][2 tiles][16 rows][32 k] (k-major: the pairs of one k
-// block lie together, not a multiple of 4 KiB apart).
+// 32-row pairs and k steps, as [pairs][ksteps][2 tiles][16 rows][32 k]: a pair's k steps in the order
+// the micro-kernel reads them. (Reading A in place measured faster than any packed layout tried.)
 ARows packRows(const Problem &p, size_t m0, size_t m1, std::vector<uint16_t> &buf) {
     if (p.a_sk == 1 && p.K % 32 == 0 && (m1 - m0) % 16 == 0) {  // whole tiles: read A in place, no copy
         size_t r = static_cast<size_t>(p.a_si);
@@ -239,21 +239,26 @@ ARows packRows(const Problem &p, size_t m0, size_t m1, std::vector<uint16_t> &bu
     }
     size_t pairs = (m1 - m0 + 31) / 32, pair_elems = p.ksteps * 2 * kTile;
     uint16_t *dst = atLeast(buf, pairs * pair_elems);
-    for (size_t r = 0; r < pairs * 32; ++r) {
-        uint16_t *row0 = dst + (r / 32) * 2 * kTile + ((r % 32) / 16) * kTile + (r % 16) * 32;
-        size_t m = m0 + r;
-        const uint16_t *src = m < m1 ? p.A + m * p.a_si : nullptr;
+    // pair by pair, then k step by k step: each 2 KiB destination block is written whole, and the pair's
+    // 32 rows are read as 32 sequential streams
+    for (size_t q = 0; q < pairs; ++q) {
         for (size_t s = 0; s < p.ksteps; ++s) {
-            uint16_t *d = row0 + s * pairs * 2 * kTile;
-            size_t k0 = s * 32, n = src == nullptr || k0 >= p.K ? 0 : std::min<size_t>(32, p.K - k0);
-            if (n == 32 && p.a_sk == 1) {
-                _mm512_storeu_si512(d, _mm512_loadu_si512(src + k0));
-            } else {
-                for (size_t k = 0; k < 32; ++k) d[k] = k < n ? src[(k0 + k) * p.a_sk] : 0;
+            uint16_t *blk = dst + q * pair_elems + s * 2 * kTile;
+            size_t k0 = s * 32, nk = k0 >= p.K ? 0 : std::min<size_t>(32, p.K - k0);
+            for (size_t r = 0; r < 32; ++r) {
+                uint16_t *d = blk + (r / 16) * kTile + (r % 16) * 32;
+                size_t m = m0 + q * 32 + r;
+                const uint16_t *src = m < m1 ? p.A + m * p.a_si : nullptr;
+                size_t n = src == nullptr ? 0 : nk;
+                if (n == 32 && p.a_sk == 1) {
+                    _mm512_storeu_si512(d, _mm512_loadu_si512(src + k0));
+                } else {
+                    for (size_t k = 0; k < 32; ++k) d[k] = k < n ? src[(k0 + k) * p.a_sk] : 0;
+                }
             }
         }
     }
-    return {dst, 2 * kTile, kTile, pairs * 2 * kTile, 64};
+    return {dst, pair_elems, kTile, 2 * kTile, 64};
 }
 
 // C block rows [m0, m1) x panels [b0, b1) (packed, panel_elems apart) over all of K, accumulated in
