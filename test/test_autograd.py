@@ -36,3 +36,17 @@ def test_torch_autograd_grad_and_no_grad():
     with torch.no_grad():
         y = x * 2
     assert not y.requires_grad
+
+
+def test_every_formula_has_the_cpp_autograd_kernel_and_back():
+    """The C++ kernel's op list (csrc/ops/Autograd.cpp) and the Python formulas (_autograd._FORMULAS)
+    name the same ops: a formula without the kernel would run Python on every call, a kernel without a
+    formula would fail when autograd records."""
+    from infinicore_torch.ops import _autograd
+
+    ns = torch.ops.infini
+    names = {n for n in dir(ns) if isinstance(getattr(ns, n, None), torch._ops.OpOverloadPacket)}
+    with_kernel = {n for n in names if torch._C._dispatch_has_kernel_for_dispatch_key(f"infini::{n}", "AutogradCPU")}
+    assert with_kernel == set(_autograd._FORMULAS)
+    for n in with_kernel:
+        assert torch._C._dispatch_has_kernel_for_dispatch_key(f"infini::{n}", "AutogradPrivateUse1")

@@ -68,7 +68,7 @@ def resolve(impl: str, spec: OpSpec, device: torch.device) -> Callable:
     """The callable of `impl` for `spec` on `device`, or raises Skip with the reason."""
     if impl == "infini":
         op = spec.name
-        if not _infini_kernel_for("paged_caching" if op == "paged_caching" else op, device):
+        if not _infini_kernel_for(op, device):
             if device.type == "cuda":
                 raise Skip("torch.ops.infini has no CUDA kernels in this build (the nvidia backend, issue 6)")
             raise Skip(f"torch.ops.infini.{op} has no kernel for {device.type} tensors")

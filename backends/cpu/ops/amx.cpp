@@ -119,6 +119,17 @@ struct Problem {
     float alpha, beta;
     };
 
+// Rows k and k + 1 of 32 columns (x0, x1) as VNNI pairs: columns 0-15 into the tile row at `row`,
+// columns 16-31 into the same row of the next tile.
+inline void storePairs(uint16_t *row, __m512i x0, __m512i x1) {
+    const __m512i lo = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37, 5, 36,
+                                        4, 35, 3, 34, 2, 33, 1, 32, 0);
+    const __m512i hi = _mm512_set_epi16(63, 31, 62, 30, 61, 29, 60, 28, 59, 27, 58, 26, 57, 25, 56, 24, 55, 23, 54, 22, 53,
+                                        21, 52, 20, 51, 19, 50, 18, 49, 17, 48, 16);
+    _mm512_storeu_si512(row, _mm512_permutex2var_epi16(x0, lo, x1));
+    _mm512_storeu_si512(row + kTile, _mm512_permutex2var_epi16(x0, hi, x1));
+}
+
 // Packs `count` panels of B, columns [n0, n0 + 32 * count), into VNNI panels (each [ksteps][2 tiles]
 // [16 k-pairs][16 cols x 2], panel_elems apart). Rows of B are read across the whole group at once
 // (one page visit per row for the group, not per panel).
@@ -126,10 +137,6 @@ void packPanels(const Problem &p, size_t n0, size_t count, uint16_t *bp, size_t 
     const uint16_t *B = p.B;
     size_t full = p.b_sj == 1 ? std::min(count, (p.N - n0) / 32) : 0;  // panels with all 32 columns
     if (full > 0) {  // rows of B contiguous: interleave rows k and k + 1
-        const __m512i lo = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37, 5,
-                                            36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
-        const __m512i hi = _mm512_set_epi16(63, 31, 62, 30, 61, 29, 60, 28, 59, 27, 58, 26, 57, 25, 56, 24, 55, 23, 54, 22,
-                                            53, 21, 52, 20, 51, 19, 50, 18, 49, 17, 48, 16);
         for (size_t s = 0; s < p.ksteps; ++s) {
             for (size_t kp = 0; kp < 16; ++kp) {
                 size_t k = s * 32 + 2 * kp;
@@ -138,8 +145,7 @@ void packPanels(const Problem &p, size_t n0, size_t count, uint16_t *bp, size_t 
                     __m512i x0 = k < p.K ? _mm512_loadu_si512(r0 + g * 32) : _mm512_setzero_si512();
                     __m512i x1 = k + 1 < p.K ? _mm512_loadu_si512(r1 + g * 32) : _mm512_setzero_si512();
                     uint16_t *row = bp + g * panel_elems + s * 2 * kTile + kp * 32;
-                    _mm512_storeu_si512(row, _mm512_permutex2var_epi16(x0, lo, x1));
-                    _mm512_storeu_si512(row + kTile, _mm512_permutex2var_epi16(x0, hi, x1));
+                    storePairs(row, x0, x1);
                 }
             }
         }
@@ -300,10 +306,6 @@ void runBlock(const Problem &p, size_t m0, size_t m1, const ARows &a, size_t b0,
 void runRowMajorFew(const Problem &p, const ARows &a, size_t b0, size_t b1, std::vector<uint16_t> &bbuf,
                     std::vector<float> &acc) {
     constexpr size_t kKs = 8;  // k steps (256 rows of B) per block
-    const __m512i lo = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37, 5, 36,
-                                        4, 35, 3, 34, 2, 33, 1, 32, 0);
-    const __m512i hi = _mm512_set_epi16(63, 31, 62, 30, 61, 29, 60, 28, 59, 27, 58, 26, 57, 25, 56, 24, 55, 23, 54, 22, 53,
-                                        21, 52, 20, 51, 19, 50, 18, 49, 17, 48, 16);
     size_t panels = b1 - b0, ldc = panels * 32, slice = kKs * 2 * kTile;
     uint16_t *bp = atLeast(bbuf, panels * slice);
     atLeast(acc, ((p.M + 31) / 32 * 32) * ldc);
@@ -318,8 +320,7 @@ void runRowMajorFew(const Problem &p, const ARows &a, size_t b0, size_t b1, std:
                     __m512i x0 = has0 ? _mm512_loadu_si512(r0 + g * 32) : _mm512_setzero_si512();
                     __m512i x1 = has1 ? _mm512_loadu_si512(r1 + g * 32) : _mm512_setzero_si512();
                     uint16_t *row = bp + g * slice + s * 2 * kTile + kp * 32;
-                    _mm512_storeu_si512(row, _mm512_permutex2var_epi16(x0, lo, x1));
-                    _mm512_storeu_si512(row + kTile, _mm512_permutex2var_epi16(x0, hi, x1));
+                    storePairs(row, x0, x1);
                 }
             }
         }

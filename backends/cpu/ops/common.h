@@ -89,6 +89,13 @@ inline bf16 fromFloat<bf16>(float v) {  // round to nearest even; NaN stays NaN 
     return bf16{static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded)};
 }
 
+#ifdef __AVX512F__
+// The lanes of the last (partial) vector of a loop with `left` elements to go.
+inline __mmask16 tailMask(size_t left) {
+    return left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+}
+#endif
+
 // Whole rows between a storage dtype and float: dst[i] = toFloat(src[i]) / dst[i] = fromFloat<T>(src[i]),
 // with the instruction set's own conversions where it has them (F16C for float16; AVX512-BF16 for
 // bfloat16, round to nearest even as fromFloat).
@@ -114,7 +121,7 @@ inline void loadRow(float *__restrict dst, const T *__restrict src, size_t n) {
             _mm512_storeu_ps(dst + i, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
         }
         if (i < n) {
-            __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+            __mmask16 k = tailMask(n - i);
             __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, src + i));
             _mm512_mask_storeu_ps(dst + i, k, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
             i = n;
@@ -148,7 +155,7 @@ inline void storeRow(T *__restrict dst, const float *__restrict src, size_t n) {
             _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i), reinterpret_cast<__m256i &>(h));
         }
         if (i < n) {
-            __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+            __mmask16 k = tailMask(n - i);
             __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(k, src + i));
             _mm256_mask_storeu_epi16(dst + i, k, reinterpret_cast<__m256i &>(h));
             i = n;
@@ -170,7 +177,7 @@ inline float dotRow(const float *__restrict a, const float *__restrict b, size_t
     }
     for (; i + 16 <= n; i += 16) acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc0);
     if (i < n) {  // the last partial vector under a mask
-        __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+        __mmask16 k = tailMask(n - i);
         acc1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, a + i), _mm512_maskz_loadu_ps(k, b + i), acc1);
         i = n;
     }
@@ -192,40 +199,6 @@ inline float dotRow(const float *__restrict a, const float *__restrict b, size_t
     return s;
 }
 
-// sum_i (a[i] - c)^2 in float (c = 0: the sum of squares); and sum_i a[i].
-inline float sumSqDev(const float *__restrict a, float c, size_t n) {
-    size_t i = 0;
-    float s = 0.0f;
-#ifdef __AVX512F__
-    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps(), vc = _mm512_set1_ps(c);
-    for (; i + 32 <= n; i += 32) {
-        __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(a + i), vc), d1 = _mm512_sub_ps(_mm512_loadu_ps(a + i + 16), vc);
-        acc0 = _mm512_fmadd_ps(d0, d0, acc0);
-        acc1 = _mm512_fmadd_ps(d1, d1, acc1);
-    }
-    for (; i < n; i += 16) {  // the rest, the last vector under a mask
-        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
-        __m512 d = _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, a + i), vc);
-        acc0 = _mm512_fmadd_ps(d, d, acc0);
-    }
-    s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
-#else
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps(), vc = _mm256_set1_ps(c);
-    for (; i + 16 <= n; i += 16) {
-        __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(a + i), vc), d1 = _mm256_sub_ps(_mm256_loadu_ps(a + i + 8), vc);
-        acc0 = _mm256_fmadd_ps(d0, d0, acc0);
-        acc1 = _mm256_fmadd_ps(d1, d1, acc1);
-    }
-    __m256 v = _mm256_add_ps(acc0, acc1);
-    __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-    q = _mm_add_ss(q, _mm_movehdup_ps(q));
-    s = _mm_cvtss_f32(q);
-#endif
-    for (; i < n; ++i) s += (a[i] - c) * (a[i] - c);
-    return s;
-}
-
 // sum_i (a[i] - c) and sum_i (a[i] - c)^2 in one pass (c near the values keeps the variance
 // E[(a - c)^2] - E[a - c]^2 free of cancellation).
 inline void shiftedMoments(const float *__restrict a, float c, size_t n, float *s1, float *s2) {
@@ -242,7 +215,7 @@ inline void shiftedMoments(const float *__restrict a, float c, size_t n, float *
         b2 = _mm512_fmadd_ps(d1, d1, b2);
     }
     for (; i < n; i += 16) {
-        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+        __mmask16 k = tailMask(n - i);
         __m512 d = _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, a + i), vc);
         a1 = _mm512_add_ps(a1, d);
         a2 = _mm512_fmadd_ps(d, d, a2);
@@ -270,36 +243,6 @@ inline void shiftedMoments(const float *__restrict a, float c, size_t n, float *
 #endif
     *s1 = t1;
     *s2 = t2;
-}
-
-inline float sumRow(const float *__restrict a, size_t n) {
-    size_t i = 0;
-    float s = 0.0f;
-#ifdef __AVX512F__
-    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-    for (; i + 32 <= n; i += 32) {
-        acc0 = _mm512_add_ps(acc0, _mm512_loadu_ps(a + i));
-        acc1 = _mm512_add_ps(acc1, _mm512_loadu_ps(a + i + 16));
-    }
-    for (; i < n; i += 16) {
-        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
-        acc0 = _mm512_add_ps(acc0, _mm512_maskz_loadu_ps(k, a + i));
-    }
-    s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
-#else
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-    for (; i + 16 <= n; i += 16) {
-        acc0 = _mm256_add_ps(acc0, _mm256_loadu_ps(a + i));
-        acc1 = _mm256_add_ps(acc1, _mm256_loadu_ps(a + i + 8));
-    }
-    __m256 v = _mm256_add_ps(acc0, acc1);
-    __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-    q = _mm_add_ss(q, _mm_movehdup_ps(q));
-    s = _mm_cvtss_f32(q);
-#endif
-    for (; i < n; ++i) s += a[i];
-    return s;
 }
 
 // e^x in float, to about 2 ulp, written so that loops calling it vectorize (no libm call).
@@ -368,7 +311,7 @@ inline float maxRow(const float *__restrict a, size_t n) {
         m1 = _mm512_max_ps(m1, _mm512_loadu_ps(a + i + 16));
     }
     for (; i < n; i += 16) {
-        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+        __mmask16 k = tailMask(n - i);
         m0 = _mm512_max_ps(m0, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, a + i));
     }
     m = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
@@ -421,7 +364,7 @@ inline float expSubRow(float *dst, const float *src, float c, size_t n) {
         acc1 = _mm512_add_ps(acc1, e1);
     }
     for (; i < n; i += 16) {
-        __mmask16 k = n - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+        __mmask16 k = tailMask(n - i);
         __m512 e = _mm512_maskz_mov_ps(k, exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, src + i), vc)));
         _mm512_mask_storeu_ps(dst + i, k, e);
         acc0 = _mm512_add_ps(acc0, e);

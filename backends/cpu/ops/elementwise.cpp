@@ -23,7 +23,8 @@ template <typename F, typename = void>
 struct HasVec : std::false_type {};
 #ifdef __AVX512F__
 template <typename F>
-struct HasVec<F, std::void_t<decltype(std::declval<const F &>().vec(__m512{}, __m512{}))>> : std::true_type {};
+struct HasVec<F, std::void_t<decltype(sizeof(std::declval<const F &>().vec(std::declval<__m512>(), std::declval<__m512>())))>>
+    : std::true_type {};
 #endif
 
 template <bool Binary, typename F>

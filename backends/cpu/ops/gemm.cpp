@@ -142,7 +142,8 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     ptrdiff_t bsa = nd == 3 ? a.strides[0] : 0, bsb = nd == 3 ? b.strides[0] : 0, bsc = nd == 3 ? c.strides[0] : 0;
     ptrdiff_t bsi = has_cin && nd == 3 ? cin.strides[0] : 0;
     int ldc = static_cast<int>(std::max<ptrdiff_t>(c.strides[nd - 2], std::max<size_t>(N, 1)));
-    if (a.dtype != INFINI_DTYPE_BF16 && b.strides[nd - 1] == 1 && gemvShape(M, N) && K > 0 && c.strides[nd - 1] == 1) {
+    bool amx = a.dtype == INFINI_DTYPE_BF16 && amxAvailable();
+    if (!amx && b.strides[nd - 1] == 1 && gemvShape(M, N) && K > 0 && c.strides[nd - 1] == 1) {
         // decode with B row-major (gemv.cpp): B streamed once, no packing
         ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], cm = c.strides[nd - 2];
         ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
@@ -161,7 +162,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
             };
         });
     }
-    if (a.dtype == INFINI_DTYPE_BF16 && amxAvailable() && M > 0 && N > 0 && K > 0) {
+    if (amx && M > 0 && N > 0 && K > 0) {
         // AMX (amx.cpp): the operand whose k is contiguous, and the larger one when both are, goes
         // on the A side, where it is read in place; computing c^T = b^T a^T when that is b.
         ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], bn = b.strides[nd - 1];

@@ -1,5 +1,5 @@
 // gemv.cpp: gemm with few rows (decode: M <= 16) and B row-major (its columns contiguous), for float32
-// and float16 (bfloat16 goes to AMX, measured faster), with AVX-512 (the AVX2 build leaves these
+// and float16, and bfloat16 where there is no AMX (on AMX it measured faster), with AVX-512 (the AVX2 build leaves these
 // shapes to the general path).
 //
 // Such a product reads all of B once and does little arithmetic per element, so it is a question of
@@ -63,14 +63,16 @@ template <typename T>
 void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sk,
                    T *C, ptrdiff_t c_si, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
     int mr = M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : M <= 8 ? 8 : 16;
-    std::vector<float> a(static_cast<size_t>(mr) * K, 0.0f);  // A as float, rows past M zero
+    thread_local std::vector<float> a;  // A as float, rows past M zero (kept between calls: no allocation)
+    a.assign(static_cast<size_t>(mr) * K, 0.0f);
     for (size_t m = 0; m < M; ++m) {
         for (size_t k = 0; k < K; ++k) a[m * K + k] = toFloat(A[m * a_si + k * a_sk]);
     }
     size_t full = N / 16 * 16;  // the last N % 16 columns go through the scalar loop below
     parallelFor(full / 16, K * 16 * 2, [&](size_t j0, size_t j1) {
         size_t c0 = j0 * 16, c1 = j1 * 16;
-        std::vector<float> acc(static_cast<size_t>(mr) * (c1 - c0), 0.0f);
+        thread_local std::vector<float> acc;
+        acc.assign(static_cast<size_t>(mr) * (c1 - c0), 0.0f);
         switch (mr) {
             case 1: columns<1>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
             case 2: columns<2>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;

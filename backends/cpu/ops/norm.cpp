@@ -12,14 +12,16 @@ template <typename T, typename W>
 inline void rmsRow(T *__restrict y, const T *__restrict x, const W *__restrict w, size_t n, float eps) {
     constexpr size_t kBlock = 256;
     alignas(64) float xf[kBlock], wf[kBlock];
-    float ss = 0.0f;
+    float ss = 0.0f, unused;
     if constexpr (std::is_same_v<T, float>) {
-        ss = sumSqDev(x, 0.0f, n);
+        shiftedMoments(x, 0.0f, n, &unused, &ss);
     } else {
         for (size_t b = 0; b < n; b += kBlock) {
             size_t m = std::min(kBlock, n - b);
+            float part;
             loadRow(xf, x + b, m);
-            ss += sumSqDev(xf, 0.0f, m);
+            shiftedMoments(xf, 0.0f, m, &unused, &part);
+            ss += part;
         }
     }
     float scale = 1.0f / std::sqrt(ss / static_cast<float>(n) + eps);
