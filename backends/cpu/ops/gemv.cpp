@@ -63,8 +63,11 @@ template <typename T>
 void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sk,
                    T *C, ptrdiff_t c_si, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
     int mr = M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : M <= 8 ? 8 : 16;
-    thread_local std::vector<float> a;  // A as float, rows past M zero (kept between calls: no allocation)
+    // A as float, rows past M zero; kept between calls (no allocation). The workers reach it through
+    // `af`: inside the parallel region the name would mean each worker's own thread_local copy.
+    thread_local std::vector<float> a;
     a.assign(static_cast<size_t>(mr) * K, 0.0f);
+    const float *af = a.data();
     for (size_t m = 0; m < M; ++m) {
         for (size_t k = 0; k < K; ++k) a[m * K + k] = toFloat(A[m * a_si + k * a_sk]);
     }
@@ -74,11 +77,11 @@ void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptr
         thread_local std::vector<float> acc;
         acc.assign(static_cast<size_t>(mr) * (c1 - c0), 0.0f);
         switch (mr) {
-            case 1: columns<1>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-            case 2: columns<2>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-            case 4: columns<4>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-            case 8: columns<8>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-            default: columns<16>(a.data(), K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            case 1: columns<1>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            case 2: columns<2>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            case 4: columns<4>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            case 8: columns<8>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
+            default: columns<16>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
         }
         for (size_t m = 0; m < M; ++m) {
             const float *src = acc.data() + m * (c1 - c0);
@@ -93,7 +96,7 @@ void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptr
     for (size_t m = 0; m < M; ++m) {
         for (size_t j = full; j < N; ++j) {
             float s = 0.0f;
-            for (size_t k = 0; k < K; ++k) s += a[m * K + k] * toFloat(B[k * b_sk + j]);
+            for (size_t k = 0; k < K; ++k) s += af[m * K + k] * toFloat(B[k * b_sk + j]);
             float v = alpha * s;
             if (Cin != nullptr) v += beta * toFloat(Cin[m * in_si + j * in_sj]);
             C[m * c_si + j] = fromFloat<T>(v);
