@@ -44,6 +44,7 @@ def find_cuda() -> tuple[str | None, str]:
     if nvcc:
         candidates.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
     candidates.append("/usr/local/cuda")
+    missing_runtime = None
     for root in candidates:
         if not os.path.exists(os.path.join(root, "bin", "nvcc")):
             continue
@@ -52,7 +53,9 @@ def find_cuda() -> tuple[str | None, str]:
         )
         if libs:
             return root, ""
-        return None, f"nvcc found in {root} but not the CUDA runtime (libcudart.so)"
+        missing_runtime = missing_runtime or root
+    if missing_runtime:
+        return None, f"nvcc found in {missing_runtime} but not the CUDA runtime (libcudart.so)"
     return None, "nvcc not found (set CUDA_HOME or put nvcc on PATH)"
 
 

@@ -47,6 +47,11 @@ def backends() -> list[_infini.Backend]:
     return _infini.backends()
 
 
+def cuda_kernels_available() -> bool:
+    """True when torch.ops.infini runs on CUDA tensors here: the nvidia backend is loaded and sees a GPU."""
+    return any(b.name == "nvidia" and b.loaded and b.device_count > 0 for b in _infini.backends())
+
+
 def fallback_stats() -> dict[str, int]:
     """How many times each aten op without an infini kernel ran through the CPU fallback."""
     return dict(_C._fallback_stats())
@@ -56,4 +61,4 @@ def reset_fallback_stats() -> None:
     _C._reset_fallback_stats()
 
 
-__all__ = ["backends", "fallback_stats", "reset_fallback_stats", "__version__"]
+__all__ = ["backends", "cuda_kernels_available", "fallback_stats", "reset_fallback_stats", "__version__"]

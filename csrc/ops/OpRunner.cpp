@@ -1,6 +1,7 @@
 #include "OpRunner.h"
 
 #include <ATen/ops/empty.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/hash.h>
 
 #include <algorithm>
@@ -111,6 +112,17 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
         type = INFINI_DEVICE_CPU;
         index = 0;
         stream = INFINIRT_STREAM_CALLER;
+    } else if (device.is_cuda()) {  // torch's CUDA tensors: the nvidia backend, on torch's current stream
+        type = INFINI_DEVICE_NVIDIA;
+        index = device.index();
+        static const int count = [] {
+            int n = 0;
+            return infinirtGetDeviceCount(INFINI_DEVICE_NVIDIA, &n) == INFINI_STATUS_SUCCESS ? n : 0;
+        }();
+        TORCH_CHECK(count > index,
+                    "infini: CUDA tensors need the nvidia backend, which is not loaded in this process (see "
+                    "infinicore_torch.backends())");
+        stream = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(device).native_handle();
     } else {
         TORCH_CHECK(device.type() == c10::DeviceType::PrivateUse1, "infini: tensors on ", device, " are not supported");
         type = backendType();

@@ -1,4 +1,4 @@
-// Ops.cpp: the torch.ops.infini implementations for CPU tensors and infini tensors. Each op checks
+// Ops.cpp: the torch.ops.infini implementations for CPU, CUDA and infini tensors. Each op checks
 // its arguments (errors name the op and the argument and change nothing), makes its output, and
 // runs the infiniop operator through OpRunner. Functional forms allocate; out= forms resize `out`
 // as torch does and write into it (through a temporary when its layout cannot take the kernel).
@@ -34,8 +34,8 @@ void checkDevices(const char *op, std::initializer_list<std::pair<const char *, 
     const char *ref_name = nullptr;
     for (auto [name, t] : tensors) {
         if (!t->defined()) continue;
-        TORCH_CHECK(t->device().is_cpu() || t->device().type() == c10::DeviceType::PrivateUse1, "infini.", op, ": ",
-                    name, " is on ", t->device(), "; this build supports CPU and infini tensors");
+        TORCH_CHECK(t->device().is_cpu() || t->device().is_cuda() || t->device().type() == c10::DeviceType::PrivateUse1,
+                    "infini.", op, ": ", name, " is on ", t->device(), "; the ops take CPU, CUDA and infini tensors");
         TORCH_CHECK(t->layout() == at::kStrided, "infini.", op, ": ", name, " must be a strided (dense) tensor");
         if (ref == nullptr) {
             ref = t;
@@ -768,5 +768,7 @@ void registerAll(torch::Library &m) {
 
 TORCH_LIBRARY_IMPL(infini, CPU, m) { registerAll(m); }
 TORCH_LIBRARY_IMPL(infini, PrivateUse1, m) { registerAll(m); }
+// CUDA tensors run on the nvidia backend (OpRunner says so when it is not loaded).
+TORCH_LIBRARY_IMPL(infini, CUDA, m) { registerAll(m); }
 
 }  // namespace infini_torch::ops

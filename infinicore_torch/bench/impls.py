@@ -27,6 +27,11 @@ class Skip(Exception):
 
 
 def _infini_kernel_for(op: str, device: torch.device) -> bool:
+    if device.type == "cuda":
+        import infinicore_torch
+
+        if not infinicore_torch.cuda_kernels_available():
+            return False
     key = {"cpu": "CPU", "cuda": "CUDA", "infini": "PrivateUse1"}.get(device.type)
     return key is not None and torch._C._dispatch_has_kernel_for_dispatch_key(f"infini::{op}", key)
 
@@ -70,7 +75,7 @@ def resolve(impl: str, spec: OpSpec, device: torch.device) -> Callable:
         op = spec.name
         if not _infini_kernel_for(op, device):
             if device.type == "cuda":
-                raise Skip("torch.ops.infini has no CUDA kernels in this build (the nvidia backend, issue 6)")
+                raise Skip("torch.ops.infini has no CUDA kernels here (the nvidia backend is not built or not loaded)")
             raise Skip(f"torch.ops.infini.{op} has no kernel for {device.type} tensors")
         return spec.infini
     if impl == "torch":

@@ -142,7 +142,7 @@ int64_t readIndex(const void *p, bool i64, ptrdiff_t off) {
     return i64 ? static_cast<const int64_t *>(p)[off] : static_cast<int64_t>(static_cast<const int32_t *>(p)[off]);
 }
 
-bool isIndex(infiniDtype_t t) { return t == INFINI_DTYPE_I32 || t == INFINI_DTYPE_I64; }
+bool isIndex(infiniDtype_t t) { return isIndexType(t); }
 
 [[noreturn]] void bad(const char *op, const std::string &what) { throw std::runtime_error(std::string(op) + ": " + what); }
 

@@ -12,55 +12,6 @@
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 
-bool Layout::contiguous() const {
-    ptrdiff_t expected = 1;
-    for (size_t d = ndim(); d-- > 0;) {
-        if (shape[d] != 1 && strides[d] != expected) return false;
-        expected *= static_cast<ptrdiff_t>(shape[d]);
-    }
-    return true;
-}
-
-std::string Layout::str() const {
-    std::ostringstream s;
-    s << "[";
-    for (size_t d = 0; d < ndim(); ++d) s << (d ? ", " : "") << shape[d];
-    s << "]";
-    return s.str();
-}
-
-Layout layoutOf(infiniopTensorDescriptor_t t) {
-    Layout l;
-    if (t == nullptr) return l;
-    l.dtype = t->dtype;
-    l.shape.assign(t->shape, t->shape + t->ndim);
-    l.strides.assign(t->strides, t->strides + t->ndim);
-    return l;
-}
-
-infiniStatus_t expectSameShape(const char *op, const char *name, const Layout &t, const Layout &ref, const char *ref_name) {
-    if (t.shape != ref.shape) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s has shape %s but %s has %s", op, name, t.str().c_str(),
-                    ref_name, ref.str().c_str());
-    }
-    return INFINI_STATUS_SUCCESS;
-}
-
-infiniStatus_t expectSameDtype(const char *op, const char *name, const Layout &t, const Layout &ref, const char *ref_name) {
-    if (t.dtype != ref.dtype) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s has dtype %d but %s has %d", op, name, t.dtype, ref_name,
-                    ref.dtype);
-    }
-    return INFINI_STATUS_SUCCESS;
-}
-
-infiniStatus_t expectLastContiguous(const char *op, const char *name, const Layout &t) {
-    if (!t.lastContiguous()) {
-        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: %s must have stride 1 in its last dimension", op, name);
-    }
-    return INFINI_STATUS_SUCCESS;
-}
-
 size_t parallelism() { return static_cast<size_t>(omp_get_max_threads()); }
 
 // OpenMP, on purpose: linked as libgomp.so.1, it resolves to the copy torch has already loaded (same

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../../common/error.h"
+#include "../../common/layout.h"
 
 // Every file of ops/ is compiled twice (CMakeLists.txt): for x86-64-v3 (AVX2, FMA, F16C) in
 // namespace avx2, and for AVX-512 with BF16 and AMX in namespace avx512; dispatch.cpp picks one
@@ -402,39 +403,13 @@ infiniStatus_t dispatchFloat(infiniDtype_t dtype, const char *op, F &&f) {
     }
 }
 
-// A tensor's layout, copied out of its descriptor.
-struct Layout {
-    infiniDtype_t dtype = INFINI_DTYPE_INVALID;
-    std::vector<size_t> shape;
-    std::vector<ptrdiff_t> strides;
-    size_t ndim() const { return shape.size(); }
-    size_t numel() const {
-        size_t n = 1;
-        for (size_t s : shape) n *= s;
-        return n;
-    }
-    size_t last() const { return shape.empty() ? 1 : shape.back(); }
-    size_t rows() const { return last() == 0 ? 0 : numel() / last(); }
-    bool lastContiguous() const { return shape.empty() || shape.back() <= 1 || strides.back() == 1; }
-    bool contiguous() const;
-    // Element offset of row r (all dims but the last, row-major).
-    ptrdiff_t rowOffset(size_t r) const {
-        ptrdiff_t off = 0;
-        for (size_t d = ndim() - 1; d-- > 0;) {
-            off += static_cast<ptrdiff_t>(r % shape[d]) * strides[d];
-            r /= shape[d];
-        }
-        return off;
-    }
-    std::string str() const;
-};
-
-Layout layoutOf(infiniopTensorDescriptor_t t);
-
-// Checks, each returning BAD_TENSOR_* with a message that names the op and the tensor.
-infiniStatus_t expectSameShape(const char *op, const char *name, const Layout &t, const Layout &ref, const char *ref_name);
-infiniStatus_t expectSameDtype(const char *op, const char *name, const Layout &t, const Layout &ref, const char *ref_name);
-infiniStatus_t expectLastContiguous(const char *op, const char *name, const Layout &t);
+// Layouts and their checks: shared with the other backends (common/layout.h).
+using ::infini::expectLastContiguous;
+using ::infini::expectSameDtype;
+using ::infini::expectSameShape;
+using ::infini::Layout;
+using ::infini::isIndexType;
+using ::infini::layoutOf;
 
 // Threads parallelFor can use (the backend's thread pool, caller included).
 size_t parallelism();

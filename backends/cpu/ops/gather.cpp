@@ -13,7 +13,6 @@ inline int64_t indexAt(const void *p, ptrdiff_t off) {
     return static_cast<int64_t>(static_cast<const I *>(p)[off]);
 }
 
-bool isIndexType(infiniDtype_t t) { return t == INFINI_DTYPE_I32 || t == INFINI_DTYPE_I64; }
 
 [[noreturn]] void outOfRange(const char *op, const char *arg, int64_t v, int64_t limit) {
     throw std::runtime_error(std::string(op) + ": index " + std::to_string(v) + " in " + arg +

@@ -1,0 +1,47 @@
+// nvidia.h: what the nvidia backend's runtime (backend.cpp) and its operators (ops/) share.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <infini/backend.h>
+
+#include <cstdint>
+
+#include "../common/error.h"
+
+namespace infini::nvidia {
+
+// A failing CUDA call as a status with the call's name and CUDA's message.
+infiniStatus_t cudaFail(cudaError_t err, const char *what);
+
+#define INFINI_CUDA_RETURN(expr)                                                   \
+    do {                                                                           \
+        cudaError_t err_ = (expr);                                                 \
+        if (err_ != cudaSuccess) return ::infini::nvidia::cudaFail(err_, #expr);   \
+    } while (0)
+
+// Data-dependent errors found by kernels (an index out of range): the first one per device is written
+// into mapped pinned memory that the host reads at synchronization and before each launch, so that it
+// surfaces as a status with a message at the next synchronization or operator call.
+enum DeviceErrorKind : int32_t {
+    kErrNone = 0,
+    kErrIndex = 1,    // "<op>: index <a> in <arg> is out of range [0, <b>)"
+    kErrSeqLen = 2,   // "<op>: seq_lens[<a>] = <b> is out of range [<c>, <d>]" (c < 0: "q_len")
+    kErrCuSeqlens = 3 // "<op>: cu_seqlens_q must rise from 0 to <a>"
+};
+
+enum DeviceErrorArg : int32_t { kArgIndices, kArgPosIds, kArgSlotMapping, kArgBlockTables, kArgSeqLens, kArgCuSeqlens };
+
+struct DeviceError {
+    int32_t kind;  // DeviceErrorKind; 0 while no error is pending
+    int32_t op;    // infiniopOp_t
+    int32_t arg;   // DeviceErrorArg
+    int32_t pad;
+    long long a, b, c, d;
+};
+
+// The device-side pointer of device id's error record (mapped pinned memory); nullptr on failure.
+DeviceError *deviceErrorSlot(int device);
+// Takes (and clears) device id's pending error: returns it as a failing status with its message.
+infiniStatus_t takeDeviceError(int device);
+
+}  // namespace infini::nvidia

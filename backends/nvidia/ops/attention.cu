@@ -1,0 +1,517 @@
+// attention.cu: attention (dense KV cache), paged_attention (decode) and paged_attention_prefill in one
+// split-K kernel: a block takes one query row, the query heads that share one kv head, and one
+// partition of the keys. Scores: each lane of a warp takes its own key row (the warp's 32 rows stay in
+// L1 while it reads them 16 bytes at a time) and dots it with the group's queries held as floats in
+// shared memory; softmax within the partition; values: threads split head_dim into 16-byte chunks and
+// the tokens into groups. Partitions are merged by a second kernel (log-sum-exp) when there are several.
+#include "common.cuh"
+
+namespace infini::nvidia::ops {
+namespace {
+
+constexpr int kThreads = 128;
+constexpr int kSmemBytes = 48 * 1024;
+
+enum class Mode { kDense, kDecode, kPrefill };
+
+struct AttnParams {
+    // query and output rows: element offset of (row, head) = row * s_row + head * s_head
+    long long q_row, q_head, o_row, o_head;
+    long long rows, heads, kv_heads, group, d;
+    float scale;
+    // keys and values: dense [kv_heads, max_seq, d] (k_s0: head, k_s1: token) or paged
+    // [blocks, kv_heads, block_size, d] (k_s0: block, k_s1: head, k_s2: row)
+    long long k_s0, k_s1, k_s2, v_s0, v_s1, v_s2;
+    long long block_size, num_blocks, bt_s0, bt_s1, max_tokens;
+    bool bt64, len64, cu64;
+    long long len_s0, cu_s0;
+    long long pos;  // dense: where the new rows start
+    long long seqs; // paged
+    long long alibi_s0;
+    int parts, part_len, gc;  // partitions, tokens per partition, heads per pass
+    int op;
+};
+
+struct RowMeta {
+    long long seq, n, qpos;  // n keys visible; qpos the query's position
+};
+
+template <Mode M>
+__device__ RowMeta rowMeta(const AttnParams &p, long long row, const void *lens, const void *cu, DeviceError *err,
+                           bool report) {
+    RowMeta r{0, 0, 0};
+    if constexpr (M == Mode::kDense) {
+        r.n = p.pos + row + 1;
+        r.qpos = p.pos + row;
+    } else if constexpr (M == Mode::kDecode) {
+        r.seq = row;
+        long long n = readIndex(lens, p.len64, row * p.len_s0);
+        if (n < 0 || n > p.max_tokens) {
+            if (report) reportError(err, kErrSeqLen, p.op, kArgSeqLens, row, n, 0, p.max_tokens);
+            n = 0;
+        }
+        r.n = n;
+        r.qpos = n - 1;
+    } else {
+        long long lo = 0, hi = p.seqs;  // the s with cu[s] <= row < cu[s + 1]
+        while (hi - lo > 1) {
+            long long mid = (lo + hi) / 2;
+            if (readIndex(cu, p.cu64, mid * p.cu_s0) <= row) lo = mid; else hi = mid;
+        }
+        long long start = readIndex(cu, p.cu64, lo * p.cu_s0), stop = readIndex(cu, p.cu64, (lo + 1) * p.cu_s0);
+        long long n = readIndex(lens, p.len64, lo * p.len_s0);
+        r.seq = lo;
+        if (n < stop - start || n > p.max_tokens || row < start || row >= stop) {
+            r.n = 0;  // the check kernel reports it
+            r.qpos = -1;
+        } else {
+            r.qpos = n - (stop - start) + (row - start);
+            r.n = r.qpos + 1;
+        }
+    }
+    return r;
+}
+
+// Key/value row of token t (kv head g) for the row's sequence; nullptr when its block id is bad.
+template <Mode M, typename T>
+__device__ __forceinline__ const T *kvRow(const AttnParams &p, const T *base, long long s0, long long s1, long long s2,
+                                          const void *bt, long long seq, long long g, long long t, DeviceError *err) {
+    if constexpr (M == Mode::kDense) {
+        return base + g * s0 + t * s1;
+    } else {
+        long long blk = readIndex(bt, p.bt64, seq * p.bt_s0 + (t / p.block_size) * p.bt_s1);
+        if (blk < 0 || blk >= p.num_blocks) {
+            reportError(err, kErrIndex, p.op, kArgBlockTables, blk, p.num_blocks);
+            return nullptr;
+        }
+        return base + blk * s0 + g * s1 + (t % p.block_size) * s2;
+    }
+}
+
+// grid: (parts, kv_heads, rows). Writes the normalized output when parts == 1, else the partition's
+// unnormalized sums, max and denominator into the workspace.
+template <Mode M, typename T, int VEC, int GC>
+__global__ void __launch_bounds__(kThreads) attendKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+                                                          const void *bt, const void *lens, const void *cu,
+                                                          const float *alibi, float *part_out, float *part_ml,
+                                                          DeviceError *err) {
+    extern __shared__ float smem[];
+    long long part = blockIdx.x, g = blockIdx.y, row = blockIdx.z;
+    RowMeta meta = rowMeta<M>(p, row, lens, cu, err, part == 0 && g == 0 && threadIdx.x == 0);
+    long long t0 = part * p.part_len, t1 = min(meta.n, t0 + p.part_len);
+    long long d = p.d;
+    int ntok = t1 > t0 ? static_cast<int>(t1 - t0) : 0;
+    float *scores = smem;                         // [GC][part_len]
+    float *qs = scores + GC * p.part_len;         // [GC][d]
+    float *acc = qs + GC * d;                     // [GC][d]
+    __shared__ float red[32];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int h0 = 0; h0 < p.group; h0 += GC) {
+        int hc = min(GC, static_cast<int>(p.group - h0));
+        long long head0 = g * p.group + h0;
+        // queries of this pass, as floats
+        for (long long i = threadIdx.x; i < GC * d; i += kThreads) {
+            int hh = static_cast<int>(i / d);
+            long long e = i % d;
+            qs[i] = hh < hc ? toF(q[row * p.q_row + (head0 + hh) * p.q_head + e]) : 0.0f;
+            acc[i] = 0.0f;
+        }
+        __syncthreads();
+        // scores: a lane per token
+        for (int j = threadIdx.x; j < ntok; j += kThreads) {
+            long long t = t0 + j;
+            const T *kr = kvRow<M>(p, kc, p.k_s0, p.k_s1, p.k_s2, bt, meta.seq, g, t, err);
+            float dot[GC];
+#pragma unroll
+            for (int hh = 0; hh < GC; ++hh) dot[hh] = 0.0f;
+            if (kr != nullptr) {
+                for (long long e = 0; e < d; e += VEC) {
+                    float kv[VEC];
+                    if constexpr (VEC > 1) {
+                        loadF<T, VEC>(kr + e, kv);
+                    } else {
+                        kv[0] = toF(kr[e]);
+                    }
+#pragma unroll
+                    for (int hh = 0; hh < GC; ++hh) {
+#pragma unroll
+                        for (int v = 0; v < VEC; ++v) dot[hh] += kv[v] * qs[hh * d + e + v];
+                    }
+                }
+            }
+#pragma unroll
+            for (int hh = 0; hh < GC; ++hh) {
+                float sc = kr != nullptr ? dot[hh] * p.scale : -INFINITY;
+                if (alibi != nullptr && hh < hc) sc += alibi[(head0 + hh) * p.alibi_s0] * static_cast<float>(t - meta.qpos);
+                scores[hh * p.part_len + j] = sc;
+            }
+        }
+        __syncthreads();
+        // softmax within the partition: a warp per head
+        for (int hh = warp; hh < hc; hh += kThreads / 32) {
+            float m = -INFINITY;
+            for (int j = lane; j < ntok; j += 32) m = fmaxf(m, scores[hh * p.part_len + j]);
+            m = warpMax(m);
+            float s = 0.0f;
+            for (int j = lane; j < ntok; j += 32) {
+                float e = m == -INFINITY ? 0.0f : __expf(scores[hh * p.part_len + j] - m);
+                scores[hh * p.part_len + j] = e;
+                s += e;
+            }
+            s = warpSum(s);
+            if (lane == 0) {
+                red[hh * 2 % 32] = m;  // kept per head below (GC <= 8: 16 slots)
+                red[(hh * 2 + 1) % 32] = s;
+            }
+        }
+        __syncthreads();
+        // values: thread = (chunk c of head_dim, token group tg)
+        long long chunks = d / VEC;
+        int cht = static_cast<int>(chunks < kThreads ? chunks : kThreads);
+        int groups = kThreads / cht;
+        int c0 = threadIdx.x % cht, tg = threadIdx.x / cht;
+        if (tg < groups) {
+            for (long long c = c0; c < chunks; c += cht) {
+                float a[GC][VEC];
+#pragma unroll
+                for (int hh = 0; hh < GC; ++hh) {
+#pragma unroll
+                    for (int v = 0; v < VEC; ++v) a[hh][v] = 0.0f;
+                }
+                for (int j = tg; j < ntok; j += groups) {
+                    const T *vr = kvRow<M>(p, vc, p.v_s0, p.v_s1, p.v_s2, bt, meta.seq, g, t0 + j, err);
+                    if (vr == nullptr) continue;
+                    float vv[VEC];
+                    if constexpr (VEC > 1) {
+                        loadF<T, VEC>(vr + c * VEC, vv);
+                    } else {
+                        vv[0] = toF(vr[c]);
+                    }
+#pragma unroll
+                    for (int hh = 0; hh < GC; ++hh) {
+                        float w = scores[hh * p.part_len + j];
+#pragma unroll
+                        for (int v = 0; v < VEC; ++v) a[hh][v] += w * vv[v];
+                    }
+                }
+#pragma unroll
+                for (int hh = 0; hh < GC; ++hh) {
+#pragma unroll
+                    for (int v = 0; v < VEC; ++v) atomicAdd(&acc[hh * d + c * VEC + v], a[hh][v]);
+                }
+            }
+        }
+        __syncthreads();
+        // write
+        for (long long i = threadIdx.x; i < hc * d; i += kThreads) {
+            int hh = static_cast<int>(i / d);
+            long long e = i % d, head = head0 + hh;
+            float m = red[hh * 2 % 32], s = red[(hh * 2 + 1) % 32];
+            if (p.parts == 1) {
+                out[row * p.o_row + head * p.o_head + e] = fromF<T>(s > 0.0f ? acc[i] / s : 0.0f);
+            } else {
+                long long slot = (row * p.heads + head) * p.parts + part;
+                part_out[slot * d + e] = acc[i];
+                if (e == 0) {
+                    part_ml[slot * 2] = m;
+                    part_ml[slot * 2 + 1] = s;
+                }
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// Merges the partitions of (row, head): grid (heads, rows).
+template <typename T>
+__global__ void combineKernel(AttnParams p, T *out, const float *part_out, const float *part_ml) {
+    long long head = blockIdx.x, row = blockIdx.y;
+    long long base = (row * p.heads + head) * p.parts;
+    float m = -INFINITY;
+    for (int i = 0; i < p.parts; ++i) m = fmaxf(m, part_ml[(base + i) * 2]);
+    float l = 0.0f;
+    for (int i = 0; i < p.parts; ++i) {
+        float mi = part_ml[(base + i) * 2];
+        if (mi != -INFINITY) l += part_ml[(base + i) * 2 + 1] * __expf(mi - m);
+    }
+    for (long long e = threadIdx.x; e < p.d; e += blockDim.x) {
+        float s = 0.0f;
+        for (int i = 0; i < p.parts; ++i) {
+            float mi = part_ml[(base + i) * 2];
+            if (mi != -INFINITY) s += part_out[(base + i) * p.d + e] * __expf(mi - m);
+        }
+        out[row * p.o_row + head * p.o_head + e] = fromF<T>(l > 0.0f ? s / l : 0.0f);
+    }
+}
+
+// Prefill: checks cu_seqlens_q and seq_lens once (a lane per sequence is plenty for a check).
+__global__ void checkPrefill(AttnParams p, const void *lens, const void *cu, long long total_q, DeviceError *err) {
+    if (threadIdx.x != 0) return;
+    long long prev = readIndex(cu, p.cu64, 0);
+    if (prev != 0) {
+        reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, total_q, prev);
+        return;
+    }
+    for (long long s = 0; s < p.seqs; ++s) {
+        long long next = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
+        long long n = readIndex(lens, p.len64, s * p.len_s0);
+        if (next < prev || next > total_q) {
+            reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, total_q, next);
+            return;
+        }
+        if (n < next - prev || n > p.max_tokens) {
+            reportError(err, kErrSeqLen, p.op, kArgSeqLens, s, n, -1, p.max_tokens);
+            return;
+        }
+        prev = next;
+    }
+    if (prev != total_q) reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, total_q, prev);
+}
+
+// attention: writes k, v [kv_heads, seq, d] into the caches at rows [pos, pos + seq).
+template <typename T>
+__global__ void appendKernel(T *kc, T *vc, const T *k, const T *v, long long kv_heads, long long seq, long long d,
+                             long long pos, long long kc_s0, long long kc_s1, long long vc_s0, long long vc_s1,
+                             long long k_s0, long long k_s1, long long v_s0, long long v_s1) {
+    long long total = kv_heads * seq * d;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        long long e = i % d, r = i / d, t = r % seq, h = r / seq;
+        kc[h * kc_s0 + (pos + t) * kc_s1 + e] = k[h * k_s0 + t * k_s1 + e];
+        vc[h * vc_s0 + (pos + t) * vc_s1 + e] = v[h * v_s0 + t * v_s1 + e];
+    }
+}
+
+// Chooses heads per pass and partition length, the workspace, and returns the launch.
+template <Mode M>
+infiniStatus_t planAndMake(const char *op, AttnParams p, infiniDtype_t dtype, long long max_keys, int q_index,
+                           int kc_index, int vc_index, int bt_index, int lens_index, int cu_index, int alibi_index,
+                           bool row_aligned, Made *made) {
+    int gc = p.group >= 8 ? 8 : (p.group >= 4 ? 4 : (p.group >= 2 ? 2 : 1));
+    long long fixed = 2LL * gc * p.d * 4;  // qs + acc
+    long long part_len = (kSmemBytes - fixed) / (gc * 4);
+    part_len = part_len / 32 * 32;
+    if (part_len > 512) part_len = 512;
+    if (part_len < 32) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %lld is too large", op, p.d);
+    // few rows x kv heads: split the keys further so that the GPU has blocks to run
+    if (p.rows * p.kv_heads < 132 * 4 && part_len > 256) part_len = 256;
+    p.gc = gc;
+    p.part_len = static_cast<int>(part_len);
+    long long parts = max_keys <= 0 ? 1 : (max_keys + part_len - 1) / part_len;
+    if (parts > 65535) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: too many keys", op);
+    p.parts = static_cast<int>(parts);
+    size_t smem = static_cast<size_t>(gc * part_len + 2 * gc * p.d) * sizeof(float);
+    size_t ws = parts > 1 ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
+    made->workspace = ws;
+    if (p.rows > 65535 || p.kv_heads > 65535) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: too many rows", op);
+    return INFINI_NV_DISPATCH_FLOAT(dtype, op, {
+        constexpr int V = kVec16<T>;
+        bool vec = row_aligned && p.d % V == 0;
+        made->launch = [=](const LaunchArgs &a) {
+            if (p.rows == 0 || p.heads == 0) return INFINI_STATUS_SUCCESS;
+            T *out = static_cast<T *>(a.data[0]);
+            const T *q = static_cast<const T *>(a.data[q_index]);
+            const T *kc = static_cast<const T *>(a.data[kc_index]);
+            const T *vc = static_cast<const T *>(a.data[vc_index]);
+            const void *bt = bt_index >= 0 ? a.data[bt_index] : nullptr;
+            const void *lens = lens_index >= 0 ? a.data[lens_index] : nullptr;
+            const void *cu = cu_index >= 0 ? a.data[cu_index] : nullptr;
+            const float *alibi = alibi_index >= 0 ? static_cast<const float *>(a.data[alibi_index]) : nullptr;
+            float *part_out = static_cast<float *>(a.workspace);
+            float *part_ml = part_out ? part_out + p.rows * p.heads * p.parts * p.d : nullptr;
+            bool v = vec && ((reinterpret_cast<uintptr_t>(kc) | reinterpret_cast<uintptr_t>(vc)) & 15) == 0;
+            if constexpr (M == Mode::kPrefill) checkPrefill<<<1, 32, 0, a.stream>>>(p, lens, cu, p.rows, a.err);
+            dim3 grid(static_cast<unsigned>(p.parts), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(p.rows));
+            auto go = [&](auto vtag, auto gtag) {
+                constexpr int VV = decltype(vtag)::value, GG = decltype(gtag)::value;
+                auto kern = attendKernel<M, T, VV, GG>;
+                static const bool raised = [&] {  // once per kernel: the most shared memory any plan uses
+                    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+                    return true;
+                }();
+                (void)raised;
+                kern<<<grid, kThreads, smem, a.stream>>>(p, out, q, kc, vc, bt, lens, cu, alibi, part_out, part_ml, a.err);
+            };
+            auto byGroup = [&](auto vtag) {
+                switch (p.gc) {
+                    case 8: go(vtag, std::integral_constant<int, 8>{}); break;
+                    case 4: go(vtag, std::integral_constant<int, 4>{}); break;
+                    case 2: go(vtag, std::integral_constant<int, 2>{}); break;
+                    default: go(vtag, std::integral_constant<int, 1>{}); break;
+                }
+            };
+            if (v) byGroup(std::integral_constant<int, V>{}); else byGroup(std::integral_constant<int, 1>{});
+            if (p.parts > 1) {
+                combineKernel<T><<<dim3(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows)), 128, 0, a.stream>>>(
+                    p, out, part_out, part_ml);
+            }
+            return launched(op);
+        };
+    });
+}
+
+infiniStatus_t checkPaged(const char *op, const Layout &out, const Layout &q, const Layout &kc, const Layout &vc,
+                          const Layout &bt, const Layout &lens, const Layout &alibi, bool has_alibi) {
+    if (q.ndim() != 3) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q must be 3-D, got %s", op, q.str().c_str());
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "out", out, q, "q"));
+    size_t heads = q.shape[1], d = q.shape[2];
+    if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
+    if (kc.ndim() != 4 || kc.shape[3] != d || kc.shape[1] == 0 || heads % kc.shape[1] != 0) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [blocks, kv_heads dividing %zu, block_size, %zu], got %s",
+                    op, heads, d, kc.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "k_cache", kc, q, "q"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "v_cache", vc, q, "q"));
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"q", &q}, {"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}}) {
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    if (!isIndexType(bt.dtype) || bt.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: block_tables must be int32/int64 [seqs, max_blocks]", op);
+    if (!isIndexType(lens.dtype) || lens.ndim() != 1 || lens.shape[0] != bt.shape[0]) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: seq_lens must be int32/int64 [%zu]", op, bt.shape[0]);
+    }
+    if (has_alibi && (alibi.dtype != INFINI_DTYPE_F32 || alibi.ndim() != 1 || alibi.shape[0] != heads)) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: alibi_slopes must be float32 [%zu]", op, heads);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+AttnParams pagedParams(const Layout &out, const Layout &q, const Layout &kc, const Layout &vc, const Layout &bt,
+                       const Layout &lens, const Layout &alibi, bool has_alibi, float scale, int op) {
+    AttnParams p{};
+    p.q_row = q.strides[0];
+    p.q_head = q.strides[1];
+    p.o_row = out.strides[0];
+    p.o_head = out.strides[1];
+    p.rows = q.shape[0];
+    p.heads = q.shape[1];
+    p.kv_heads = kc.shape[1];
+    p.group = p.heads / p.kv_heads;
+    p.d = q.shape[2];
+    p.scale = scale;
+    p.k_s0 = kc.strides[0];
+    p.k_s1 = kc.strides[1];
+    p.k_s2 = kc.strides[2];
+    p.v_s0 = vc.strides[0];
+    p.v_s1 = vc.strides[1];
+    p.v_s2 = vc.strides[2];
+    p.block_size = kc.shape[2];
+    p.num_blocks = kc.shape[0];
+    p.bt_s0 = bt.strides[0];
+    p.bt_s1 = bt.strides[1];
+    p.max_tokens = static_cast<long long>(bt.shape[1] * kc.shape[2]);
+    p.bt64 = bt.dtype == INFINI_DTYPE_I64;
+    p.len64 = lens.dtype == INFINI_DTYPE_I64;
+    p.len_s0 = lens.strides[0];
+    p.seqs = bt.shape[0];
+    p.alibi_s0 = has_alibi ? alibi.strides[0] : 0;
+    p.op = op;
+    return p;
+}
+
+bool alignedRows(std::initializer_list<long long> strides, int vec) {
+    for (long long s : strides) {
+        if (s % vec != 0) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+infiniStatus_t makePagedAttention(const infiniopOpParams_t &prm, int, Made *m) {
+    const char *op = "paged_attention";
+    Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]), vc = layoutOf(prm.tensors[3]),
+           bt = layoutOf(prm.tensors[4]), lens = layoutOf(prm.tensors[5]), alibi = layoutOf(prm.tensors[6]);
+    bool has_alibi = prm.tensors[6] != nullptr;
+    INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, alibi, has_alibi));
+    if (q.shape[0] != bt.shape[0]) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has %zu sequences, block_tables %zu", op, q.shape[0], bt.shape[0]);
+    AttnParams p = pagedParams(out, q, kc, vc, bt, lens, alibi, has_alibi, static_cast<float>(prm.f[0]), INFINIOP_OP_PAGED_ATTENTION);
+    bool aligned = alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2}, 8);
+    return planAndMake<Mode::kDecode>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, -1, has_alibi ? 6 : -1, aligned, m);
+}
+
+infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Made *m) {
+    const char *op = "paged_attention_prefill";
+    Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]), vc = layoutOf(prm.tensors[3]),
+           bt = layoutOf(prm.tensors[4]), lens = layoutOf(prm.tensors[5]), cu = layoutOf(prm.tensors[6]), alibi = layoutOf(prm.tensors[7]);
+    bool has_alibi = prm.tensors[7] != nullptr;
+    INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, alibi, has_alibi));
+    size_t seqs = bt.shape[0];
+    if (!isIndexType(cu.dtype) || cu.ndim() != 1 || cu.shape[0] != seqs + 1) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: cu_seqlens_q must be int32/int64 [%zu]", op, seqs + 1);
+    }
+    AttnParams p = pagedParams(out, q, kc, vc, bt, lens, alibi, has_alibi, static_cast<float>(prm.f[0]),
+                               INFINIOP_OP_PAGED_ATTENTION_PREFILL);
+    p.cu64 = cu.dtype == INFINI_DTYPE_I64;
+    p.cu_s0 = cu.strides[0];
+    if (seqs == 0 && p.rows > 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has rows but there are no sequences", op);
+    bool aligned = alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2}, 8);
+    return planAndMake<Mode::kPrefill>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, 6, has_alibi ? 7 : -1, aligned, m);
+}
+
+infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
+    const char *op = "attention";
+    Layout out = layoutOf(prm.tensors[0]), kc = layoutOf(prm.tensors[1]), vc = layoutOf(prm.tensors[2]), q = layoutOf(prm.tensors[3]),
+           k = layoutOf(prm.tensors[4]), v = layoutOf(prm.tensors[5]);
+    long long pos = prm.i[0];
+    if (q.ndim() != 3) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q must be [heads, seq, head_dim], got %s", op, q.str().c_str());
+    size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2];
+    if (k.ndim() != 3 || k.shape[0] == 0 || heads % k.shape[0] != 0 || k.shape[1] != seq || k.shape[2] != d) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [kv_heads dividing %zu, %zu, %zu], got %s", op, heads, seq, d, k.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", v, k, "k"));
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
+    if (kc.ndim() != 3 || kc.shape[0] != k.shape[0] || kc.shape[2] != d) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [%zu, max_seq, %zu], got %s", op, k.shape[0], d, kc.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"k", &k}, {"v", &v}, {"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}}) {
+        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, q, "q"));
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "q", q));
+    if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
+    if (pos < 0 || static_cast<size_t>(pos) + seq > kc.shape[1]) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: pos %lld + seq %zu exceeds the cache's %zu rows", op, pos, seq, kc.shape[1]);
+    }
+    AttnParams p{};
+    p.q_row = q.strides[1];
+    p.q_head = q.strides[0];
+    p.o_row = out.strides[1];
+    p.o_head = out.strides[0];
+    p.rows = seq;
+    p.heads = heads;
+    p.kv_heads = k.shape[0];
+    p.group = heads / k.shape[0];
+    p.d = d;
+    p.scale = 1.0f / sqrtf(static_cast<float>(d));
+    p.k_s0 = kc.strides[0];
+    p.k_s1 = kc.strides[1];
+    p.v_s0 = vc.strides[0];
+    p.v_s1 = vc.strides[1];
+    p.pos = pos;
+    p.op = INFINIOP_OP_ATTENTION;
+    bool aligned = alignedRows({p.k_s0, p.k_s1, p.v_s0, p.v_s1}, 8);
+    Made attend;
+    INFINI_RETURN_IF_ERROR(planAndMake<Mode::kDense>(op, p, q.dtype, pos + static_cast<long long>(seq), 3, 1, 2, -1, -1, -1, -1,
+                                                     aligned, &attend));
+    long long kvh = k.shape[0], nseq = seq, dd = d;
+    auto ks = k.strides, vs = v.strides, kcs = kc.strides, vcs = vc.strides;
+    Launch run_attend = attend.launch;
+    m->workspace = attend.workspace;
+    return INFINI_NV_DISPATCH_FLOAT(q.dtype, op, {
+        m->launch = [=](const LaunchArgs &a) {
+            long long total = kvh * nseq * dd;
+            if (total > 0) {
+                appendKernel<T><<<blocksFor(total, 256, 132LL * 16), 256, 0, a.stream>>>(
+                    static_cast<T *>(a.data[1]), static_cast<T *>(a.data[2]), static_cast<const T *>(a.data[4]),
+                    static_cast<const T *>(a.data[5]), kvh, nseq, dd, pos, kcs[0], kcs[1], vcs[0], vcs[1], ks[0], ks[1], vs[0], vs[1]);
+                INFINI_RETURN_IF_ERROR(launched(op));
+            }
+            return run_attend(a);
+        };
+    });
+}
+
+}  // namespace infini::nvidia::ops

@@ -1,0 +1,141 @@
+// common.cuh: what the nvidia kernels share: float conversions, 16-byte vectors, warp and block
+// reductions, strided index math, and the device error record.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "ops.h"
+
+namespace infini::nvidia::ops {
+
+__device__ __forceinline__ float toF(float x) { return x; }
+__device__ __forceinline__ float toF(__half x) { return __half2float(x); }
+__device__ __forceinline__ float toF(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T>
+__device__ __forceinline__ T fromF(float x);
+template <>
+__device__ __forceinline__ float fromF<float>(float x) { return x; }
+template <>
+__device__ __forceinline__ __half fromF<__half>(float x) { return __float2half_rn(x); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 fromF<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+// N elements of T in one aligned piece (16 bytes when N = 16 / sizeof(T)).
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Vec {
+    T v[N];
+};
+
+template <typename T>
+constexpr int kVec16 = 16 / sizeof(T);
+
+template <typename T, int N>
+__device__ __forceinline__ void loadF(const T *p, float (&out)[N]) {
+    Vec<T, N> v = *reinterpret_cast<const Vec<T, N> *>(p);
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = toF(v.v[i]);
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void storeF(T *p, const float (&in)[N]) {
+    Vec<T, N> v;
+#pragma unroll
+    for (int i = 0; i < N; ++i) v.v[i] = fromF<T>(in[i]);
+    *reinterpret_cast<Vec<T, N> *>(p) = v;
+}
+
+// N elements of W (any float type) from p in 16-byte pieces (p aligned to 16 bytes, N a multiple of a
+// piece), else one by one.
+template <typename W, int N>
+__device__ __forceinline__ void loadWideF(const W *p, float (&out)[N]) {
+    constexpr int kPer = 16 / sizeof(W);
+    if constexpr (N % kPer == 0) {
+#pragma unroll
+        for (int c = 0; c < N / kPer; ++c) {
+            float part[kPer];
+            loadF<W, kPer>(p + c * kPer, part);
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) out[c * kPer + e] = part[e];
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < N; ++e) out[e] = toF(p[e]);
+    }
+}
+
+__device__ __forceinline__ float warpSum(float v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ float warpMax(float v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+// Sum over the block (every thread gets it); `smem` holds 32 floats; blockDim.x a multiple of 32.
+__device__ __forceinline__ float blockSum(float v, float *smem) {
+    v = warpSum(v);
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    __syncthreads();
+    if (lane == 0) smem[warp] = v;
+    __syncthreads();
+    v = lane < warps ? smem[lane] : 0.0f;
+    return warpSum(v);
+}
+
+__device__ __forceinline__ float blockMax(float v, float *smem) {
+    v = warpMax(v);
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    __syncthreads();
+    if (lane == 0) smem[warp] = v;
+    __syncthreads();
+    v = lane < warps ? smem[lane] : -INFINITY;
+    return warpMax(v);
+}
+
+// The element offset of linear index i (row-major over shape) under strides.
+__device__ __forceinline__ long long offsetOf(const Dims &d, long long i) {
+    long long off = 0;
+    for (int k = d.ndim - 1; k >= 0; --k) {
+        long long s = d.shape[k];
+        off += (i % s) * d.strides[k];
+        i /= s;
+    }
+    return off;
+}
+
+// Reads element `off` of an int32 or int64 index tensor.
+__device__ __forceinline__ long long readIndex(const void *p, bool i64, long long off) {
+    return i64 ? static_cast<const long long *>(p)[off] : static_cast<const int *>(p)[off];
+}
+
+// Records the first data error of the device (later ones are dropped until the host takes it).
+__device__ __forceinline__ void reportError(DeviceError *e, int kind, int op, int arg, long long a, long long b,
+                                            long long c = 0, long long d = 0) {
+    if (atomicCAS_system(&e->kind, 0, -1) == 0) {  // claimed: fill in, then publish the kind
+        e->op = op;
+        e->arg = arg;
+        e->a = a;
+        e->b = b;
+        e->c = c;
+        e->d = d;
+        __threadfence_system();
+        atomicExch_system(&e->kind, kind);
+    }
+}
+
+inline unsigned blocksFor(long long n, int threads, long long cap = 1 << 20) {
+    long long b = (n + threads - 1) / threads;
+    if (b < 1) b = 1;
+    return static_cast<unsigned>(b < cap ? b : cap);
+}
+
+}  // namespace infini::nvidia::ops

@@ -1,0 +1,236 @@
+// elementwise.cu: add, mul, swiglu (binary), silu, relu, gelu (unary) and silu_and_mul. Contiguous
+// tensors take a flat kernel with 16-byte loads; anything else a strided one.
+#include "common.cuh"
+
+namespace infini::nvidia::ops {
+namespace {
+
+struct AddF {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct MulF {
+    __device__ float operator()(float a, float b) const { return a * b; }
+};
+struct SwiGLUF {  // a * silu(b): b is the gate
+    __device__ float operator()(float a, float b) const { return a * (b / (1.0f + __expf(-b))); }
+};
+struct SiluF {
+    __device__ float operator()(float x) const { return x / (1.0f + __expf(-x)); }
+};
+struct ReluF {
+    __device__ float operator()(float x) const { return x > 0.0f ? x : (x == x ? 0.0f : x); }
+};
+struct GeluF {
+    int tanh_form;
+    __device__ float operator()(float x) const {
+        if (tanh_form) {
+            const float k = 0.7978845608028654f;  // sqrt(2 / pi)
+            return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
+        }
+        return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+    }
+};
+
+template <typename T, int N, typename F>
+__global__ void binaryFlat(T *c, const T *a, const T *b, long long n, F f) {
+    long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
+    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N;
+    for (; i + N <= n; i += step) {
+        float x[N], y[N], z[N];
+        loadF<T, N>(a + i, x);
+        loadF<T, N>(b + i, y);
+#pragma unroll
+        for (int k = 0; k < N; ++k) z[k] = f(x[k], y[k]);
+        storeF<T, N>(c + i, z);
+    }
+    for (; i < n; ++i) c[i] = fromF<T>(f(toF(a[i]), toF(b[i])));  // the tail (N > 1 only)
+}
+
+template <typename T, typename F>
+__global__ void binaryStrided(T *c, const T *a, const T *b, long long n, Dims dc, Dims da, Dims db, F f) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        c[offsetOf(dc, i)] = fromF<T>(f(toF(a[offsetOf(da, i)]), toF(b[offsetOf(db, i)])));
+    }
+}
+
+template <typename T, int N, typename F>
+__global__ void unaryFlat(T *y, const T *x, long long n, F f) {
+    long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
+    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N;
+    for (; i + N <= n; i += step) {
+        float v[N];
+        loadF<T, N>(x + i, v);
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[k] = f(v[k]);
+        storeF<T, N>(y + i, v);
+    }
+    for (; i < n; ++i) y[i] = fromF<T>(f(toF(x[i])));
+}
+
+template <typename T, typename F>
+__global__ void unaryStrided(T *y, const T *x, long long n, Dims dy, Dims dx, F f) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        y[offsetOf(dy, i)] = fromF<T>(f(toF(x[offsetOf(dx, i)])));
+    }
+}
+
+bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+
+// Flat-kernel grid: enough blocks to fill the GPU a few times over, each thread N elements per step.
+unsigned flatBlocks(long long n, int n_per_thread, int threads) {
+    return blocksFor((n + n_per_thread - 1) / n_per_thread, threads, 132LL * 16);
+}
+
+template <typename F>
+infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, Made *m, F f) {
+    Layout c = layoutOf(p.tensors[0]), a = layoutOf(p.tensors[1]), b = layoutOf(p.tensors[2]);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "a", a, c, "c"));
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "b", b, c, "c"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "a", a, c, "c"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "b", b, c, "c"));
+    Dims dc, da, db;
+    if (!dimsOf(c, &dc) || !dimsOf(a, &da) || !dimsOf(b, &db)) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
+    }
+    long long n = static_cast<long long>(c.numel());
+    bool flat = c.contiguous() && a.contiguous() && b.contiguous();
+    return INFINI_NV_DISPATCH_FLOAT(c.dtype, op, {
+        m->launch = [=](const LaunchArgs &x) {
+            if (n == 0) return INFINI_STATUS_SUCCESS;
+            T *pc = static_cast<T *>(x.data[0]);
+            const T *pa = static_cast<const T *>(x.data[1]);
+            const T *pb = static_cast<const T *>(x.data[2]);
+            constexpr int N = kVec16<T>;
+            if (flat && aligned16(pc) && aligned16(pa) && aligned16(pb)) {
+                binaryFlat<T, N><<<flatBlocks(n, N, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f);
+            } else if (flat) {
+                binaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f);
+            } else {
+                binaryStrided<T><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, dc, da, db, f);
+            }
+            return launched(op);
+        };
+    });
+}
+
+template <typename F>
+infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F f) {
+    Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    Dims dy, dx;
+    if (!dimsOf(y, &dy) || !dimsOf(x, &dx)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
+    long long n = static_cast<long long>(x.numel());
+    bool flat = y.contiguous() && x.contiguous();
+    return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
+        m->launch = [=](const LaunchArgs &a) {
+            if (n == 0) return INFINI_STATUS_SUCCESS;
+            T *py = static_cast<T *>(a.data[0]);
+            const T *px = static_cast<const T *>(a.data[1]);
+            constexpr int N = kVec16<T>;
+            if (flat && aligned16(py) && aligned16(px)) {
+                unaryFlat<T, N><<<flatBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
+            } else if (flat) {
+                unaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
+            } else {
+                unaryStrided<T><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, dy, dx, f);
+            }
+            return launched(op);
+        };
+    });
+}
+
+// y[r, j] = silu(x[r, j]) * x[r, d + j]; one thread per N outputs; rows addressed through Dims.
+template <typename T, int N>
+__global__ void siluAndMulKernel(T *y, const T *x, long long rows, long long d, Dims ry, Dims rx) {
+    long long per_row = d / N;
+    long long total = rows * per_row;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        long long r = i / per_row, j = (i % per_row) * N;
+        const T *xr = x + offsetOf(rx, r);
+        T *yr = y + offsetOf(ry, r);
+        float g[N], u[N];
+        if constexpr (N > 1) {
+            loadF<T, N>(xr + j, g);
+            loadF<T, N>(xr + d + j, u);
+        } else {
+            g[0] = toF(xr[j]);
+            u[0] = toF(xr[d + j]);
+        }
+#pragma unroll
+        for (int k = 0; k < N; ++k) g[k] = g[k] / (1.0f + __expf(-g[k])) * u[k];
+        if constexpr (N > 1) {
+            storeF<T, N>(yr + j, g);
+        } else {
+            yr[j] = fromF<T>(g[0]);
+        }
+    }
+}
+
+template <typename T>
+__global__ void scaleCopyKernel(T *dst, Dims dd, const T *src, Dims ds, long long n, float scale) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        dst[offsetOf(dd, i)] = fromF<T>(src != nullptr ? scale * toF(src[offsetOf(ds, i)]) : 0.0f);
+    }
+}
+
+}  // namespace
+
+infiniStatus_t launchScaleCopy(infiniDtype_t dtype, void *dst, const Dims &ddst, const void *src, const Dims &dsrc,
+                               long long n, float scale, cudaStream_t stream) {
+    if (n == 0) return INFINI_STATUS_SUCCESS;
+    return INFINI_NV_DISPATCH_FLOAT(dtype, "gemm", {
+        scaleCopyKernel<T><<<flatBlocks(n, 1, 256), 256, 0, stream>>>(static_cast<T *>(dst), ddst, static_cast<const T *>(src),
+                                                                      dsrc, n, scale);
+    });
+}
+
+infiniStatus_t makeAdd(const infiniopOpParams_t &p, int, Made *m) { return makeBinary("add", p, m, AddF{}); }
+infiniStatus_t makeMul(const infiniopOpParams_t &p, int, Made *m) { return makeBinary("mul", p, m, MulF{}); }
+infiniStatus_t makeSwiGLU(const infiniopOpParams_t &p, int, Made *m) { return makeBinary("swiglu", p, m, SwiGLUF{}); }
+infiniStatus_t makeSilu(const infiniopOpParams_t &p, int, Made *m) { return makeUnary("silu", p, m, SiluF{}); }
+infiniStatus_t makeRelu(const infiniopOpParams_t &p, int, Made *m) { return makeUnary("relu", p, m, ReluF{}); }
+infiniStatus_t makeGelu(const infiniopOpParams_t &p, int, Made *m) {
+    if (p.i[0] != 0 && p.i[0] != 1) return fail(INFINI_STATUS_BAD_PARAM, "gelu: approximate must be 0 (none) or 1 (tanh)");
+    return makeUnary("gelu", p, m, GeluF{static_cast<int>(p.i[0])});
+}
+
+infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int, Made *m) {
+    const char *op = "silu_and_mul";
+    Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
+    if (x.ndim() == 0 || x.last() % 2 != 0) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x's last dim must be even, got %s", op, x.str().c_str());
+    }
+    Layout expect = x;
+    expect.shape.back() /= 2;
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, expect, "x with half its last dim"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    Dims ry, rx;
+    if (!dimsOf(y, &ry, 1) || !dimsOf(x, &rx, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
+    long long rows = static_cast<long long>(y.rows()), d = static_cast<long long>(y.last());
+    bool vec_rows = true;  // every row start 16-byte aligned relative to the base
+    for (int k = 0; k < rx.ndim; ++k) vec_rows = vec_rows && rx.strides[k] % 8 == 0;
+    for (int k = 0; k < ry.ndim; ++k) vec_rows = vec_rows && ry.strides[k] % 8 == 0;
+    return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
+        m->launch = [=](const LaunchArgs &a) {
+            if (rows == 0 || d == 0) return INFINI_STATUS_SUCCESS;
+            T *py = static_cast<T *>(a.data[0]);
+            const T *px = static_cast<const T *>(a.data[1]);
+            constexpr int N = kVec16<T>;
+            if (vec_rows && d % N == 0 && aligned16(py) && aligned16(px)) {
+                siluAndMulKernel<T, N><<<flatBlocks(rows * d, N, 256), 256, 0, a.stream>>>(py, px, rows, d, ry, rx);
+            } else {
+                siluAndMulKernel<T, 1><<<flatBlocks(rows * d, 1, 256), 256, 0, a.stream>>>(py, px, rows, d, ry, rx);
+            }
+            return launched(op);
+        };
+    });
+}
+
+}  // namespace infini::nvidia::ops

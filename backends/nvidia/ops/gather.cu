@@ -1,0 +1,247 @@
+// gather.cu: embedding, rope and paged_caching: row copies and rotations addressed through index
+// tensors. An index out of range is recorded in the device's error record (reported at the next
+// synchronization or operator call) and its row is skipped (embedding writes zeros).
+#include "common.cuh"
+
+namespace infini::nvidia::ops {
+namespace {
+
+// ---- embedding: y[t, :] = weight[idx[t], :]; a block per token, 16-byte pieces when they fit -----
+template <int B>  // bytes per piece: 16 or the element size
+__global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i64, long long tokens, long long row_bytes,
+                                long long w_row_bytes, long long vocab, Dims didx, Dims dy_rows, long long elem,
+                                DeviceError *err) {
+    using P = Vec<char, B>;
+    for (long long t = blockIdx.x; t < tokens; t += gridDim.x) {
+        long long v = readIndex(idx, i64, offsetOf(didx, t));
+        char *yr = y + offsetOf(dy_rows, t) * elem;
+        bool ok = v >= 0 && v < vocab;
+        if (!ok && threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_EMBEDDING, kArgIndices, v, vocab);
+        const char *wr = w + (ok ? v : 0) * w_row_bytes;
+        for (long long j = threadIdx.x; j < row_bytes / B; j += blockDim.x) {
+            P p;
+            if (ok) {
+                p = reinterpret_cast<const P *>(wr)[j];
+            } else {
+                for (int e = 0; e < B; ++e) p.v[e] = 0;
+            }
+            reinterpret_cast<P *>(yr)[j] = p;
+        }
+    }
+}
+
+// ---- rope: one thread per rotated pair (token, head, j < d / 2) -----------------------------------
+template <typename T, typename S>
+__global__ void ropeKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t,
+                           long long tokens, long long seq, long long heads, long long half, int algo, long long max_pos,
+                           long long sin_row, long long cos_row, Dims dx, Dims dy, long long pos_s0, long long pos_s1,
+                           bool pos_2d, DeviceError *err) {
+    long long total = tokens * heads * half;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        long long j = i % half, r = i / half;  // r: (token, head) row
+        long long tok = r / heads;
+        long long off = pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0;
+        long long p = readIndex(pos, i64, off);
+        if (p < 0 || p >= max_pos) {
+            if (j == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
+            continue;
+        }
+        const T *xr = x + offsetOf(dx, r);
+        T *yr = y + offsetOf(dy, r);
+        float s = toF(sin_t[p * sin_row + j]), c = toF(cos_t[p * cos_row + j]);
+        long long i0 = algo == 0 ? j : 2 * j, i1 = algo == 0 ? j + half : 2 * j + 1;
+        float a = toF(xr[i0]), b = toF(xr[i1]);
+        yr[i0] = fromF<T>(a * c - b * s);
+        yr[i1] = fromF<T>(b * c + a * s);
+    }
+}
+
+// ---- paged_caching: a block per (token, head) row pair of k and v ---------------------------------
+template <typename T>
+__global__ void cachingKernel(T *kc, T *vc, const T *k, const T *v, const void *slots, bool i64, long long tokens,
+                              long long heads, long long d, long long block, long long capacity, long long slot_stride,
+                              long long k_s0, long long k_s1, long long v_s0, long long v_s1, long long kc_s0,
+                              long long kc_s1, long long kc_s2, long long vc_s0, long long vc_s1, long long vc_s2,
+                              DeviceError *err) {
+    for (long long r = blockIdx.x; r < tokens * heads; r += gridDim.x) {
+        long long t = r / heads, h = r % heads;
+        long long s = readIndex(slots, i64, t * slot_stride);
+        if (s < 0) continue;
+        if (s >= capacity) {
+            if (threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
+            continue;
+        }
+        long long blk = s / block, row = s % block;
+        const T *ks = k + t * k_s0 + h * k_s1;
+        const T *vs = v + t * v_s0 + h * v_s1;
+        T *kd = kc + blk * kc_s0 + h * kc_s1 + row * kc_s2;
+        T *vd = vc + blk * vc_s0 + h * vc_s1 + row * vc_s2;
+        for (long long j = threadIdx.x; j < d; j += blockDim.x) {
+            kd[j] = ks[j];
+            vd[j] = vs[j];
+        }
+    }
+}
+
+size_t dtypeBytes(infiniDtype_t t) {
+    switch (t) {
+        case INFINI_DTYPE_F32: case INFINI_DTYPE_I32: return 4;
+        case INFINI_DTYPE_F16: case INFINI_DTYPE_BF16: return 2;
+        case INFINI_DTYPE_I64: case INFINI_DTYPE_F64: return 8;
+        default: return 1;
+    }
+}
+
+}  // namespace
+
+infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
+    const char *op = "embedding";
+    Layout y = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
+    if (!isIndexType(idx.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int32 or int64", op);
+    if (w.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: weight must be 2-D, got %s", op, w.str().c_str());
+    Layout expect = idx;
+    expect.shape.push_back(w.shape[1]);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "output", y, expect, "indices.shape + [dim]"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "output", y, w, "weight"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weight", w));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "output", y));
+    Dims didx{}, dy{};
+    if (!dimsOf(idx, &didx) || !dimsOf(y, &dy, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
+    long long elem = static_cast<long long>(dtypeBytes(w.dtype));
+    long long tokens = static_cast<long long>(idx.numel()), dim = static_cast<long long>(w.shape[1]);
+    long long row_bytes = dim * elem, w_row_bytes = static_cast<long long>(w.strides[0]) * elem;
+    long long vocab = static_cast<long long>(w.shape[0]);
+    bool i64 = idx.dtype == INFINI_DTYPE_I64;
+    bool vec = row_bytes % 16 == 0 && w_row_bytes % 16 == 0;
+    for (int k = 0; k < dy.ndim; ++k) vec = vec && (dy.strides[k] * elem) % 16 == 0;
+    m->launch = [=](const LaunchArgs &a) {
+        if (tokens == 0 || dim == 0) return INFINI_STATUS_SUCCESS;
+        char *py = static_cast<char *>(a.data[0]);
+        const char *pw = static_cast<const char *>(a.data[2]);
+        bool v = vec && ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(pw)) & 15) == 0;
+        unsigned grid = static_cast<unsigned>(tokens < 65535 ? tokens : 65535);
+        if (v) {
+            int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, row_bytes / 16)));
+            embeddingKernel<16><<<grid, threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
+                                                                vocab, didx, dy, elem, a.err);
+        } else if (elem == 4) {
+            embeddingKernel<4><<<grid, 256, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
+        } else {
+            embeddingKernel<2><<<grid, 256, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
+        }
+        return launched(op);
+    };
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
+    const char *op = "rope";
+    Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), pos = layoutOf(p.tensors[2]),
+           sin = layoutOf(p.tensors[3]), cos = layoutOf(p.tensors[4]);
+    int algo = static_cast<int>(p.i[0]);
+    if (algo != 0 && algo != 1) return fail(INFINI_STATUS_BAD_PARAM, "%s: algo must be 0 (gpt_neox) or 1 (gpt_j)", op);
+    if (x.ndim() != 3 && x.ndim() != 4) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [seq, heads, head_dim] or [batch, seq, heads, head_dim], got %s",
+                    op, x.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    size_t d = x.last(), heads = x.shape[x.ndim() - 2], seq = x.shape[x.ndim() - 3];
+    size_t batch = x.ndim() == 4 ? x.shape[0] : 1;
+    if (d % 2 != 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu must be even", op, d);
+    if (!isIndexType(pos.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: pos_ids must be int32 or int64", op);
+    bool pos_ok = x.ndim() == 3 ? (pos.ndim() == 1 && pos.shape[0] == seq)
+                                : (pos.ndim() == 2 && pos.shape[0] == batch && pos.shape[1] == seq);
+    if (!pos_ok) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: pos_ids must be [seq]%s, got %s", op,
+                    x.ndim() == 4 ? " per batch ([batch, seq])" : "", pos.str().c_str());
+    }
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"sin_table", &sin}, {"cos_table", &cos}}) {
+        if (t->ndim() != 2 || t->shape[1] != d / 2) {
+            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s must be [max_pos, %zu], got %s", op, name, d / 2, t->str().c_str());
+        }
+        if (t->dtype != x.dtype && t->dtype != INFINI_DTYPE_F32) {
+            return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s must have x's dtype or float32", op, name);
+        }
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    if (sin.shape != cos.shape || sin.dtype != cos.dtype) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: sin_table and cos_table must match", op);
+    }
+    Dims dx{}, dy{};
+    if (!dimsOf(x, &dx, 1) || !dimsOf(y, &dy, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: bad rank", op);
+    // x's last dim may be strided only when d is 1 pair; the kernel indexes it with stride 1
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    long long tokens = static_cast<long long>(batch * seq), half = static_cast<long long>(d / 2);
+    long long max_pos = static_cast<long long>(sin.shape[0]);
+    long long sin_row = sin.strides[0], cos_row = cos.strides[0];
+    long long pos_s0 = pos.strides[0], pos_s1 = pos.ndim() == 2 ? pos.strides[1] : 0;
+    bool pos_2d = pos.ndim() == 2, i64 = pos.dtype == INFINI_DTYPE_I64, s32 = sin.dtype == INFINI_DTYPE_F32;
+    long long nheads = static_cast<long long>(heads), nseq = static_cast<long long>(seq);
+    return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
+        m->launch = [=](const LaunchArgs &a) {
+            long long total = tokens * nheads * half;
+            if (total == 0) return INFINI_STATUS_SUCCESS;
+            T *py = static_cast<T *>(a.data[0]);
+            const T *px = static_cast<const T *>(a.data[1]);
+            unsigned grid = blocksFor(total, 256, 132LL * 32);
+            if (s32) {
+                ropeKernel<T, float><<<grid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
+                    static_cast<const float *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
+                    pos_s0, pos_s1, pos_2d, a.err);
+            } else {
+                ropeKernel<T, T><<<grid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const T *>(a.data[3]),
+                    static_cast<const T *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
+                    pos_s0, pos_s1, pos_2d, a.err);
+            }
+            return launched(op);
+        };
+    });
+}
+
+infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
+    const char *op = "paged_caching";
+    Layout kc = layoutOf(p.tensors[0]), vc = layoutOf(p.tensors[1]), kk = layoutOf(p.tensors[2]), vv = layoutOf(p.tensors[3]),
+           slots = layoutOf(p.tensors[4]);
+    if (kk.ndim() != 3) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [tokens, kv_heads, head_dim], got %s", op, kk.str().c_str());
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", vv, kk, "k"));
+    if (kc.ndim() != 4 || kc.shape[1] != kk.shape[1] || kc.shape[3] != kk.shape[2] || kc.shape[2] == 0) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [num_blocks, %zu, block_size, %zu], got %s", op,
+                    kk.shape[1], kk.shape[2], kc.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"v", &vv}, {"k_cache", &kc}, {"v_cache", &vc}}) {
+        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, kk, "k"));
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "k", kk));
+    if (!isIndexType(slots.dtype) || slots.ndim() != 1 || slots.shape[0] != kk.shape[0]) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: slot_mapping must be int32/int64 [%zu]", op, kk.shape[0]);
+    }
+    long long tokens = kk.shape[0], heads = kk.shape[1], d = kk.shape[2], block = kc.shape[2];
+    long long capacity = static_cast<long long>(kc.shape[0]) * block;
+    bool i64 = slots.dtype == INFINI_DTYPE_I64;
+    long long ss = slots.strides[0];
+    auto ks = kk.strides, vs = vv.strides, kcs = kc.strides, vcs = vc.strides;
+    auto launchT = [=](auto tag, const LaunchArgs &a) {
+        using T = decltype(tag);
+        long long rows = tokens * heads;
+        unsigned grid = static_cast<unsigned>(rows < 65535 * 4 ? rows : 65535 * 4);
+        int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, (d + 31) / 32 * 32)));
+        cachingKernel<T><<<grid, threads, 0, a.stream>>>(static_cast<T *>(a.data[0]), static_cast<T *>(a.data[1]),
+            static_cast<const T *>(a.data[2]), static_cast<const T *>(a.data[3]), a.data[4], i64, tokens, heads, d, block,
+            capacity, ss, ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], kcs[2], vcs[0], vcs[1], vcs[2], a.err);
+        return launched(op);
+    };
+    size_t elem = dtypeBytes(kk.dtype);
+    if (elem != 2 && elem != 4) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: k must be a 16- or 32-bit float type", op);
+    m->launch = [=](const LaunchArgs &a) {
+        if (tokens == 0 || heads == 0 || d == 0) return INFINI_STATUS_SUCCESS;
+        return elem == 4 ? launchT(float{}, a) : launchT(uint16_t{}, a);
+    };
+    return INFINI_STATUS_SUCCESS;
+}
+
+}  // namespace infini::nvidia::ops

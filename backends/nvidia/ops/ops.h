@@ -1,0 +1,99 @@
+// ops.h: the nvidia backend's operators. Each factory checks its params (messages name the op and the
+// tensor) and returns a Launch that queues the op's kernels on a stream; ops.cpp wraps it in a
+// descriptor. Kernels are in the .cu files next to this header; none of this includes torch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+
+#include "../../common/layout.h"
+#include "../nvidia.h"
+
+namespace infini::nvidia::ops {
+
+infiniStatus_t createOp(infiniopHandle_t handle, const infiniopOpParams_t *params, InfiniopDescriptor **out);
+
+// Up to 8 dims of sizes and strides (elements), for strided index math in kernels.
+constexpr int kMaxDims = 8;
+struct Dims {
+    int ndim;
+    long long shape[kMaxDims];
+    long long strides[kMaxDims];
+};
+
+// Dims of a layout without its last `drop` dimensions (row offsets of a row-wise op).
+inline bool dimsOf(const Layout &l, Dims *out, size_t drop = 0) {
+    if (l.ndim() - drop > static_cast<size_t>(kMaxDims)) return false;
+    out->ndim = static_cast<int>(l.ndim() - drop);
+    for (int k = 0; k < out->ndim; ++k) {
+        out->shape[k] = static_cast<long long>(l.shape[k]);
+        out->strides[k] = static_cast<long long>(l.strides[k]);
+    }
+    return true;
+}
+
+// What a launch gets: the data pointers in the op's tensor order, its workspace, the stream, the
+// device's error record (for data-dependent checks in kernels) and the device id.
+struct LaunchArgs {
+    void *const *data;
+    void *workspace;
+    size_t workspace_size;
+    cudaStream_t stream;
+    DeviceError *err;
+    int device;
+};
+
+using Launch = std::function<infiniStatus_t(const LaunchArgs &)>;
+
+struct Made {
+    Launch launch;
+    size_t workspace = 0;
+};
+
+using Factory = infiniStatus_t (*)(const infiniopOpParams_t &p, int device, Made *made);
+
+infiniStatus_t makeAdd(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeMul(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeSilu(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeRelu(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeGelu(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeSwiGLU(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeRMSNorm(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeAddRMSNorm(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeCausalSoftmax(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makeAttention(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, int device, Made *m);
+infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, int device, Made *m);
+
+// dst[i] = src ? scale * src[i] : 0 over n elements of a float dtype, both addressed through Dims
+// (elementwise.cu): gemm's c_in and its K = 0 case.
+infiniStatus_t launchScaleCopy(infiniDtype_t dtype, void *dst, const Dims &ddst, const void *src, const Dims &dsrc,
+                               long long n, float scale, cudaStream_t stream);
+
+// A launch's status: the launch error, if any, as a status naming the op.
+infiniStatus_t launched(const char *op);
+
+// Calls f(T{}) for a float dtype (float, __half, __nv_bfloat16), else fails naming the op.
+#define INFINI_NV_DISPATCH_FLOAT(dtype, op, ...)                                                                   \
+    [&]() -> infiniStatus_t {                                                                                   \
+        switch (dtype) {                                                                                        \
+            case INFINI_DTYPE_F32: { using T = float; __VA_ARGS__; return INFINI_STATUS_SUCCESS; }              \
+            case INFINI_DTYPE_F16: { using T = __half; __VA_ARGS__; return INFINI_STATUS_SUCCESS; }             \
+            case INFINI_DTYPE_BF16: { using T = __nv_bfloat16; __VA_ARGS__; return INFINI_STATUS_SUCCESS; }     \
+            default:                                                                                            \
+                return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: dtype %d is not float32, float16 or bfloat16", \
+                            op, static_cast<int>(dtype));                                                       \
+        }                                                                                                       \
+    }()
+
+}  // namespace infini::nvidia::ops

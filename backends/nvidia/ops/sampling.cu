@@ -1,0 +1,302 @@
+// sampling.cu: topk_softmax (a warp per row, k rounds of a warp arg-max) and random_sample (a block
+// per row, no sort: radix selection over order-preserving 32-bit keys finds the k-th best logit and
+// then the position where the cumulative probability crosses the threshold; see OPS.md).
+#include "common.cuh"
+
+namespace infini::nvidia::ops {
+namespace {
+
+// ---- topk_softmax ---------------------------------------------------------------------------------
+// (p, i) ranks before (q, j) when p > q, or p == q and i < j.
+__device__ __forceinline__ bool ranksBefore(float p, long long i, float q, long long j) {
+    return p > q || (p == q && i < j);
+}
+
+template <typename T>
+__global__ void topkSoftmaxKernel(float *w, long long *idx, const T *x, long long rows, long long experts, int k,
+                                  bool renormalize, long long xs0, long long ws0, long long is0) {
+    int lane = threadIdx.x % 32;
+    long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+    if (row >= rows) return;
+    const T *xr = x + row * xs0;
+    float m = -INFINITY;
+    for (long long j = lane; j < experts; j += 32) m = fmaxf(m, toF(xr[j]));
+    m = warpMax(m);
+    float total = 0.0f;
+    for (long long j = lane; j < experts; j += 32) total += __expf(toF(xr[j]) - m);
+    total = warpSum(total);
+    float inv = 1.0f / total;
+    float prev_p = INFINITY, picked = 0.0f;
+    long long prev_i = -1;
+    for (int r = 0; r < k; ++r) {
+        float best_p = -1.0f;
+        long long best_i = experts;
+        for (long long j = lane; j < experts; j += 32) {
+            float p = __expf(toF(xr[j]) - m) * inv;
+            if (ranksBefore(prev_p, prev_i, p, j) && ranksBefore(p, j, best_p, best_i)) {
+                best_p = p;
+                best_i = j;
+            }
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            float op = __shfl_xor_sync(0xffffffffu, best_p, o);
+            long long oi = __shfl_xor_sync(0xffffffffu, best_i, o);
+            if (ranksBefore(op, oi, best_p, best_i)) {
+                best_p = op;
+                best_i = oi;
+            }
+        }
+        if (lane == 0) {
+            w[row * ws0 + r] = best_p;
+            idx[row * is0 + r] = best_i;
+        }
+        picked += best_p;
+        prev_p = best_p;
+        prev_i = best_i;
+    }
+    if (renormalize) {
+        __syncwarp();
+        for (int r = lane; r < k; r += 32) w[row * ws0 + r] /= picked;
+    }
+}
+
+// ---- random_sample --------------------------------------------------------------------------------
+__device__ __forceinline__ unsigned keyOf(float f) {
+    unsigned u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+constexpr int kSampleThreads = 1024;
+
+// Finds, over the elements with key matching `prefix` in the bits above `shift + 8`, the digit
+// (bits shift..shift+7) where a running total from the top (largest keys first) first exceeds (count
+// mode: reaches) `target`. counts/mass: 256-bin histograms in shared memory.
+struct RadixState {
+    unsigned prefix, mask;  // the key bits fixed so far
+    long long above_count;  // elements strictly above the current prefix range
+    float above_mass;       // their probability mass
+    long long key_count;    // after the last digit: elements with exactly the key found
+};
+
+template <typename T>
+__global__ void randomSampleKernel(long long *out, const T *x, const float *rv, long long batch, long long vocab,
+                                   long long xs0, long long rs0, long long os0, long long kk, float topp, float temp,
+                                   bool sample) {
+    __shared__ float smem[32];
+    __shared__ unsigned counts[256];
+    __shared__ float mass[256];
+    __shared__ RadixState st;
+    __shared__ long long found;
+    __shared__ unsigned long long best_pack;
+    long long row = blockIdx.x;
+    const T *xr = x + row * xs0;
+    // arg-max (ties: lower index), and the softmax normalizer over the whole row
+    float m = -INFINITY;
+    long long arg = vocab;
+    for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
+        float v = toF(xr[j]);
+        if (v > m) {
+            m = v;
+            arg = j;
+        }
+    }
+    float bm = blockMax(m, smem);
+    if (threadIdx.x == 0) best_pack = ~0ull;
+    __syncthreads();
+    if (m == bm && arg < vocab) atomicMin(&best_pack, static_cast<unsigned long long>(arg));
+    __syncthreads();
+    if (!sample) {
+        if (threadIdx.x == 0) out[row * os0] = static_cast<long long>(best_pack == ~0ull ? 0 : best_pack);
+        return;
+    }
+    float inv_t = 1.0f / temp;
+    float total = 0.0f;
+    for (long long j = threadIdx.x; j < vocab; j += blockDim.x) total += __expf((toF(xr[j]) - bm) * inv_t);
+    total = blockSum(total, smem);
+    float inv_total = 1.0f / total;
+    auto probOf = [&](float v) { return __expf((v - bm) * inv_t) * inv_total; };
+
+    // Radix search from the top. count mode: the kk-th largest key; mass mode: the key where the mass
+    // from the top first exceeds target. Returns in st: prefix = that key, above_* = what lies above it.
+    auto search = [&](bool count_mode, double target) {
+        if (threadIdx.x == 0) st = RadixState{0u, 0u, 0, 0.0f, 0};
+        __syncthreads();
+        for (int shift = 24; shift >= 0; shift -= 8) {
+            for (int b = threadIdx.x; b < 256; b += blockDim.x) {
+                counts[b] = 0;
+                mass[b] = 0.0f;
+            }
+            __syncthreads();
+            unsigned prefix = st.prefix, mask = st.mask;
+            for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
+                float v = toF(xr[j]);
+                unsigned key = keyOf(v);
+                if ((key & mask) != prefix) continue;
+                unsigned digit = (key >> shift) & 255u;
+                atomicAdd(&counts[digit], 1u);
+                atomicAdd(&mass[digit], probOf(v));
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                long long c = st.above_count;
+                float ms = st.above_mass;
+                int pick = 0;
+                for (int b = 255; b >= 0; --b) {
+                    bool hit = count_mode ? (c + counts[b] >= static_cast<long long>(target))
+                                          : (static_cast<double>(ms) + mass[b] > target);
+                    if (hit || b == 0) {
+                        pick = b;
+                        break;
+                    }
+                    c += counts[b];
+                    ms += mass[b];
+                }
+                st.above_count = c;
+                st.above_mass = ms;
+                st.key_count = counts[pick];
+                st.prefix |= static_cast<unsigned>(pick) << shift;
+                st.mask |= 255u << shift;
+            }
+            __syncthreads();
+        }
+    };
+
+    // 1. the kk-th largest key, and the mass of the kk best (ties at that key: lower indices first)
+    search(true, static_cast<double>(kk));
+    unsigned kth = st.prefix;
+    long long gt_count = st.above_count;
+    float gt_mass = st.above_mass;
+    // the value at the kth key (every element with that key has the same value and probability)
+    __syncthreads();
+    float kth_p = 0.0f;
+    {
+        unsigned u = (kth & 0x80000000u) ? (kth & 0x7fffffffu) : ~kth;
+        kth_p = probOf(__uint_as_float(u));
+    }
+    float top_mass = gt_mass + static_cast<float>(kk - gt_count) * kth_p;
+    float r = rv[row * rs0];
+    float threshold = fminf(top_mass, topp) * r;
+    // 2. the first position (from the top) whose cumulative mass exceeds the threshold
+    __syncthreads();
+    search(false, static_cast<double>(threshold));
+    unsigned cross = st.prefix;
+    long long cross_above = st.above_count;
+    float cross_mass = st.above_mass;
+    long long cross_count = st.key_count;
+    float cross_p;
+    {
+        unsigned u = (cross & 0x80000000u) ? (cross & 0x7fffffffu) : ~cross;
+        cross_p = probOf(__uint_as_float(u));
+    }
+    // which of the ties at `cross` (in index order): the first whose running mass exceeds the threshold
+    long long tie = cross_p > 0.0f ? static_cast<long long>(floorf((threshold - cross_mass) / cross_p)) : 0;
+    if (tie < 0) tie = 0;
+    if (tie >= cross_count) tie = cross_count > 0 ? cross_count - 1 : 0;
+    unsigned want_key = cross;
+    // past the kk best (rounding): the last of them
+    if (cross < kth || (cross == kth && cross_above + tie >= kk) || cross_above + tie >= kk) {
+        want_key = kth;
+        tie = kk - 1 - gt_count;
+    }
+    // 3. the tie-th element (in index order) with key want_key: chunks per thread, counted, then scanned
+    __syncthreads();
+    if (threadIdx.x == 0) found = -1;
+    long long chunk = (vocab + blockDim.x - 1) / blockDim.x;
+    long long begin = threadIdx.x * chunk, end = begin + chunk < vocab ? begin + chunk : vocab;
+    unsigned mine = 0;
+    for (long long j = begin; j < end; ++j) mine += keyOf(toF(xr[j])) == want_key;
+    // exclusive scan of `mine` over the block (warp scans, then the warp totals)
+    unsigned incl = mine;
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        unsigned v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += v;
+    }
+    __shared__ unsigned warp_tot[32];
+    if (lane == 31) warp_tot[warp] = incl;
+    __syncthreads();
+    unsigned before = 0;
+    for (int w2 = 0; w2 < warp; ++w2) before += warp_tot[w2];
+    unsigned excl = before + incl - mine;
+    if (static_cast<long long>(excl) <= tie && tie < static_cast<long long>(excl + mine)) {
+        long long need = tie - excl;
+        for (long long j = begin; j < end; ++j) {
+            if (keyOf(toF(xr[j])) == want_key) {
+                if (need == 0) {
+                    found = j;
+                    break;
+                }
+                --need;
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) out[row * os0] = found >= 0 ? found : static_cast<long long>(best_pack);
+}
+
+}  // namespace
+
+infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, int, Made *m) {
+    const char *op = "topk_softmax";
+    Layout w = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), x = layoutOf(p.tensors[2]);
+    long long topk = p.i[0];
+    bool renormalize = p.i[1] != 0;
+    if (x.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [tokens, experts], got %s", op, x.str().c_str());
+    long long tokens = x.shape[0], experts = x.shape[1];
+    if (topk < 1 || topk > experts) return fail(INFINI_STATUS_BAD_PARAM, "%s: k=%lld must be in [1, %lld]", op, topk, experts);
+    Layout expect = x;
+    expect.shape[1] = static_cast<size_t>(topk);
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "weights", w, expect, "[tokens, k]"));
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "indices", idx, expect, "[tokens, k]"));
+    if (w.dtype != INFINI_DTYPE_F32) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: weights must be float32", op);
+    if (idx.dtype != INFINI_DTYPE_I64) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int64", op);
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "logits", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weights", w));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "indices", idx));
+    long long xs0 = x.strides[0], ws0 = w.strides[0], is0 = idx.strides[0];
+    int k = static_cast<int>(topk);
+    return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
+        m->launch = [=](const LaunchArgs &a) {
+            if (tokens == 0) return INFINI_STATUS_SUCCESS;
+            unsigned grid = static_cast<unsigned>((tokens + 7) / 8);
+            topkSoftmaxKernel<T><<<grid, 256, 0, a.stream>>>(static_cast<float *>(a.data[0]), static_cast<long long *>(a.data[1]),
+                static_cast<const T *>(a.data[2]), tokens, experts, k, renormalize, xs0, ws0, is0);
+            return launched(op);
+        };
+    });
+}
+
+infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
+    const char *op = "random_sample";
+    Layout out = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), rv = layoutOf(p.tensors[2]);
+    float topp = static_cast<float>(p.f[0]), temperature = static_cast<float>(p.f[1]);
+    long long topk = p.i[0];
+    if (x.ndim() != 1 && x.ndim() != 2) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [vocab] or [batch, vocab], got %s", op, x.str().c_str());
+    }
+    long long batch = x.ndim() == 2 ? x.shape[0] : 1, vocab = x.last();
+    if (vocab == 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the vocabulary is empty", op);
+    if (out.dtype != INFINI_DTYPE_I64 || static_cast<long long>(out.numel()) != batch || out.ndim() != x.ndim() - 1) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: result must be int64 with one entry per row", op);
+    }
+    if (rv.dtype != INFINI_DTYPE_F32 || static_cast<long long>(rv.numel()) != batch || rv.ndim() > 1) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: random_val must be float32 with one entry per row", op);
+    }
+    if (!(temperature > 0)) return fail(INFINI_STATUS_BAD_PARAM, "%s: temperature must be > 0", op);
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "logits", x));
+    bool sample = topk > 1 && topp > 0;
+    long long kk = std::min<long long>(std::max<long long>(topk, 1), vocab);
+    long long xs0 = x.ndim() == 2 ? x.strides[0] : 0, rs0 = rv.ndim() ? rv.strides[0] : 0, os0 = out.ndim() ? out.strides[0] : 0;
+    return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
+        m->launch = [=](const LaunchArgs &a) {
+            randomSampleKernel<T><<<static_cast<unsigned>(batch), kSampleThreads, 0, a.stream>>>(
+                static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]), static_cast<const float *>(a.data[2]),
+                batch, vocab, xs0, rs0, os0, kk, topp, temperature, sample);
+            return launched(op);
+        };
+    });
+}
+
+}  // namespace infini::nvidia::ops
