@@ -161,6 +161,8 @@ print("triton ok")
 
 def test_triton_kernels_under_the_interpreter():
     pytest.importorskip("triton")
+    if torch.cuda.is_available():  # there the compiled kernels run (the bench); this is the CPU-only check
+        pytest.skip("a GPU is present: the Triton kernels are checked compiled, by the bench on CUDA")
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     out = subprocess.run([sys.executable, "-c", TRITON_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]

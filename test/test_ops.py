@@ -11,7 +11,7 @@ from torch.library import opcheck
 import infinicore_torch  # noqa: F401
 from infinicore_torch import ops
 
-DEVICES = ["cpu", "infini"]
+from _devices import OP_DEVICES as DEVICES, grad_inputs, skip_cuda_backward  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 TOL = {torch.float32: (2e-5, 2e-5), torch.float16: (2e-3, 2e-3), torch.bfloat16: (2e-2, 2e-2)}
 I = torch.ops.infini
@@ -218,13 +218,15 @@ def opcheck_cases(device):
 # torch's autograd-registration check supports only CPU/CUDA/XPU tensors; the registration is the
 # same for every device, so it runs on CPU tensors and the other three checks run on both.
 CHECKS = {"cpu": ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"),
-          "infini": ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")}
+          "infini": ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"),
+          "cuda": ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")}
 
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_opcheck(device):
     for op, args in opcheck_cases(device):
-        args = tuple(a.requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args)
+        args = tuple(a.requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() and grad_inputs(device)
+                     else a for a in args)
         result = opcheck(op, args, test_utils=CHECKS[device])
         assert set(result) == set(CHECKS[device]) and all(v == "SUCCESS" for v in result.values()), (op, result)
 
@@ -243,6 +245,7 @@ def grads(fn, *inputs):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_gradients_match_reference_autograd(device):
+    skip_cuda_backward(device)
     angles = torch.arange(32)[:, None] * torch.linspace(0, 1, 8)[None, :]
     sin, cos = angles.sin(), angles.cos()
     pos = torch.tensor([3, 1, 4, 1, 5])
@@ -301,7 +304,7 @@ def test_bad_input_names_the_op_and_argument(device):
     with pytest.raises(RuntimeError, match=r"infini.rope: algo must be"):
         ops.rope(rand(2, 1, 8, device=device), torch.zeros(2, dtype=torch.long, device=device),
                  rand(4, 4, device=device), rand(4, 4, device=device), "llama")
-    other = "cpu" if device == "infini" else "infini"
+    other = "infini" if device == "cpu" else "cpu"
     with pytest.raises(RuntimeError, match=r"infini.rms_norm: weight is on"):
         ops.rms_norm(x, w.to(other))
     assert torch.equal(x.cpu(), keep.cpu())

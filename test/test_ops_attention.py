@@ -9,7 +9,7 @@ from torch.library import opcheck
 import infinicore_torch  # noqa: F401
 from infinicore_torch import ops
 
-DEVICES = ["cpu", "infini"]
+from _devices import OP_DEVICES as DEVICES  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 TOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}
 I = torch.ops.infini

@@ -9,7 +9,7 @@ import infinicore_torch  # noqa: F401
 from infinicore_torch import nn as inn
 from infinicore_torch import ops
 
-DEVICES = ["cpu", "infini"]
+from _devices import OP_DEVICES as DEVICES, grad_inputs, skip_cuda_backward  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 # relative to sqrt(K): each output sums K products rounded to the input dtype's precision
 TOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
@@ -90,6 +90,7 @@ def test_gemm_out_aliasing_c(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_gradients(device):
+    skip_cuda_backward(device)
     a, b, c = torch.randn(5, 6), torch.randn(6, 4), torch.randn(4)
     x, w, bias = torch.randn(2, 3, 6), torch.randn(4, 6), torch.randn(4)
 
@@ -111,7 +112,7 @@ def test_gradients(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_opcheck(device):
     checks = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
-    if device == "cpu":
+    if device in ("cpu", "cuda"):
         checks = checks + ("test_autograd_registration",)
     cases = [
         (I.gemm.default, (torch.randn(5, 6), torch.randn(6, 4), torch.randn(4), 0.5, 2.0)),
@@ -119,7 +120,7 @@ def test_opcheck(device):
         (I.linear.default, (torch.randn(3, 6), torch.randn(4, 6), torch.randn(4))),
     ]
     for op, args in cases:
-        args = tuple(t.to(device).requires_grad_() if isinstance(t, torch.Tensor) else t for t in args)
+        args = tuple(t.to(device).requires_grad_(grad_inputs(device)) if isinstance(t, torch.Tensor) else t for t in args)
         result = opcheck(op, args, test_utils=checks)
         assert all(v == "SUCCESS" for v in result.values()), (op, result)
 

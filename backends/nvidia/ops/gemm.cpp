@@ -153,6 +153,9 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
                               CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
                 cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof(align));
             }
+            // split-K partial sums reduced in float32 only (a bfloat16/float16 reduction loses bits torch keeps)
+            uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+            cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes, sizeof(schemes));
             cublasLtMatmulHeuristicResult_t result{};
             int found = 0;
             cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt, plan->op, plan->a, plan->b, plan->c, plan->c, pref, 1,
