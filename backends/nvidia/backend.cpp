@@ -341,11 +341,15 @@ DeviceError *deviceErrorSlot(int device) {
             return nullptr;
         }
         std::memset(h, 0, sizeof(DeviceError));
-        if (cudaHostGetDevicePointer(&d, h, 0) != cudaSuccess) {
+        void *claim = nullptr;
+        if (cudaHostGetDevicePointer(&d, h, 0) != cudaSuccess || cudaMalloc(&claim, sizeof(int)) != cudaSuccess ||
+            cudaMemset(claim, 0, sizeof(int)) != cudaSuccess) {
             cudaGetLastError();
+            if (claim) cudaFree(claim);
             cudaFreeHost(h);
             return nullptr;
         }
+        static_cast<DeviceError *>(h)->claim = static_cast<int *>(claim);
         s.host[device] = static_cast<DeviceError *>(h);
         s.device[device] = static_cast<DeviceError *>(d);
     }
@@ -356,10 +360,13 @@ infiniStatus_t takeDeviceError(int device) {
     auto &s = slots();
     if (device < 0 || device >= static_cast<int>(s.host.size())) return INFINI_STATUS_SUCCESS;
     volatile DeviceError *e = s.host[device];
-    if (e == nullptr || e->kind <= kErrNone) return INFINI_STATUS_SUCCESS;  // -1: a kernel is still writing it
+    if (e == nullptr || e->kind <= kErrNone) return INFINI_STATUS_SUCCESS;
     DeviceError copy;
     std::memcpy(&copy, const_cast<DeviceError *>(e), sizeof(copy));
+    int *claim = copy.claim;
     std::memset(const_cast<DeviceError *>(e), 0, sizeof(copy));
+    e->claim = claim;
+    cudaMemset(claim, 0, sizeof(int));  // rare (an error was found): a synchronous reset is fine
     const char *op = opName(copy.op);
     switch (copy.kind) {
         case kErrIndex:

@@ -31,12 +31,16 @@ enum DeviceErrorKind : int32_t {
 
 enum DeviceErrorArg : int32_t { kArgIndices, kArgPosIds, kArgSlotMapping, kArgBlockTables, kArgSeqLens, kArgCuSeqlens };
 
+// Lives in mapped pinned host memory, written by kernels with plain stores only (system-scope atomics
+// on host memory are not allowed on every system); the first kernel to report claims `claim`, a word
+// of device memory, with a device atomic.
 struct DeviceError {
-    int32_t kind;  // DeviceErrorKind; 0 while no error is pending
+    int32_t kind;  // DeviceErrorKind; 0 while no error is pending (published last)
     int32_t op;    // infiniopOp_t
     int32_t arg;   // DeviceErrorArg
     int32_t pad;
     long long a, b, c, d;
+    int *claim;    // device memory: 0 while unclaimed
 };
 
 // The device-side pointer of device id's error record (mapped pinned memory); nullptr on failure.

@@ -120,15 +120,16 @@ __device__ __forceinline__ long long readIndex(const void *p, bool i64, long lon
 // Records the first data error of the device (later ones are dropped until the host takes it).
 __device__ __forceinline__ void reportError(DeviceError *e, int kind, int op, int arg, long long a, long long b,
                                             long long c = 0, long long d = 0) {
-    if (atomicCAS_system(&e->kind, 0, -1) == 0) {  // claimed: fill in, then publish the kind
-        e->op = op;
-        e->arg = arg;
-        e->a = a;
-        e->b = b;
-        e->c = c;
-        e->d = d;
+    if (atomicCAS(e->claim, 0, 1) == 0) {  // claimed: fill in, then publish the kind
+        volatile DeviceError *v = e;
+        v->op = op;
+        v->arg = arg;
+        v->a = a;
+        v->b = b;
+        v->c = c;
+        v->d = d;
         __threadfence_system();
-        atomicExch_system(&e->kind, kind);
+        v->kind = kind;
     }
 }
 
