@@ -57,6 +57,85 @@ __global__ void ropeKernel(T *y, const T *x, const void *pos, bool i64, const S 
     }
 }
 
+// The same with V pairs per thread (16-byte loads): half % V == 0 and rows aligned.
+template <typename T, typename S, int V>
+__global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t,
+                              long long tokens, long long seq, long long heads, long long half, int algo,
+                              long long max_pos, long long sin_row, long long cos_row, Dims dx, Dims dy, long long pos_s0,
+                              long long pos_s1, bool pos_2d, DeviceError *err) {
+    long long chunks = half / V;
+    long long total = tokens * heads * chunks;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        long long c = i % chunks, r = i / chunks;
+        long long tok = r / heads;
+        long long off = pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0;
+        long long p = readIndex(pos, i64, off);
+        if (p < 0 || p >= max_pos) {
+            if (c == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
+            continue;
+        }
+        const T *xr = x + offsetOf(dx, r);
+        T *yr = y + offsetOf(dy, r);
+        float sn[V], cs[V];
+        loadWideF<S, V>(sin_t + p * sin_row + c * V, sn);
+        loadWideF<S, V>(cos_t + p * cos_row + c * V, cs);
+        if (algo == 0) {
+            float a[V], b[V], o1[V], o2[V];
+            loadF<T, V>(xr + c * V, a);
+            loadF<T, V>(xr + half + c * V, b);
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                o1[e] = a[e] * cs[e] - b[e] * sn[e];
+                o2[e] = b[e] * cs[e] + a[e] * sn[e];
+            }
+            storeF<T, V>(yr + c * V, o1);
+            storeF<T, V>(yr + half + c * V, o2);
+        } else {
+            float lo[V], hi[V];
+            loadF<T, V>(xr + 2 * c * V, lo);
+            loadF<T, V>(xr + 2 * c * V + V, hi);
+#pragma unroll
+            for (int e = 0; e < V; e += 2) {  // pairs (lo[e], lo[e + 1]) are pair c * V + e / 2
+                float a = lo[e], b = lo[e + 1];
+                lo[e] = a * cs[e / 2] - b * sn[e / 2];
+                lo[e + 1] = b * cs[e / 2] + a * sn[e / 2];
+                a = hi[e];
+                b = hi[e + 1];
+                hi[e] = a * cs[V / 2 + e / 2] - b * sn[V / 2 + e / 2];
+                hi[e + 1] = b * cs[V / 2 + e / 2] + a * sn[V / 2 + e / 2];
+            }
+            storeF<T, V>(yr + 2 * c * V, lo);
+            storeF<T, V>(yr + 2 * c * V + V, hi);
+        }
+    }
+}
+
+// paged_caching with 16-byte pieces: one thread per piece of a (token, head) row (P pieces a row).
+__global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *v, const void *slots, bool i64,
+                                 long long tokens, long long heads, long long pieces, long long block,
+                                 long long capacity, long long slot_stride, long long k_s0, long long k_s1,
+                                 long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2,
+                                 long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err) {
+    using P = Vec<char, 16>;
+    long long total = tokens * heads * pieces;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        long long q = i % pieces, r = i / pieces;
+        long long t = r / heads, h = r % heads;
+        long long s = readIndex(slots, i64, t * slot_stride);
+        if (s < 0) continue;
+        if (s >= capacity) {
+            if (q == 0 && h == 0) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
+            continue;
+        }
+        long long blk = s / block, row = s % block;
+        // strides here are in bytes
+        reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1)[q];
+        reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1)[q];
+    }
+}
+
 // ---- paged_caching: a block per (token, head) row pair of k and v ---------------------------------
 template <typename T>
 __global__ void cachingKernel(T *kc, T *vc, const T *k, const T *v, const void *slots, bool i64, long long tokens,
@@ -179,6 +258,10 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     long long sin_row = sin.strides[0], cos_row = cos.strides[0];
     long long pos_s0 = pos.strides[0], pos_s1 = pos.ndim() == 2 ? pos.strides[1] : 0;
     bool pos_2d = pos.ndim() == 2, i64 = pos.dtype == INFINI_DTYPE_I64, s32 = sin.dtype == INFINI_DTYPE_F32;
+    bool vec = sin_row % 8 == 0 && cos_row % 8 == 0;  // table rows 16-byte aligned for either table dtype
+    for (const Dims *dd : {&dx, &dy}) {
+        for (int k = 0; k < dd->ndim; ++k) vec = vec && (dd->shape[k] <= 1 || dd->strides[k] % 8 == 0);
+    }
     long long nheads = static_cast<long long>(heads), nseq = static_cast<long long>(seq);
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {
@@ -186,6 +269,23 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
             if (total == 0) return INFINI_STATUS_SUCCESS;
             T *py = static_cast<T *>(a.data[0]);
             const T *px = static_cast<const T *>(a.data[1]);
+            constexpr int V = kVec16<T>;
+            bool v = vec && half % V == 0 &&
+                     ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px) |
+                       reinterpret_cast<uintptr_t>(a.data[3]) | reinterpret_cast<uintptr_t>(a.data[4])) & 15) == 0;
+            if (v) {
+                unsigned vgrid = blocksFor(total / V, 256, 132LL * 32);
+                if (s32) {
+                    ropeVecKernel<T, float, V><<<vgrid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
+                        static_cast<const float *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
+                        pos_s0, pos_s1, pos_2d, a.err);
+                } else {
+                    ropeVecKernel<T, T, V><<<vgrid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const T *>(a.data[3]),
+                        static_cast<const T *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
+                        pos_s0, pos_s1, pos_2d, a.err);
+                }
+                return launched(op);
+            }
             unsigned grid = blocksFor(total, 256, 132LL * 32);
             if (s32) {
                 ropeKernel<T, float><<<grid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
@@ -237,8 +337,22 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
     };
     size_t elem = dtypeBytes(kk.dtype);
     if (elem != 2 && elem != 4) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: k must be a 16- or 32-bit float type", op);
+    long long e = static_cast<long long>(elem);
+    bool vec = (d * e) % 16 == 0;
+    for (long long st : {ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], kcs[2], vcs[0], vcs[1], vcs[2]}) vec = vec && (st * e) % 16 == 0;
     m->launch = [=](const LaunchArgs &a) {
         if (tokens == 0 || heads == 0 || d == 0) return INFINI_STATUS_SUCCESS;
+        bool v = vec && ((reinterpret_cast<uintptr_t>(a.data[0]) | reinterpret_cast<uintptr_t>(a.data[1]) |
+                          reinterpret_cast<uintptr_t>(a.data[2]) | reinterpret_cast<uintptr_t>(a.data[3])) & 15) == 0;
+        if (v) {
+            long long pieces = d * e / 16, total = tokens * heads * pieces;
+            cachingVecKernel<<<blocksFor(total, 256, 132LL * 32), 256, 0, a.stream>>>(
+                static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
+                static_cast<const char *>(a.data[3]), a.data[4], i64, tokens, heads, pieces, block, capacity, ss,
+                ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e,
+                vcs[2] * e, a.err);
+            return launched(op);
+        }
         return elem == 4 ? launchT(float{}, a) : launchT(uint16_t{}, a);
     };
     return INFINI_STATUS_SUCCESS;

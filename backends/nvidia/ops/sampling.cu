@@ -129,34 +129,79 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
             }
             __syncthreads();
             unsigned prefix = st.prefix, mask = st.mask;
+            // a thread sums a run of elements that share a digit before touching shared memory: most
+            // logits share the top digits, and one atomic per element on those bins serializes
+            int run_digit = -1;
+            unsigned run_count = 0;
+            float run_mass = 0.0f;
             for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
                 float v = toF(xr[j]);
                 unsigned key = keyOf(v);
                 if ((key & mask) != prefix) continue;
-                unsigned digit = (key >> shift) & 255u;
-                atomicAdd(&counts[digit], 1u);
-                atomicAdd(&mass[digit], probOf(v));
+                int digit = static_cast<int>((key >> shift) & 255u);
+                if (digit != run_digit) {
+                    if (run_digit >= 0) {
+                        atomicAdd(&counts[run_digit], run_count);
+                        atomicAdd(&mass[run_digit], run_mass);
+                    }
+                    run_digit = digit;
+                    run_count = 0;
+                    run_mass = 0.0f;
+                }
+                ++run_count;
+                run_mass += probOf(v);
+            }
+            if (run_digit >= 0) {
+                atomicAdd(&counts[run_digit], run_count);
+                atomicAdd(&mass[run_digit], run_mass);
             }
             __syncthreads();
-            if (threadIdx.x == 0) {
-                long long c = st.above_count;
-                float ms = st.above_mass;
-                int pick = 0;
-                for (int b = 255; b >= 0; --b) {
-                    bool hit = count_mode ? (c + counts[b] >= static_cast<long long>(target))
-                                          : (static_cast<double>(ms) + mass[b] > target);
-                    if (hit || b == 0) {
-                        pick = b;
-                        break;
-                    }
-                    c += counts[b];
-                    ms += mass[b];
+            if (threadIdx.x < 32) {  // warp 0: lane l sums bins 255 - 8l .. 248 - 8l, then a scan from the top
+                int lane = threadIdx.x;
+                long long lc = 0;
+                float lm = 0.0f;
+                for (int i = 0; i < 8; ++i) {
+                    lc += counts[255 - 8 * lane - i];
+                    lm += mass[255 - 8 * lane - i];
                 }
-                st.above_count = c;
-                st.above_mass = ms;
-                st.key_count = counts[pick];
-                st.prefix |= static_cast<unsigned>(pick) << shift;
-                st.mask |= 255u << shift;
+                long long ic = lc;
+                float im = lm;
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) {
+                    long long uc = __shfl_up_sync(0xffffffffu, ic, o);
+                    float um = __shfl_up_sync(0xffffffffu, im, o);
+                    if (lane >= o) {
+                        ic += uc;
+                        im += um;
+                    }
+                }
+                long long base_c = st.above_count;
+                float base_m = st.above_mass;
+                bool hit = count_mode ? (base_c + ic >= static_cast<long long>(target))
+                                      : (static_cast<double>(base_m + im) > target);
+                unsigned ballot = __ballot_sync(0xffffffffu, hit);
+                int first = ballot ? __ffs(ballot) - 1 : 31;
+                if (lane == first) {
+                    long long c = base_c + ic - lc;
+                    float ms = base_m + im - lm;
+                    int pick = 0;
+                    for (int i = 0; i < 8; ++i) {
+                        int b = 255 - 8 * lane - i;
+                        bool h = count_mode ? (c + counts[b] >= static_cast<long long>(target))
+                                            : (static_cast<double>(ms) + mass[b] > target);
+                        if (h || b == 0) {
+                            pick = b;
+                            break;
+                        }
+                        c += counts[b];
+                        ms += mass[b];
+                    }
+                    st.above_count = c;
+                    st.above_mass = ms;
+                    st.key_count = counts[pick];
+                    st.prefix |= static_cast<unsigned>(pick) << shift;
+                    st.mask |= 255u << shift;
+                }
             }
             __syncthreads();
         }
