@@ -119,7 +119,8 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
 
     // Radix search from the top. count mode: the kk-th largest key; mass mode: the key where the mass
     // from the top first exceeds target. Returns in st: prefix = that key, above_* = what lies above it.
-    auto search = [&](bool count_mode, double target) {
+    // count_only: counts without mass, warp-aggregated (lanes with the same digit add once)
+    auto search = [&](bool count_mode, double target, bool count_only) {
         if (threadIdx.x == 0) st = RadixState{0u, 0u, 0, 0.0f, 0};
         __syncthreads();
         for (int shift = 24; shift >= 0; shift -= 8) {
@@ -131,10 +132,24 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
             unsigned prefix = st.prefix, mask = st.mask;
             // a thread sums a run of elements that share a digit before touching shared memory: most
             // logits share the top digits, and one atomic per element on those bins serializes
+            if (count_only) {
+                for (long long base = 0; base < vocab; base += blockDim.x) {
+                    long long j = base + threadIdx.x;
+                    int digit = 256;
+                    if (j < vocab) {
+                        unsigned key = keyOf(toF(xr[j]));
+                        if ((key & mask) == prefix) digit = static_cast<int>((key >> shift) & 255u);
+                    }
+                    unsigned peers = __match_any_sync(0xffffffffu, digit);
+                    if (digit < 256 && static_cast<int>(threadIdx.x % 32) == __ffs(peers) - 1) {
+                        atomicAdd(&counts[digit], static_cast<unsigned>(__popc(peers)));
+                    }
+                }
+            }
             int run_digit = -1;
             unsigned run_count = 0;
             float run_mass = 0.0f;
-            for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
+            for (long long j = count_only ? vocab : threadIdx.x; j < vocab; j += blockDim.x) {
                 float v = toF(xr[j]);
                 unsigned key = keyOf(v);
                 if ((key & mask) != prefix) continue;
@@ -207,8 +222,87 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
         }
     };
 
-    // 1. the kk-th largest key, and the mass of the kk best (ties at that key: lower indices first)
-    search(true, static_cast<double>(kk));
+    // 1. the kk-th largest key
+    search(true, static_cast<double>(kk), true);
+    {
+        // few enough candidates (the keys above the kth and all ties at it): sort them in shared
+        // memory and scan their probabilities, as the reference does
+        __shared__ unsigned cand_key[kSampleThreads];
+        __shared__ int cand_idx[kSampleThreads];
+        __shared__ float cand_cum[kSampleThreads];
+        __shared__ int n_cand, pick;
+        unsigned kth0 = st.prefix;
+        long long n_all = st.above_count + st.key_count;
+        if (n_all <= kSampleThreads && blockDim.x == kSampleThreads) {
+            int t = threadIdx.x;
+            cand_key[t] = 0u;  // sorts last
+            cand_idx[t] = 0x7fffffff;
+            if (t == 0) {
+                n_cand = 0;
+                pick = static_cast<int>(kk - 1);
+            }
+            __syncthreads();
+            for (long long j = t; j < vocab; j += blockDim.x) {
+                unsigned key = keyOf(toF(xr[j]));
+                if (key >= kth0) {
+                    int at = atomicAdd(&n_cand, 1);
+                    if (at < kSampleThreads) {
+                        cand_key[at] = key;
+                        cand_idx[at] = static_cast<int>(j);
+                    }
+                }
+            }
+            __syncthreads();
+            auto before = [&](int a, int b) {
+                return cand_key[a] > cand_key[b] || (cand_key[a] == cand_key[b] && cand_idx[a] < cand_idx[b]);
+            };
+            for (int k2 = 2; k2 <= kSampleThreads; k2 <<= 1) {  // bitonic sort, "before" first
+                for (int j2 = k2 >> 1; j2 > 0; j2 >>= 1) {
+                    int o = t ^ j2;
+                    if (o > t) {
+                        bool first_half = (t & k2) == 0;
+                        bool swap = first_half ? before(o, t) : before(t, o);
+                        if (swap) {
+                            unsigned kt = cand_key[t];
+                            cand_key[t] = cand_key[o];
+                            cand_key[o] = kt;
+                            int it = cand_idx[t];
+                            cand_idx[t] = cand_idx[o];
+                            cand_idx[o] = it;
+                        }
+                    }
+                    __syncthreads();
+                }
+            }
+            float pr = 0.0f;
+            if (t < kk) {
+                unsigned key = cand_key[t];
+                unsigned u = (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
+                pr = probOf(__uint_as_float(u));
+            }
+            // inclusive scan of pr over the block
+            int lane = t % 32, warp = t / 32;
+            float incl = pr;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                float v = __shfl_up_sync(0xffffffffu, incl, o);
+                if (lane >= o) incl += v;
+            }
+            __shared__ float warp_sum[32];
+            if (lane == 31) warp_sum[warp] = incl;
+            __syncthreads();
+            float before_sum = 0.0f;
+            for (int w2 = 0; w2 < warp; ++w2) before_sum += warp_sum[w2];
+            cand_cum[t] = before_sum + incl;
+            __syncthreads();
+            float thr = fminf(cand_cum[kk - 1], topp) * rv[row * rs0];
+            if (t < kk && cand_cum[t] > thr) atomicMin(&pick, t);
+            __syncthreads();
+            if (t == 0) out[row * os0] = cand_idx[pick];
+            return;
+        }
+    }
+    search(true, static_cast<double>(kk), false);  // with the mass this time, for the long path
     unsigned kth = st.prefix;
     long long gt_count = st.above_count;
     float gt_mass = st.above_mass;
@@ -224,7 +318,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
     float threshold = fminf(top_mass, topp) * r;
     // 2. the first position (from the top) whose cumulative mass exceeds the threshold
     __syncthreads();
-    search(false, static_cast<double>(threshold));
+    search(false, static_cast<double>(threshold), false);
     unsigned cross = st.prefix;
     long long cross_above = st.above_count;
     float cross_mass = st.above_mass;
