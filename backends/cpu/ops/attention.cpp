@@ -149,31 +149,7 @@ bool isIndex(infiniDtype_t t) { return isIndexType(t); }
 // Checks shared by the paged ops: q [.., heads, d]; caches [blocks, kv_heads, block_size, d].
 infiniStatus_t checkPaged(const char *op, const Layout &out, const Layout &q, const Layout &kc, const Layout &vc,
                           const Layout &bt, const Layout &lens, const Layout *alibi) {
-    if (q.ndim() != 3) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q must be 3-D, got %s", op, q.str().c_str());
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "out", out, q, "q"));
-    size_t heads = q.shape[1], d = q.shape[2];
-    if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
-    if (kc.ndim() != 4 || kc.shape[3] != d || kc.shape[1] == 0 || heads % kc.shape[1] != 0) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [blocks, kv_heads dividing %zu, block_size, %zu], got %s",
-                    op, heads, d, kc.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "k_cache", kc, q, "q"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "v_cache", vc, q, "q"));
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"q", &q}, {"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}}) {
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    if (!isIndex(bt.dtype) || bt.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: block_tables must be int32/int64 [seqs, max_blocks]", op);
-    if (!isIndex(lens.dtype) || lens.ndim() != 1 || lens.shape[0] != bt.shape[0]) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: seq_lens must be int32/int64 [%zu]", op, bt.shape[0]);
-    }
-    if (alibi && alibi->dtype != INFINI_DTYPE_INVALID) {
-        if (alibi->dtype != INFINI_DTYPE_F32 || alibi->ndim() != 1 || alibi->shape[0] != heads) {
-            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: alibi_slopes must be float32 [%zu]", op, heads);
-        }
-    }
-    return INFINI_STATUS_SUCCESS;
+    return checks::paged(op, out, q, kc, vc, bt, lens, *alibi, alibi->dtype != INFINI_DTYPE_INVALID);
 }
 
 // Where the tokens of the paged ops live: block_tables[s, t / block_size], row t % block_size.

@@ -11,22 +11,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "paged_caching";
     Layout kc = layoutOf(p.tensors[0]), vc = layoutOf(p.tensors[1]), kk = layoutOf(p.tensors[2]),
            vv = layoutOf(p.tensors[3]), slots = layoutOf(p.tensors[4]);
-    if (kk.ndim() != 3) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [tokens, kv_heads, head_dim], got %s", op, kk.str().c_str());
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", vv, kk, "k"));
-    if (kc.ndim() != 4 || kc.shape[1] != kk.shape[1] || kc.shape[3] != kk.shape[2]) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [num_blocks, %zu, block_size, %zu], got %s", op,
-                    kk.shape[1], kk.shape[2], kc.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"v", &vv}, {"k_cache", &kc}, {"v_cache", &vc}}) {
-        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, kk, "k"));
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "k", kk));
-    if ((slots.dtype != INFINI_DTYPE_I32 && slots.dtype != INFINI_DTYPE_I64) || slots.ndim() != 1 ||
-        slots.shape[0] != kk.shape[0]) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: slot_mapping must be int32/int64 [%zu]", op, kk.shape[0]);
-    }
+    INFINI_RETURN_IF_ERROR(checks::pagedCaching(kc, vc, kk, vv, slots));
     size_t tokens = kk.shape[0], heads = kk.shape[1], d = kk.shape[2], block = kc.shape[2];
     int64_t capacity = static_cast<int64_t>(kc.shape[0] * block);
     size_t elem = dtypeSize(kk.dtype);

@@ -20,6 +20,7 @@
 
 #include "../../common/error.h"
 #include "../../common/layout.h"
+#include "../../common/op_checks.h"
 
 // Every file of ops/ is compiled twice (CMakeLists.txt): for x86-64-v3 (AVX2, FMA, F16C) in
 // namespace avx2, and for AVX-512 with BF16 and AMX in namespace avx512; dispatch.cpp picks one
@@ -410,6 +411,7 @@ using ::infini::expectSameShape;
 using ::infini::Layout;
 using ::infini::isIndexType;
 using ::infini::layoutOf;
+namespace checks = ::infini::checks;
 
 // Threads parallelFor can use (the backend's thread pool, caller included).
 size_t parallelism();

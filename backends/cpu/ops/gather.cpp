@@ -24,14 +24,7 @@ inline int64_t indexAt(const void *p, ptrdiff_t off) {
 infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "embedding";
     Layout y = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
-    if (!isIndexType(idx.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int32 or int64", op);
-    if (w.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: weight must be 2-D, got %s", op, w.str().c_str());
-    Layout expect = idx;
-    expect.shape.push_back(w.shape[1]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "output", y, expect, "indices.shape + [dim]"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "output", y, w, "weight"));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weight", w));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "output", y));
+    INFINI_RETURN_IF_ERROR(checks::embedding(y, idx, w));
     size_t dim = w.shape[1], elem = dtypeSize(w.dtype);
     int64_t vocab = static_cast<int64_t>(w.shape[0]);
     bool i64 = idx.dtype == INFINI_DTYPE_I64;
@@ -63,37 +56,9 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, Kernel *k) {
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), pos = layoutOf(p.tensors[2]),
            sin = layoutOf(p.tensors[3]), cos = layoutOf(p.tensors[4]);
     int64_t algo = p.i[0];
-    if (algo != 0 && algo != 1) return fail(INFINI_STATUS_BAD_PARAM, "%s: algo must be 0 (gpt_neox) or 1 (gpt_j)", op);
-    if (x.ndim() != 3 && x.ndim() != 4) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [seq, heads, head_dim] or [batch, seq, heads, head_dim], got %s",
-                    op, x.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    INFINI_RETURN_IF_ERROR(checks::rope(y, x, pos, sin, cos, algo));
     size_t d = x.last(), heads = x.shape[x.ndim() - 2], seq = x.shape[x.ndim() - 3];
     size_t batch = x.ndim() == 4 ? x.shape[0] : 1;
-    if (d % 2 != 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu must be even", op, d);
-    if (!isIndexType(pos.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: pos_ids must be int32 or int64", op);
-    bool pos_ok = x.ndim() == 3 ? (pos.ndim() == 1 && pos.shape[0] == seq)
-                                : (pos.ndim() == 2 && pos.shape[0] == batch && pos.shape[1] == seq);
-    if (!pos_ok) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: pos_ids must be [seq]%s, got %s", op,
-                    x.ndim() == 4 ? " per batch ([batch, seq])" : "", pos.str().c_str());
-    }
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"sin_table", &sin}, {"cos_table", &cos}}) {
-        if (t->ndim() != 2 || t->shape[1] != d / 2) {
-            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s must be [max_pos, %zu], got %s", op, name, d / 2, t->str().c_str());
-        }
-        if (t->dtype != x.dtype && t->dtype != INFINI_DTYPE_F32) {
-            return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s must have x's dtype or float32", op, name);
-        }
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    if (sin.shape != cos.shape || sin.dtype != cos.dtype) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: sin_table and cos_table must match", op);
-    }
     int64_t max_pos = static_cast<int64_t>(sin.shape[0]);
     bool i64 = pos.dtype == INFINI_DTYPE_I64;
     return dispatchFloat(x.dtype, op, [&](auto t) {

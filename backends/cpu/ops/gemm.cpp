@@ -116,24 +116,9 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     bool has_cin = p.tensors[3] != nullptr;
     Layout cin = layoutOf(p.tensors[3]);
     float alpha = static_cast<float>(p.f[0]), beta = static_cast<float>(p.f[1]);
-    if (a.ndim() != b.ndim() || a.ndim() != c.ndim() || (a.ndim() != 2 && a.ndim() != 3)) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: a, b and c must all be 2-D or all 3-D, got %s, %s, %s", op,
-                    a.str().c_str(), b.str().c_str(), c.str().c_str());
-    }
+    INFINI_RETURN_IF_ERROR(checks::gemm(c, a, b, cin, has_cin));
     size_t nd = a.ndim(), M = a.shape[nd - 2], K = a.shape[nd - 1], N = b.shape[nd - 1];
     size_t batch = nd == 3 ? c.shape[0] : 1;
-    if (b.shape[nd - 2] != K || c.shape[nd - 2] != M || c.shape[nd - 1] != N ||
-        (nd == 3 && (a.shape[0] != batch || b.shape[0] != batch))) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: shapes %s @ %s -> %s do not match", op, a.str().c_str(),
-                    b.str().c_str(), c.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "b", b, a, "a"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "c", c, a, "a"));
-    if (has_cin) {
-        INFINI_RETURN_IF_ERROR(expectSameShape(op, "c_in", cin, c, "c"));
-        INFINI_RETURN_IF_ERROR(expectSameDtype(op, "c_in", cin, c, "c"));
-    }
-    if (c.strides[nd - 1] != 1 && N > 1) return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: c must have stride 1 in its last dimension", op);
     BlasView va = blasView(a, M, K), vb = blasView(b, K, N);
     bool f32 = a.dtype == INFINI_DTYPE_F32;
     if (f32 && (!va.ok || !vb.ok)) {

@@ -46,16 +46,9 @@ inline void rmsRow(T *__restrict y, const T *__restrict x, const W *__restrict w
     }
 }
 
-// Checks a weight (or bias) vector of n elements: contiguous, and x's dtype or float32.
+// A weight (or bias) vector: the shared check (common/op_checks.h).
 infiniStatus_t checkWeight(const char *op, const char *name, const Layout &w, const Layout &x) {
-    if (w.ndim() != 1 || w.shape[0] != x.last()) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s must have shape [%zu], got %s", op, name, x.last(),
-                    w.str().c_str());
-    }
-    if (w.dtype != x.dtype && w.dtype != INFINI_DTYPE_F32) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s must have x's dtype or float32", op, name);
-    }
-    return expectLastContiguous(op, name, w);
+    return checks::normWeight(op, name, w, x);
 }
 
 // Calls f(T{}, W{}) for x's dtype T and the weight's dtype W (T or float).

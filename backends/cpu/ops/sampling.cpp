@@ -12,20 +12,8 @@ infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, Kernel *k) {
     Layout w = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), x = layoutOf(p.tensors[2]);
     int64_t topk = p.i[0];
     bool renormalize = p.i[1] != 0;
-    if (x.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [tokens, experts], got %s", op, x.str().c_str());
+    INFINI_RETURN_IF_ERROR(checks::topkSoftmax(w, idx, x, topk));
     size_t tokens = x.shape[0], experts = x.shape[1];
-    if (topk < 1 || static_cast<size_t>(topk) > experts) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: k=%lld must be in [1, %zu]", op, static_cast<long long>(topk), experts);
-    }
-    Layout expect = x;
-    expect.shape[1] = static_cast<size_t>(topk);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "weights", w, expect, "[tokens, k]"));
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "indices", idx, expect, "[tokens, k]"));
-    if (w.dtype != INFINI_DTYPE_F32) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: weights must be float32", op);
-    if (idx.dtype != INFINI_DTYPE_I64) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int64", op);
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "logits", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weights", w));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "indices", idx));
     size_t kk = static_cast<size_t>(topk);
     return dispatchFloat(x.dtype, op, [&](auto t) {
         using T = decltype(t);
@@ -72,19 +60,8 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
     Layout out = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), rv = layoutOf(p.tensors[2]);
     float topp = static_cast<float>(p.f[0]), temperature = static_cast<float>(p.f[1]);
     int64_t topk = p.i[0];
-    if (x.ndim() != 1 && x.ndim() != 2) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [vocab] or [batch, vocab], got %s", op, x.str().c_str());
-    }
+    INFINI_RETURN_IF_ERROR(checks::randomSample(out, x, rv, temperature));
     size_t batch = x.ndim() == 2 ? x.shape[0] : 1, vocab = x.last();
-    if (vocab == 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the vocabulary is empty", op);
-    if (out.dtype != INFINI_DTYPE_I64 || out.numel() != batch || out.ndim() != x.ndim() - 1) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: result must be int64 with one entry per row", op);
-    }
-    if (rv.dtype != INFINI_DTYPE_F32 || rv.numel() != batch || rv.ndim() > 1) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: random_val must be float32 with one entry per row", op);
-    }
-    if (!(temperature > 0)) return fail(INFINI_STATUS_BAD_PARAM, "%s: temperature must be > 0", op);
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "logits", x));
     bool sample = topk > 1 && topp > 0;
     size_t kk = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(topk, 1)), vocab);
     ptrdiff_t rs = rv.ndim() ? rv.strides[0] : 0, os = out.ndim() ? out.strides[0] : 0;

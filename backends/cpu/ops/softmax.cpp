@@ -38,15 +38,8 @@ void softmaxLine(T *y, ptrdiff_t sy, const T *x, ptrdiff_t sx, size_t n, float *
 infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "softmax";
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    int64_t nd = static_cast<int64_t>(x.ndim());
-    int64_t dim = p.i[0] < 0 ? p.i[0] + nd : p.i[0];
-    if (nd == 0) dim = 0;
-    if (dim < 0 || (nd > 0 && dim >= nd)) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: dim %lld is out of range for %lld dimensions", op,
-                    static_cast<long long>(p.i[0]), static_cast<long long>(nd));
-    }
+    int64_t dim;
+    INFINI_RETURN_IF_ERROR(checks::softmaxDim(y, x, p.i[0], &dim));
     // Move dim last: the line loop walks it with its stride.
     auto moveLast = [&](Layout l) {
         if (l.ndim() == 0) return l;
@@ -73,14 +66,8 @@ infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, Kernel *k) {
 infiniStatus_t makeCausalSoftmax(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "causal_softmax";
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    if (x.ndim() < 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [..., q_len, kv_len], got %s", op, x.str().c_str());
+    INFINI_RETURN_IF_ERROR(checks::causalSoftmax(y, x));
     size_t q = x.shape[x.ndim() - 2], kv = x.last();
-    if (kv < q) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: kv_len %zu is smaller than q_len %zu (a row would be fully masked)",
-                    op, kv, q);
-    }
     return dispatchFloat(x.dtype, op, [&](auto t) {
         using T = decltype(t);
         *k = [=](void *const *data) {

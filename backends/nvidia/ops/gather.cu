@@ -177,14 +177,7 @@ size_t dtypeBytes(infiniDtype_t t) {
 infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
     const char *op = "embedding";
     Layout y = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
-    if (!isIndexType(idx.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int32 or int64", op);
-    if (w.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: weight must be 2-D, got %s", op, w.str().c_str());
-    Layout expect = idx;
-    expect.shape.push_back(w.shape[1]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "output", y, expect, "indices.shape + [dim]"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "output", y, w, "weight"));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weight", w));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "output", y));
+    INFINI_RETURN_IF_ERROR(checks::embedding(y, idx, w));
     Dims didx{}, dy{};
     if (!dimsOf(idx, &didx) || !dimsOf(y, &dy, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
     long long elem = static_cast<long long>(dtypeBytes(w.dtype));
@@ -219,40 +212,11 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), pos = layoutOf(p.tensors[2]),
            sin = layoutOf(p.tensors[3]), cos = layoutOf(p.tensors[4]);
     int algo = static_cast<int>(p.i[0]);
-    if (algo != 0 && algo != 1) return fail(INFINI_STATUS_BAD_PARAM, "%s: algo must be 0 (gpt_neox) or 1 (gpt_j)", op);
-    if (x.ndim() != 3 && x.ndim() != 4) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [seq, heads, head_dim] or [batch, seq, heads, head_dim], got %s",
-                    op, x.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(checks::rope(y, x, pos, sin, cos, algo));
     size_t d = x.last(), heads = x.shape[x.ndim() - 2], seq = x.shape[x.ndim() - 3];
     size_t batch = x.ndim() == 4 ? x.shape[0] : 1;
-    if (d % 2 != 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu must be even", op, d);
-    if (!isIndexType(pos.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: pos_ids must be int32 or int64", op);
-    bool pos_ok = x.ndim() == 3 ? (pos.ndim() == 1 && pos.shape[0] == seq)
-                                : (pos.ndim() == 2 && pos.shape[0] == batch && pos.shape[1] == seq);
-    if (!pos_ok) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: pos_ids must be [seq]%s, got %s", op,
-                    x.ndim() == 4 ? " per batch ([batch, seq])" : "", pos.str().c_str());
-    }
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"sin_table", &sin}, {"cos_table", &cos}}) {
-        if (t->ndim() != 2 || t->shape[1] != d / 2) {
-            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s must be [max_pos, %zu], got %s", op, name, d / 2, t->str().c_str());
-        }
-        if (t->dtype != x.dtype && t->dtype != INFINI_DTYPE_F32) {
-            return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s must have x's dtype or float32", op, name);
-        }
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    if (sin.shape != cos.shape || sin.dtype != cos.dtype) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: sin_table and cos_table must match", op);
-    }
     Dims dx{}, dy{};
     if (!dimsOf(x, &dx, 1) || !dimsOf(y, &dy, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: bad rank", op);
-    // x's last dim may be strided only when d is 1 pair; the kernel indexes it with stride 1
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
     long long tokens = static_cast<long long>(batch * seq), half = static_cast<long long>(d / 2);
     long long max_pos = static_cast<long long>(sin.shape[0]);
     long long sin_row = sin.strides[0], cos_row = cos.strides[0];
@@ -305,21 +269,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
     const char *op = "paged_caching";
     Layout kc = layoutOf(p.tensors[0]), vc = layoutOf(p.tensors[1]), kk = layoutOf(p.tensors[2]), vv = layoutOf(p.tensors[3]),
            slots = layoutOf(p.tensors[4]);
-    if (kk.ndim() != 3) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [tokens, kv_heads, head_dim], got %s", op, kk.str().c_str());
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", vv, kk, "k"));
-    if (kc.ndim() != 4 || kc.shape[1] != kk.shape[1] || kc.shape[3] != kk.shape[2] || kc.shape[2] == 0) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [num_blocks, %zu, block_size, %zu], got %s", op,
-                    kk.shape[1], kk.shape[2], kc.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"v", &vv}, {"k_cache", &kc}, {"v_cache", &vc}}) {
-        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, kk, "k"));
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "k", kk));
-    if (!isIndexType(slots.dtype) || slots.ndim() != 1 || slots.shape[0] != kk.shape[0]) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: slot_mapping must be int32/int64 [%zu]", op, kk.shape[0]);
-    }
+    INFINI_RETURN_IF_ERROR(checks::pagedCaching(kc, vc, kk, vv, slots));
     long long tokens = kk.shape[0], heads = kk.shape[1], d = kk.shape[2], block = kc.shape[2];
     long long capacity = static_cast<long long>(kc.shape[0]) * block;
     bool i64 = slots.dtype == INFINI_DTYPE_I64;

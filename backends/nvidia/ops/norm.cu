@@ -148,13 +148,7 @@ bool rowsAligned(const Dims &d, int n_vec) {
 }
 
 infiniStatus_t checkWeight(const char *op, const char *name, const Layout &w, const Layout &x) {
-    if (w.ndim() != 1 || w.shape[0] != x.last()) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s must have shape [%zu], got %s", op, name, x.last(), w.str().c_str());
-    }
-    if (w.dtype != x.dtype && w.dtype != INFINI_DTYPE_F32) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s must have x's dtype or float32", op, name);
-    }
-    return expectLastContiguous(op, name, w);
+    return checks::normWeight(op, name, w, x);
 }
 
 template <Norm K>

@@ -8,9 +8,12 @@
 #include <functional>
 
 #include "../../common/layout.h"
+#include "../../common/op_checks.h"
 #include "../nvidia.h"
 
 namespace infini::nvidia::ops {
+
+namespace checks = ::infini::checks;
 
 infiniStatus_t createOp(infiniopHandle_t handle, const infiniopOpParams_t *params, InfiniopDescriptor **out);
 

@@ -382,18 +382,8 @@ infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, int, Made *m) {
     Layout w = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), x = layoutOf(p.tensors[2]);
     long long topk = p.i[0];
     bool renormalize = p.i[1] != 0;
-    if (x.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [tokens, experts], got %s", op, x.str().c_str());
+    INFINI_RETURN_IF_ERROR(checks::topkSoftmax(w, idx, x, topk));
     long long tokens = x.shape[0], experts = x.shape[1];
-    if (topk < 1 || topk > experts) return fail(INFINI_STATUS_BAD_PARAM, "%s: k=%lld must be in [1, %lld]", op, topk, experts);
-    Layout expect = x;
-    expect.shape[1] = static_cast<size_t>(topk);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "weights", w, expect, "[tokens, k]"));
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "indices", idx, expect, "[tokens, k]"));
-    if (w.dtype != INFINI_DTYPE_F32) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: weights must be float32", op);
-    if (idx.dtype != INFINI_DTYPE_I64) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int64", op);
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "logits", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "weights", w));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "indices", idx));
     long long xs0 = x.strides[0], ws0 = w.strides[0], is0 = idx.strides[0];
     int k = static_cast<int>(topk);
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
@@ -412,19 +402,8 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
     Layout out = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), rv = layoutOf(p.tensors[2]);
     float topp = static_cast<float>(p.f[0]), temperature = static_cast<float>(p.f[1]);
     long long topk = p.i[0];
-    if (x.ndim() != 1 && x.ndim() != 2) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [vocab] or [batch, vocab], got %s", op, x.str().c_str());
-    }
+    INFINI_RETURN_IF_ERROR(checks::randomSample(out, x, rv, temperature));
     long long batch = x.ndim() == 2 ? x.shape[0] : 1, vocab = x.last();
-    if (vocab == 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the vocabulary is empty", op);
-    if (out.dtype != INFINI_DTYPE_I64 || static_cast<long long>(out.numel()) != batch || out.ndim() != x.ndim() - 1) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: result must be int64 with one entry per row", op);
-    }
-    if (rv.dtype != INFINI_DTYPE_F32 || static_cast<long long>(rv.numel()) != batch || rv.ndim() > 1) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: random_val must be float32 with one entry per row", op);
-    }
-    if (!(temperature > 0)) return fail(INFINI_STATUS_BAD_PARAM, "%s: temperature must be > 0", op);
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "logits", x));
     bool sample = topk > 1 && topp > 0;
     long long kk = std::min<long long>(std::max<long long>(topk, 1), vocab);
     long long xs0 = x.ndim() == 2 ? x.strides[0] : 0, rs0 = rv.ndim() ? rv.strides[0] : 0, os0 = out.ndim() ? out.strides[0] : 0;

@@ -134,15 +134,8 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
 infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, int, Made *m) {
     const char *op = "softmax";
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    long long nd = static_cast<long long>(x.ndim());
-    long long dim = p.i[0] < 0 ? p.i[0] + nd : p.i[0];
-    if (nd == 0) dim = 0;
-    if (dim < 0 || (nd > 0 && dim >= nd)) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: dim %lld is out of range for %lld dimensions", op,
-                    static_cast<long long>(p.i[0]), nd);
-    }
+    int64_t dim;
+    INFINI_RETURN_IF_ERROR(checks::softmaxDim(y, x, p.i[0], &dim));
     auto moveLast = [&](Layout l) {
         if (l.ndim() == 0) return l;
         std::rotate(l.shape.begin() + dim, l.shape.begin() + dim + 1, l.shape.end());
@@ -163,13 +156,8 @@ infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, int, Made *m) {
 infiniStatus_t makeCausalSoftmax(const infiniopOpParams_t &p, int, Made *m) {
     const char *op = "causal_softmax";
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    if (x.ndim() < 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [..., q_len, kv_len], got %s", op, x.str().c_str());
-    size_t q = x.shape[x.ndim() - 2], kv = x.shape[x.ndim() - 1];
-    if (kv < q) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: kv_len %zu is smaller than q_len %zu (a row would be fully masked)", op, kv, q);
-    }
+    INFINI_RETURN_IF_ERROR(checks::causalSoftmax(y, x));
+    size_t q = x.shape[x.ndim() - 2], kv = x.last();
     Dims dy{}, dx{};
     if (!dimsOf(y, &dy, 1) || !dimsOf(x, &dx, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
     long long n = static_cast<long long>(kv);
