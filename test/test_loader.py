@@ -136,3 +136,19 @@ def test_bad_settings_leave_the_backend_unloaded_with_a_reason(env, fragment):
     assert out["init"] == I.DEVICE_NOT_INITIALIZED
     assert out["cpu"] == 0
     assert out["malloc"] == I.DEVICE_TYPE_NOT_SUPPORTED and "no cpu backend is loaded" in out["message"]
+
+
+def test_an_nvidia_backend_without_a_gpu_is_reported_not_loaded():
+    """Where the nvidia backend was built but finds no GPU (the CPU-only CI machine), it stays unloaded
+    with CUDA's reason, and the CPU backend serves; where it loaded, it reports its devices."""
+    import infinicore_torch
+
+    nvidia = [b for b in I.backends() if b.name == "nvidia" or "nvidia" in os.path.basename(b.path)]
+    if not nvidia:
+        pytest.skip("the nvidia backend was not built here (no nvcc)")
+    (b,) = nvidia
+    if b.loaded:
+        assert b.device_count > 0 and infinicore_torch.cuda_kernels_available() == (b.device_count > 0)
+    else:
+        assert b.message and not infinicore_torch.cuda_kernels_available()
+        assert I.device_count(I.DEVICE_CPU) >= 1

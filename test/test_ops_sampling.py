@@ -162,3 +162,10 @@ def test_descriptor_cache_is_bounded_and_evicted_entries_rebuild():
         ops.random_sample(x, r, 0.9, 5, 0.6 + i * 1e-5)
     assert _C._cached_descriptor_count() <= _C._max_cached_descriptors
     assert torch.equal(ops.random_sample(x, r, 0.9, 5, 0.5), first)  # evicted, made again, same answer
+
+
+def test_paged_caching_with_zero_block_size_is_refused():
+    k = torch.randn(3, 2, 8)
+    empty = torch.zeros(2, 2, 0, 8)
+    with pytest.raises(RuntimeError, match="paged_caching: k_cache must be"):
+        ops.paged_caching(k, k, empty, empty.clone(), torch.tensor([0, 1, 2]))
