@@ -16,25 +16,12 @@ L = I.lib()
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-# Tests written for the CPU backend as the infini device: its two devices (INFINI_CPU_DEVICE_COUNT),
-# its emulated 8 GiB per device (INFINI_CPU_DEVICE_MEMORY), and a loader that has no other backend to
-# fall back to. Where another backend is the infini device (the nvidia backend on the GPU machine)
-# they skip, naming why; CI runs them on the CPU backend.
-_CPU_BACKEND_TESTS = {
-    "test_device.py": {"test_registration_and_generated_methods", "test_plain_import_torch_registers_the_device_through_the_entry_point",
-                       "test_torch_infini_device_functions", "test_torch_accelerator_api",
-                       "test_device_guard_follows_the_tensor", "test_bad_device_indices_raise"},
-    "test_errors.py": {"test_out_of_memory_names_the_request_and_the_free_memory"},
-    "test_loader.py": {"test_a_library_without_the_entry_point_or_with_another_abi_is_rejected",
-                       "test_bad_settings_leave_the_backend_unloaded_with_a_reason"},
-    "test_memory.py": {"test_stats_return_to_baseline_and_empty_cache_releases",
-                       "test_out_of_memory_raises_and_the_allocator_stays_usable"},
-    "test_rng.py": {"test_rng_state_roundtrip_and_per_device_generators"},
-    "test_storage.py": {"test_untyped_storage_on_infini", "test_save_and_load_with_map_location"},
-    "test_streams.py": {"test_current_default_and_pool_streams"},
-    "test_threads.py": {"test_four_threads_allocate_and_compute"},
-    "test_two_devices.py": None,  # every test
-}
+# Tests marked cpu_backend are written for the CPU backend as the infini device: its two devices
+# (INFINI_CPU_DEVICE_COUNT), its emulated 8 GiB per device (INFINI_CPU_DEVICE_MEMORY), and a loader
+# with no other backend to fall back to. Where another backend is the infini device (the nvidia
+# backend on the GPU machine) they skip, naming why; CI runs them on the CPU backend.
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cpu_backend: needs the CPU backend as the infini device")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -43,12 +30,12 @@ def pytest_collection_modifyitems(config, items):
     name = torch.infini.backend() if hasattr(torch, "infini") and hasattr(torch.infini, "backend") else "cpu"
     if name == "cpu":
         return
-    reason = (f"written for the CPU backend as the infini device (two devices, 8 GiB each); here the infini "
-              f"device is the {name} backend with {torch.infini.device_count()} device(s)")
+    skip = pytest.mark.skip(reason=f"written for the CPU backend as the infini device (two devices, 8 GiB each); "
+                                   f"here the infini device is the {name} backend with "
+                                   f"{torch.infini.device_count()} device(s)")
     for item in items:
-        names = _CPU_BACKEND_TESTS.get(os.path.basename(str(item.fspath)), set())
-        if names is None or item.originalname in names:
-            item.add_marker(pytest.mark.skip(reason=reason))
+        if item.get_closest_marker("cpu_backend"):
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,7 @@ from conftest import run_python
 import infinicore_torch  # noqa: F401
 
 
+@pytest.mark.cpu_backend
 def test_registration_and_generated_methods():
     assert torch._C._get_privateuse1_backend_name() == "infini"
     assert torch.device("infini").type == "infini"
@@ -18,12 +19,14 @@ def test_registration_and_generated_methods():
     assert torch.ones(2).untyped_storage().infini().device.type == "infini"
 
 
+@pytest.mark.cpu_backend
 def test_plain_import_torch_registers_the_device_through_the_entry_point():
     r = run_python("import torch; t = torch.ones(3, device='infini:1'); print(t.device, t.sum().item())")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "infini:1 3.0"
 
 
+@pytest.mark.cpu_backend
 def test_torch_infini_device_functions():
     assert torch.infini.is_available() and torch.infini.device_count() == 2
     assert torch.infini.backend() == "cpu"
@@ -48,6 +51,7 @@ def test_torch_infini_device_functions():
     assert torch.infini.get_amp_supported_dtype() == [torch.float16, torch.bfloat16]
 
 
+@pytest.mark.cpu_backend
 def test_torch_accelerator_api():
     assert torch.accelerator.is_available()
     assert torch.accelerator.current_accelerator() == torch.device("infini")
@@ -60,6 +64,7 @@ def test_torch_accelerator_api():
     torch.accelerator.synchronize()
 
 
+@pytest.mark.cpu_backend
 def test_device_guard_follows_the_tensor():
     a = torch.ones(3, device="infini:1")
     b = a + 1  # the fallback runs under a guard for a's device
@@ -67,6 +72,7 @@ def test_device_guard_follows_the_tensor():
     assert torch.infini.current_device() == 0
 
 
+@pytest.mark.cpu_backend
 def test_bad_device_indices_raise():
     with pytest.raises(RuntimeError, match="device index 7 is out of range: there are 2 infini devices"):
         torch.ones(1, device="infini:7")

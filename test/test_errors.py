@@ -41,6 +41,7 @@ def test_fork_before_initialization_is_fine():
     assert r.stdout.strip() == "0"
 
 
+@pytest.mark.cpu_backend
 def test_out_of_memory_names_the_request_and_the_free_memory():
     with pytest.raises(torch.OutOfMemoryError, match=r"Tried to allocate 12\.00 GiB; the device has .* free of 8\.00 GiB"):
         torch.empty(3 << 30, dtype=torch.float32, device="infini:1")

@@ -66,6 +66,7 @@ def test_a_broken_library_is_reported_with_path_and_dlerror_and_the_rest_work(tm
     assert out["cpu"] == 2 and out["malloc"] == 0 and len(cpu_entry(out)) == 1
 
 
+@pytest.mark.cpu_backend
 def test_a_library_without_the_entry_point_or_with_another_abi_is_rejected(tmp_path):
     compile_so(tmp_path, "libinfini_backend_plain.so", "int not_a_backend(void) { return 1; }\n")
     compile_so(
@@ -129,6 +130,7 @@ def test_device_count_and_memory_from_the_environment():
         ({"INFINI_CPU_DEVICE_MEMORY": "lots"}, "INFINI_CPU_DEVICE_MEMORY='lots'"),
     ],
 )
+@pytest.mark.cpu_backend
 def test_bad_settings_leave_the_backend_unloaded_with_a_reason(env, fragment):
     out = report(env)
     (cpu,) = [b for b in out["backends"] if b["path"].endswith("libinfini_backend_cpu.so")]

@@ -30,6 +30,7 @@ def test_ten_thousand_same_size_allocations_reuse_one_block():
     assert torch.infini.memory_allocated() == allocated
 
 
+@pytest.mark.cpu_backend
 def test_stats_return_to_baseline_and_empty_cache_releases():
     base_alloc = torch.infini.memory_allocated()
     base_reserved = torch.infini.memory_reserved()
@@ -82,6 +83,7 @@ def test_record_stream_delays_reuse_until_the_stream_is_done():
     del y
 
 
+@pytest.mark.cpu_backend
 def test_out_of_memory_raises_and_the_allocator_stays_usable():
     x = torch.ones(1000, device="infini")
     with pytest.raises(torch.OutOfMemoryError) as info:

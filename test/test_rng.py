@@ -1,5 +1,6 @@
 """Random numbers on infini: seeded tensors reproduce, generators and their state."""
 
+import pytest
 import torch
 
 import infinicore_torch  # noqa: F401
@@ -27,6 +28,7 @@ def test_infini_manual_seed_alone_controls_infini_randomness():
     assert torch.infini.initial_seed() == 7
 
 
+@pytest.mark.cpu_backend
 def test_rng_state_roundtrip_and_per_device_generators():
     torch.infini.manual_seed_all(3)
     state = torch.infini.get_rng_state()

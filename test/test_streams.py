@@ -3,6 +3,7 @@
 import ctypes
 import time
 
+import pytest
 import torch
 
 from infinicore_torch import _infini as I
@@ -18,6 +19,7 @@ def slow_on(stream: torch.Stream, seconds: float):
     return fn
 
 
+@pytest.mark.cpu_backend
 def test_current_default_and_pool_streams():
     d = torch.infini.default_stream()
     assert d.stream_id == 0 and torch.infini.current_stream() == d

@@ -2,11 +2,13 @@
 
 import threading
 
+import pytest
 import torch
 
 import infinicore_torch  # noqa: F401
 
 
+@pytest.mark.cpu_backend
 def test_four_threads_allocate_and_compute():
     errors = []
 

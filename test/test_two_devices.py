@@ -1,8 +1,11 @@
 """Two infini devices: placement, copies between them, and per-device memory."""
 
+import pytest
 import torch
 
 import infinicore_torch  # noqa: F401
+
+pytestmark = pytest.mark.cpu_backend  # the CPU backend's two devices
 
 
 def test_copies_between_devices_and_the_cpu():

@@ -4,6 +4,7 @@
 
 #include <infini/backend.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <sstream>
 #include <string>
@@ -42,6 +43,14 @@ struct Layout {
             r /= shape[d];
         }
         return off;
+    }
+    // The same tensor with dimension dim moved last (a line along dim becomes a row).
+    Layout movedLast(size_t dim) const {
+        Layout l = *this;
+        if (l.ndim() == 0) return l;
+        std::rotate(l.shape.begin() + dim, l.shape.begin() + dim + 1, l.shape.end());
+        std::rotate(l.strides.begin() + dim, l.strides.begin() + dim + 1, l.strides.end());
+        return l;
     }
     std::string str() const {
         std::ostringstream s;

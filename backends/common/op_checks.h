@@ -21,6 +21,57 @@ inline infiniStatus_t normWeight(const char *op, const char *name, const Layout 
     return expectLastContiguous(op, name, w);
 }
 
+// rms_norm: y, x [..., n] with stride 1 along n; weight [n].
+inline infiniStatus_t rmsNorm(const Layout &y, const Layout &x, const Layout &w) {
+    const char *op = "rms_norm";
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    return normWeight(op, "weight", w, x);
+}
+
+// add_rms_norm: y, residual, a, b alike [..., n] with stride 1 along n; weight [n].
+inline infiniStatus_t addRmsNorm(const Layout &y, const Layout &res, const Layout &a, const Layout &b, const Layout &w) {
+    const char *op = "add_rms_norm";
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"y", &y}, {"residual", &res}, {"b", &b}}) {
+        INFINI_RETURN_IF_ERROR(expectSameShape(op, name, *t, a, "a"));
+        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, a, "a"));
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "a", a));
+    return normWeight(op, "weight", w, a);
+}
+
+// layer_norm: as rms_norm, plus an optional bias [n] of the weight's dtype.
+inline infiniStatus_t layerNorm(const Layout &y, const Layout &x, const Layout &w, const Layout &bias, bool has_bias) {
+    const char *op = "layer_norm";
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    INFINI_RETURN_IF_ERROR(normWeight(op, "weight", w, x));
+    if (has_bias) {
+        INFINI_RETURN_IF_ERROR(normWeight(op, "bias", bias, x));
+        if (bias.dtype != w.dtype) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: bias and weight dtypes differ", op);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// silu_and_mul: x [..., 2d] -> y [..., d], both with stride 1 along the last dim.
+inline infiniStatus_t siluAndMul(const Layout &y, const Layout &x) {
+    const char *op = "silu_and_mul";
+    if (x.ndim() == 0 || x.last() % 2 != 0) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the last dimension of x must be even, got %s", op, x.str().c_str());
+    }
+    Layout half = x;
+    half.shape.back() /= 2;
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, half, "x with its last dimension halved"));
+    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
+    return expectLastContiguous(op, "y", y);
+}
+
 // embedding: y [..., dim] from weight [vocab, dim] at indices [...].
 inline infiniStatus_t embedding(const Layout &y, const Layout &idx, const Layout &w) {
     const char *op = "embedding";
@@ -125,6 +176,29 @@ inline infiniStatus_t paged(const char *op, const Layout &out, const Layout &q, 
     }
     if (has_alibi && (alibi.dtype != INFINI_DTYPE_F32 || alibi.ndim() != 1 || alibi.shape[0] != heads)) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: alibi_slopes must be float32 [%zu]", op, heads);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// paged_attention: paged(), and one q row per sequence.
+inline infiniStatus_t pagedDecode(const Layout &out, const Layout &q, const Layout &kc, const Layout &vc, const Layout &bt,
+                                  const Layout &lens, const Layout &alibi, bool has_alibi) {
+    const char *op = "paged_attention";
+    INFINI_RETURN_IF_ERROR(paged(op, out, q, kc, vc, bt, lens, alibi, has_alibi));
+    if (q.shape[0] != bt.shape[0]) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has %zu sequences, block_tables %zu", op, q.shape[0], bt.shape[0]);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
+// paged_attention_prefill: paged(), and cu_seqlens_q [seqs + 1].
+inline infiniStatus_t pagedPrefill(const Layout &out, const Layout &q, const Layout &kc, const Layout &vc, const Layout &bt,
+                                   const Layout &lens, const Layout &cu, const Layout &alibi, bool has_alibi) {
+    const char *op = "paged_attention_prefill";
+    INFINI_RETURN_IF_ERROR(paged(op, out, q, kc, vc, bt, lens, alibi, has_alibi));
+    size_t seqs = bt.shape[0];
+    if (!isIndexType(cu.dtype) || cu.ndim() != 1 || cu.shape[0] != seqs + 1) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: cu_seqlens_q must be int32/int64 [%zu]", op, seqs + 1);
     }
     return INFINI_STATUS_SUCCESS;
 }

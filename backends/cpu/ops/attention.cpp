@@ -142,16 +142,10 @@ int64_t readIndex(const void *p, bool i64, ptrdiff_t off) {
     return i64 ? static_cast<const int64_t *>(p)[off] : static_cast<int64_t>(static_cast<const int32_t *>(p)[off]);
 }
 
-bool isIndex(infiniDtype_t t) { return isIndexType(t); }
 
 [[noreturn]] void bad(const char *op, const std::string &what) { throw std::runtime_error(std::string(op) + ": " + what); }
 
 // Checks shared by the paged ops: q [.., heads, d]; caches [blocks, kv_heads, block_size, d].
-infiniStatus_t checkPaged(const char *op, const Layout &out, const Layout &q, const Layout &kc, const Layout &vc,
-                          const Layout &bt, const Layout &lens, const Layout *alibi) {
-    return checks::paged(op, out, q, kc, vc, bt, lens, *alibi, alibi->dtype != INFINI_DTYPE_INVALID);
-}
-
 // Where the tokens of the paged ops live: block_tables[s, t / block_size], row t % block_size.
 struct PagedCache {
     Layout kc, vc, bt;
@@ -258,8 +252,7 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
     Layout out = layoutOf(p.tensors[0]), q = layoutOf(p.tensors[1]), kc = layoutOf(p.tensors[2]), vc = layoutOf(p.tensors[3]),
            bt = layoutOf(p.tensors[4]), lens = layoutOf(p.tensors[5]), alibi = layoutOf(p.tensors[6]);
     bool has_alibi = p.tensors[6] != nullptr;
-    INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, &alibi));
-    if (q.shape[0] != bt.shape[0]) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has %zu sequences, block_tables %zu", op, q.shape[0], bt.shape[0]);
+    INFINI_RETURN_IF_ERROR(checks::pagedDecode(out, q, kc, vc, bt, lens, alibi, has_alibi));
     float scale = static_cast<float>(p.f[0]);
     size_t seqs = q.shape[0], heads = q.shape[1], d = q.shape[2], group = heads / kc.shape[1];
     PagedCache cache(kc, vc, bt);
@@ -304,11 +297,8 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k)
     Layout out = layoutOf(p.tensors[0]), q = layoutOf(p.tensors[1]), kc = layoutOf(p.tensors[2]), vc = layoutOf(p.tensors[3]),
            bt = layoutOf(p.tensors[4]), lens = layoutOf(p.tensors[5]), cu = layoutOf(p.tensors[6]), alibi = layoutOf(p.tensors[7]);
     bool has_alibi = p.tensors[7] != nullptr;
-    INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, &alibi));
+    INFINI_RETURN_IF_ERROR(checks::pagedPrefill(out, q, kc, vc, bt, lens, cu, alibi, has_alibi));
     size_t seqs = bt.shape[0];
-    if (!isIndex(cu.dtype) || cu.ndim() != 1 || cu.shape[0] != seqs + 1) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: cu_seqlens_q must be int32/int64 [%zu]", op, seqs + 1);
-    }
     float scale = static_cast<float>(p.f[0]);
     size_t total_q = q.shape[0], heads = q.shape[1], d = q.shape[2], group = heads / kc.shape[1];
     PagedCache cache(kc, vc, bt);

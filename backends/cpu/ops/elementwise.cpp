@@ -223,15 +223,7 @@ infiniStatus_t makeGelu(const infiniopOpParams_t &p, Kernel *k) {
 infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, Kernel *k) {
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
     const char *op = "silu_and_mul";
-    if (x.ndim() == 0 || x.last() % 2 != 0) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the last dimension of x must be even, got %s", op, x.str().c_str());
-    }
-    Layout half = x;
-    half.shape.back() /= 2;
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, half, "x with its last dimension halved"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
+    INFINI_RETURN_IF_ERROR(checks::siluAndMul(y, x));
     return dispatchFloat(y.dtype, op, [&](auto t) {
         using T = decltype(t);
         *k = [=](void *const *data) {

@@ -46,10 +46,6 @@ inline void rmsRow(T *__restrict y, const T *__restrict x, const W *__restrict w
     }
 }
 
-// A weight (or bias) vector: the shared check (common/op_checks.h).
-infiniStatus_t checkWeight(const char *op, const char *name, const Layout &w, const Layout &x) {
-    return checks::normWeight(op, name, w, x);
-}
 
 // Calls f(T{}, W{}) for x's dtype T and the weight's dtype W (T or float).
 template <typename F>
@@ -69,11 +65,7 @@ infiniStatus_t makeRMSNorm(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "rms_norm";
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
     float eps = static_cast<float>(p.f[0]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
-    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, x));
+    INFINI_RETURN_IF_ERROR(checks::rmsNorm(y, x, w));
     return dispatchWithWeight(op, x.dtype, w.dtype, [&](auto t, auto wt) {
         using T = decltype(t);
         using W = decltype(wt);
@@ -94,13 +86,7 @@ infiniStatus_t makeAddRMSNorm(const infiniopOpParams_t &p, Kernel *k) {
     Layout y = layoutOf(p.tensors[0]), res = layoutOf(p.tensors[1]), a = layoutOf(p.tensors[2]),
            b = layoutOf(p.tensors[3]), w = layoutOf(p.tensors[4]);
     float eps = static_cast<float>(p.f[0]);
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"y", &y}, {"residual", &res}, {"b", &b}}) {
-        INFINI_RETURN_IF_ERROR(expectSameShape(op, name, *t, a, "a"));
-        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, a, "a"));
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "a", a));
-    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, a));
+    INFINI_RETURN_IF_ERROR(checks::addRmsNorm(y, res, a, b, w));
     return dispatchWithWeight(op, a.dtype, w.dtype, [&](auto t, auto wt) {
         using T = decltype(t);
         using W = decltype(wt);
@@ -132,15 +118,7 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
     bool has_bias = p.tensors[3] != nullptr;
     Layout bias = layoutOf(p.tensors[3]);
     float eps = static_cast<float>(p.f[0]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
-    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, x));
-    if (has_bias) {
-        INFINI_RETURN_IF_ERROR(checkWeight(op, "bias", bias, x));
-        if (bias.dtype != w.dtype) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: bias and weight dtypes differ", op);
-    }
+    INFINI_RETURN_IF_ERROR(checks::layerNorm(y, x, w, bias, has_bias));
     return dispatchWithWeight(op, x.dtype, w.dtype, [&](auto t, auto wt) {
         using T = decltype(t);
         using W = decltype(wt);

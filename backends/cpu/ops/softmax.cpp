@@ -41,13 +41,7 @@ infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, Kernel *k) {
     int64_t dim;
     INFINI_RETURN_IF_ERROR(checks::softmaxDim(y, x, p.i[0], &dim));
     // Move dim last: the line loop walks it with its stride.
-    auto moveLast = [&](Layout l) {
-        if (l.ndim() == 0) return l;
-        std::rotate(l.shape.begin() + dim, l.shape.begin() + dim + 1, l.shape.end());
-        std::rotate(l.strides.begin() + dim, l.strides.begin() + dim + 1, l.strides.end());
-        return l;
-    };
-    Layout ym = moveLast(y), xm = moveLast(x);
+    Layout ym = y.movedLast(static_cast<size_t>(dim)), xm = x.movedLast(static_cast<size_t>(dim));  // lines along dim as rows
     return dispatchFloat(x.dtype, op, [&](auto t) {
         using T = decltype(t);
         *k = [=](void *const *data) {

@@ -350,11 +350,6 @@ infiniStatus_t planAndMake(const char *op, AttnParams p, infiniDtype_t dtype, lo
     });
 }
 
-infiniStatus_t checkPaged(const char *op, const Layout &out, const Layout &q, const Layout &kc, const Layout &vc,
-                          const Layout &bt, const Layout &lens, const Layout &alibi, bool has_alibi) {
-    return checks::paged(op, out, q, kc, vc, bt, lens, alibi, has_alibi);
-}
-
 AttnParams pagedParams(const Layout &out, const Layout &q, const Layout &kc, const Layout &vc, const Layout &bt,
                        const Layout &lens, const Layout &alibi, bool has_alibi, float scale, int op) {
     AttnParams p{};
@@ -402,8 +397,7 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &prm, int, Made *m) {
     Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]), vc = layoutOf(prm.tensors[3]),
            bt = layoutOf(prm.tensors[4]), lens = layoutOf(prm.tensors[5]), alibi = layoutOf(prm.tensors[6]);
     bool has_alibi = prm.tensors[6] != nullptr;
-    INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, alibi, has_alibi));
-    if (q.shape[0] != bt.shape[0]) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has %zu sequences, block_tables %zu", op, q.shape[0], bt.shape[0]);
+    INFINI_RETURN_IF_ERROR(checks::pagedDecode(out, q, kc, vc, bt, lens, alibi, has_alibi));
     AttnParams p = pagedParams(out, q, kc, vc, bt, lens, alibi, has_alibi, static_cast<float>(prm.f[0]), INFINIOP_OP_PAGED_ATTENTION);
     bool aligned = alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2}, 8);
     return planAndMake<Mode::kDecode>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, -1, has_alibi ? 6 : -1, aligned, m);
@@ -414,11 +408,8 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Mad
     Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]), vc = layoutOf(prm.tensors[3]),
            bt = layoutOf(prm.tensors[4]), lens = layoutOf(prm.tensors[5]), cu = layoutOf(prm.tensors[6]), alibi = layoutOf(prm.tensors[7]);
     bool has_alibi = prm.tensors[7] != nullptr;
-    INFINI_RETURN_IF_ERROR(checkPaged(op, out, q, kc, vc, bt, lens, alibi, has_alibi));
+    INFINI_RETURN_IF_ERROR(checks::pagedPrefill(out, q, kc, vc, bt, lens, cu, alibi, has_alibi));
     size_t seqs = bt.shape[0];
-    if (!isIndexType(cu.dtype) || cu.ndim() != 1 || cu.shape[0] != seqs + 1) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: cu_seqlens_q must be int32/int64 [%zu]", op, seqs + 1);
-    }
     AttnParams p = pagedParams(out, q, kc, vc, bt, lens, alibi, has_alibi, static_cast<float>(prm.f[0]),
                                INFINIOP_OP_PAGED_ATTENTION_PREFILL);
     p.cu64 = cu.dtype == INFINI_DTYPE_I64;

@@ -80,25 +80,65 @@ __device__ __forceinline__ float warpMax(float v) {
     return v;
 }
 
-// Sum over the block (every thread gets it); `smem` holds 32 floats; blockDim.x a multiple of 32.
-__device__ __forceinline__ float blockSum(float v, float *smem) {
-    v = warpSum(v);
+// A reduction over the block (every thread gets it); `smem` holds 32 floats; blockDim.x a multiple of 32.
+template <typename WarpOp>
+__device__ __forceinline__ float blockReduce(float v, float *smem, float identity, WarpOp warp_op) {
+    v = warp_op(v);
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
     __syncthreads();
     if (lane == 0) smem[warp] = v;
     __syncthreads();
-    v = lane < warps ? smem[lane] : 0.0f;
-    return warpSum(v);
+    v = lane < warps ? smem[lane] : identity;
+    return warp_op(v);
 }
 
-__device__ __forceinline__ float blockMax(float v, float *smem) {
-    v = warpMax(v);
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    __syncthreads();
-    if (lane == 0) smem[warp] = v;
-    __syncthreads();
-    v = lane < warps ? smem[lane] : -INFINITY;
-    return warpMax(v);
+__device__ __forceinline__ float blockSum(float v, float *smem) { return blockReduce(v, smem, 0.0f, warpSum); }
+__device__ __forceinline__ float blockMax(float v, float *smem) { return blockReduce(v, smem, -INFINITY, warpMax); }
+
+// Row kernels (norms, softmax): a block per row, each thread keeping up to kMaxVecs vectors of the row
+// in registers between passes when the row fits (`cached`), else re-reading it each pass.
+constexpr int kMaxVecs = 4;
+
+// One pass over the row's nv vectors: f(v, values) for vector v. With `cached`, the values live in
+// xs (loaded on the `first` pass); otherwise load(v, values) reads them again.
+template <int N, typename Load, typename F>
+__device__ __forceinline__ void visitRow(long long nv, bool cached, bool first, float (&xs)[kMaxVecs][N], Load &&load,
+                                         F &&f) {
+    if (cached) {
+#pragma unroll
+        for (int i = 0; i < kMaxVecs; ++i) {
+            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
+            if (v < nv) {
+                if (first) load(v, xs[i]);
+                f(v, xs[i]);
+            }
+        }
+    } else {
+        for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
+            float t[N];
+            load(v, t);
+            f(v, t);
+        }
+    }
+}
+
+// Threads per row of nv vectors: enough for kMaxVecs vectors each (one each when there are few rows,
+// so that more loads are in flight), a multiple of 32 in [32, 1024].
+inline int rowThreads(long long nv, long long rows) {
+    long long per = rows < 264 ? 1 : kMaxVecs;
+    long long t = (nv + per - 1) / per;
+    t = (t + 31) / 32 * 32;
+    return static_cast<int>(t < 32 ? 32 : (t > 1024 ? 1024 : t));
+}
+
+inline bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+
+// Whether every row start of d is a multiple of n_vec elements from the base.
+inline bool rowsAligned(const Dims &d, int n_vec) {
+    for (int k = 0; k < d.ndim; ++k) {
+        if (d.shape[k] > 1 && d.strides[k] % n_vec != 0) return false;
+    }
+    return true;
 }
 
 // The element offset of linear index i (row-major over shape) under strides.

@@ -31,6 +31,18 @@ __global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i6
 }
 
 // ---- rope: one thread per rotated pair (token, head, j < d / 2) -----------------------------------
+// The position of token tok (pos_ids [seq] or [batch, seq]); -1 when out of range (reported once per
+// row, by the thread that has `report`).
+__device__ __forceinline__ long long ropePosition(const void *pos, bool i64, long long tok, long long seq,
+                                                  long long pos_s0, long long pos_s1, bool pos_2d, long long max_pos,
+                                                  bool report, DeviceError *err) {
+    long long off = pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0;
+    long long p = readIndex(pos, i64, off);
+    if (p >= 0 && p < max_pos) return p;
+    if (report) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
+    return -1;
+}
+
 template <typename T, typename S>
 __global__ void ropeKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t,
                            long long tokens, long long seq, long long heads, long long half, int algo, long long max_pos,
@@ -40,13 +52,8 @@ __global__ void ropeKernel(T *y, const T *x, const void *pos, bool i64, const S 
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
         long long j = i % half, r = i / half;  // r: (token, head) row
-        long long tok = r / heads;
-        long long off = pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0;
-        long long p = readIndex(pos, i64, off);
-        if (p < 0 || p >= max_pos) {
-            if (j == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
-            continue;
-        }
+        long long p = ropePosition(pos, i64, r / heads, seq, pos_s0, pos_s1, pos_2d, max_pos, j == 0, err);
+        if (p < 0) continue;
         const T *xr = x + offsetOf(dx, r);
         T *yr = y + offsetOf(dy, r);
         float s = toF(sin_t[p * sin_row + j]), c = toF(cos_t[p * cos_row + j]);
@@ -68,13 +75,8 @@ __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
         long long c = i % chunks, r = i / chunks;
-        long long tok = r / heads;
-        long long off = pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0;
-        long long p = readIndex(pos, i64, off);
-        if (p < 0 || p >= max_pos) {
-            if (c == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
-            continue;
-        }
+        long long p = ropePosition(pos, i64, r / heads, seq, pos_s0, pos_s1, pos_2d, max_pos, c == 0, err);
+        if (p < 0) continue;
         const T *xr = x + offsetOf(dx, r);
         T *yr = y + offsetOf(dy, r);
         float sn[V], cs[V];
@@ -222,10 +224,8 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     long long sin_row = sin.strides[0], cos_row = cos.strides[0];
     long long pos_s0 = pos.strides[0], pos_s1 = pos.ndim() == 2 ? pos.strides[1] : 0;
     bool pos_2d = pos.ndim() == 2, i64 = pos.dtype == INFINI_DTYPE_I64, s32 = sin.dtype == INFINI_DTYPE_F32;
-    bool vec = sin_row % 8 == 0 && cos_row % 8 == 0;  // table rows 16-byte aligned for either table dtype
-    for (const Dims *dd : {&dx, &dy}) {
-        for (int k = 0; k < dd->ndim; ++k) vec = vec && (dd->shape[k] <= 1 || dd->strides[k] % 8 == 0);
-    }
+    // table rows and x/y rows 16-byte aligned for either dtype
+    bool vec = sin_row % 8 == 0 && cos_row % 8 == 0 && rowsAligned(dx, 8) && rowsAligned(dy, 8);
     long long nheads = static_cast<long long>(heads), nseq = static_cast<long long>(seq);
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {

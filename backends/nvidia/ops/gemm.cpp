@@ -181,9 +181,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
         bool al16 = ((reinterpret_cast<uintptr_t>(pa) | reinterpret_cast<uintptr_t>(pb) | reinterpret_cast<uintptr_t>(pc)) & 15) == 0;
         const cublasLtMatmulAlgo_t *algo = al16 && plan->has16 ? &plan->algo16 : (plan->has_any ? &plan->algo_any : nullptr);
         if (algo == nullptr) return fail(INFINI_STATUS_NOT_IMPLEMENTED, "gemm: no cuBLASLt algorithm for these pointers' alignment");
-        cublasLtHandle_t h;
-        INFINI_RETURN_IF_ERROR(handleFor(x.device, &h));
-        LT_RETURN(cublasLtMatmul(h, plan->op, &alpha, pb, plan->a, pa, plan->b, &beta_run, pc, plan->c, pc, plan->c, algo,
+        LT_RETURN(cublasLtMatmul(lt, plan->op, &alpha, pb, plan->a, pa, plan->b, &beta_run, pc, plan->c, pc, plan->c, algo,
                                  x.workspace, x.workspace_size, x.stream));
         return INFINI_STATUS_SUCCESS;
     };

@@ -5,8 +5,6 @@
 namespace infini::nvidia::ops {
 namespace {
 
-constexpr int kMaxVecs = 4;  // vectors per thread kept in registers
-
 enum class Norm { kRms, kAddRms, kLayer };
 
 // One row per block. N elements per vector (N = 1: any alignment). Rows addressed through Dims.
@@ -24,77 +22,37 @@ __global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, con
     bool cached = nv <= static_cast<long long>(kMaxVecs) * blockDim.x;
     float xs[kMaxVecs][N];
     auto load = [&](long long v, float (&out)[N]) {
-        long long j = v * N;
-        if constexpr (N > 1) {
-            loadF<T, N>(ar + j, out);
-        } else {
-            out[0] = toF(ar[j]);
-        }
+        loadF<T, N>(ar + v * N, out);
         if constexpr (K == Norm::kAddRms) {
             float o[N];
-            if constexpr (N > 1) {
-                loadF<T, N>(br + j, o);
-            } else {
-                o[0] = toF(br[j]);
-            }
+            loadF<T, N>(br + v * N, o);
 #pragma unroll
             for (int e = 0; e < N; ++e) out[e] = toF(fromF<T>(out[e] + o[e]));  // the residual as stored
         }
     };
     float sum = 0.0f;
-    if (cached) {
+    visitRow<N>(nv, cached, true, xs, load, [&](long long, const float (&t)[N]) {
 #pragma unroll
-        for (int i = 0; i < kMaxVecs; ++i) {
-            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-            if (v < nv) {
-                load(v, xs[i]);
-#pragma unroll
-                for (int e = 0; e < N; ++e) sum += K == Norm::kLayer ? xs[i][e] : xs[i][e] * xs[i][e];
-            }
-        }
-    } else {
-        for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
-            float t[N];
-            load(v, t);
-#pragma unroll
-            for (int e = 0; e < N; ++e) sum += K == Norm::kLayer ? t[e] : t[e] * t[e];
-        }
-    }
+        for (int e = 0; e < N; ++e) sum += K == Norm::kLayer ? t[e] : t[e] * t[e];
+    });
     sum = blockSum(sum, smem);
     float mean = 0.0f, scale;
     if constexpr (K == Norm::kLayer) {
         mean = sum / static_cast<float>(n);
         float ss = 0.0f;  // second pass over the held (or re-read) row: exact variance
-        if (cached) {
+        visitRow<N>(nv, cached, false, xs, load, [&](long long, const float (&t)[N]) {
 #pragma unroll
-            for (int i = 0; i < kMaxVecs; ++i) {
-                long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-                if (v < nv) {
-#pragma unroll
-                    for (int e = 0; e < N; ++e) ss += (xs[i][e] - mean) * (xs[i][e] - mean);
-                }
-            }
-        } else {
-            for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
-                float t[N];
-                load(v, t);
-#pragma unroll
-                for (int e = 0; e < N; ++e) ss += (t[e] - mean) * (t[e] - mean);
-            }
-        }
+            for (int e = 0; e < N; ++e) ss += (t[e] - mean) * (t[e] - mean);
+        });
         ss = blockSum(ss, smem);
         scale = rsqrtf(ss / static_cast<float>(n) + eps);
     } else {
         scale = rsqrtf(sum / static_cast<float>(n) + eps);
     }
-    auto write = [&](long long v, const float (&t)[N]) {
+    visitRow<N>(nv, cached, false, xs, load, [&](long long v, const float (&t)[N]) {
         long long j = v * N;
         float wv[N], bv[N], o[N];
-        if constexpr (N > 1) {
-            loadWideF<W, N>(w + j, wv);
-        } else {
-            wv[0] = toF(w[j]);
-        }
+        loadWideF<W, N>(w + j, wv);
         if constexpr (K == Norm::kLayer) {
 #pragma unroll
             for (int e = 0; e < N; ++e) bv[e] = bias != nullptr ? toF(bias[j + e]) : 0.0f;
@@ -103,53 +61,11 @@ __global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, con
         for (int e = 0; e < N; ++e) {
             o[e] = K == Norm::kLayer ? (t[e] - mean) * scale * wv[e] + bv[e] : t[e] * scale * wv[e];
         }
-        if constexpr (N > 1) {
-            storeF<T, N>(yr + j, o);
-        } else {
-            yr[j] = fromF<T>(o[0]);
-        }
-        if constexpr (K == Norm::kAddRms) {
-            if constexpr (N > 1) {
-                storeF<T, N>(rr + j, t);
-            } else {
-                rr[j] = fromF<T>(t[0]);
-            }
-        }
-    };
-    if (cached) {
-#pragma unroll
-        for (int i = 0; i < kMaxVecs; ++i) {
-            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-            if (v < nv) write(v, xs[i]);
-        }
-    } else {
-        for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
-            float t[N];
-            load(v, t);
-            write(v, t);
-        }
-    }
+        storeF<T, N>(yr + j, o);
+        if constexpr (K == Norm::kAddRms) storeF<T, N>(rr + j, t);
+    });
 }
 
-// Threads per row: enough for kMaxVecs vectors each (or one each when there are few rows, so that
-// more loads are in flight), a multiple of 32 in [32, 1024].
-int threadsFor(long long nv, long long rows) {
-    long long per = rows < 264 ? 1 : kMaxVecs;
-    long long t = (nv + per - 1) / per;
-    t = (t + 31) / 32 * 32;
-    return static_cast<int>(t < 32 ? 32 : (t > 1024 ? 1024 : t));
-}
-
-bool rowsAligned(const Dims &d, int n_vec) {
-    for (int k = 0; k < d.ndim; ++k) {
-        if (d.shape[k] > 1 && d.strides[k] % n_vec != 0) return false;
-    }
-    return true;
-}
-
-infiniStatus_t checkWeight(const char *op, const char *name, const Layout &w, const Layout &x) {
-    return checks::normWeight(op, name, w, x);
-}
 
 template <Norm K>
 infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, const Layout &a, const Layout &b,
@@ -182,7 +98,7 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
             auto go = [&](auto wtag, auto ntag) {
                 using Wt = decltype(wtag);
                 constexpr int NN = decltype(ntag)::value;
-                int threads = threadsFor(n / NN, rows);
+                int threads = rowThreads(n / NN, rows);
                 normKernel<K, T, Wt, NN><<<grid, threads, 0, x.stream>>>(
                     py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias), n, eps, dy, dres, da, db);
             };
@@ -201,11 +117,7 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
 infiniStatus_t makeRMSNorm(const infiniopOpParams_t &p, int, Made *m) {
     const char *op = "rms_norm";
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
-    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, x));
+    INFINI_RETURN_IF_ERROR(checks::rmsNorm(y, x, w));
     return makeNorm<Norm::kRms>(op, y, Layout{}, x, Layout{}, w, false, static_cast<float>(p.f[0]), m);
 }
 
@@ -213,13 +125,7 @@ infiniStatus_t makeAddRMSNorm(const infiniopOpParams_t &p, int, Made *m) {
     const char *op = "add_rms_norm";
     Layout y = layoutOf(p.tensors[0]), res = layoutOf(p.tensors[1]), a = layoutOf(p.tensors[2]),
            b = layoutOf(p.tensors[3]), w = layoutOf(p.tensors[4]);
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"y", &y}, {"residual", &res}, {"b", &b}}) {
-        INFINI_RETURN_IF_ERROR(expectSameShape(op, name, *t, a, "a"));
-        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, a, "a"));
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "a", a));
-    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, a));
+    INFINI_RETURN_IF_ERROR(checks::addRmsNorm(y, res, a, b, w));
     return makeNorm<Norm::kAddRms>(op, y, res, a, b, w, false, static_cast<float>(p.f[0]), m);
 }
 
@@ -228,15 +134,7 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, int, Made *m) {
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
     bool has_bias = p.tensors[3] != nullptr;
     Layout bias = layoutOf(p.tensors[3]);
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "x", x));
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "y", y));
-    INFINI_RETURN_IF_ERROR(checkWeight(op, "weight", w, x));
-    if (has_bias) {
-        INFINI_RETURN_IF_ERROR(checkWeight(op, "bias", bias, x));
-        if (bias.dtype != w.dtype) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: bias and weight dtypes differ", op);
-    }
+    INFINI_RETURN_IF_ERROR(checks::layerNorm(y, x, w, bias, has_bias));
     return makeNorm<Norm::kLayer>(op, y, Layout{}, x, Layout{}, w, has_bias, static_cast<float>(p.f[0]), m);
 }
 

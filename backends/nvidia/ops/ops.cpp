@@ -9,6 +9,7 @@ namespace {
 
 struct NvOp : InfiniopDescriptor {
     std::shared_ptr<const Launch> launch;
+    DeviceError *err;  // the device's error record, looked up once
 };
 
 constexpr Factory kFactories[INFINIOP_OP_COUNT] = {
@@ -25,9 +26,7 @@ infiniStatus_t runNvOp(InfiniopDescriptor *self, void *workspace, size_t workspa
     }
     if (stream == INFINIRT_STREAM_CALLER) stream = nullptr;
     INFINI_RETURN_IF_ERROR(takeDeviceError(op->device_id));  // an earlier launch's bad index
-    LaunchArgs args{data, workspace, workspace_size, static_cast<cudaStream_t>(stream), deviceErrorSlot(op->device_id),
-                    op->device_id};
-    if (args.err == nullptr) return fail(INFINI_STATUS_INTERNAL_ERROR, "could not map the device error record");
+    LaunchArgs args{data, workspace, workspace_size, static_cast<cudaStream_t>(stream), op->err, op->device_id};
     return (*op->launch)(args);
 }
 
@@ -51,6 +50,8 @@ infiniStatus_t createOp(infiniopHandle_t handle, const infiniopOpParams_t *param
             if (t->strides[d] < 0) return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "tensor %d has a negative stride", i);
         }
     }
+    DeviceError *err = deviceErrorSlot(handle->device_id);
+    if (err == nullptr) return fail(INFINI_STATUS_INTERNAL_ERROR, "could not map the device error record");
     Made made;
     INFINI_RETURN_IF_ERROR(kFactories[params->op](*params, handle->device_id, &made));
     auto *op = new NvOp();
@@ -61,6 +62,7 @@ infiniStatus_t createOp(infiniopHandle_t handle, const infiniopOpParams_t *param
     op->run = runNvOp;
     op->destroy = destroyNvOp;
     op->launch = std::make_shared<const Launch>(std::move(made.launch));
+    op->err = err;
     *out = op;
     return INFINI_STATUS_SUCCESS;
 }

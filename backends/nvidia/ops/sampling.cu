@@ -67,6 +67,28 @@ __device__ __forceinline__ unsigned keyOf(float f) {
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
+// The float whose key keyOf gives (every element with one key has the same value).
+__device__ __forceinline__ float valueOfKey(unsigned key) {
+    return __uint_as_float((key & 0x80000000u) ? (key & 0x7fffffffu) : ~key);
+}
+
+// Inclusive prefix sum over the block in thread order; warp_tot: 32 entries of shared memory (free
+// again after the next __syncthreads).
+template <typename V>
+__device__ __forceinline__ V blockInclusiveScan(V x, V *warp_tot) {
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        V v = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += v;
+    }
+    if (lane == 31) warp_tot[warp] = x;
+    __syncthreads();
+    V before = 0;
+    for (int w = 0; w < warp; ++w) before += warp_tot[w];
+    return before + x;
+}
+
 constexpr int kSampleThreads = 1024;
 
 // Finds, over the elements with key matching `prefix` in the bits above `shift + 8`, the digit
@@ -130,9 +152,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
             }
             __syncthreads();
             unsigned prefix = st.prefix, mask = st.mask;
-            // a thread sums a run of elements that share a digit before touching shared memory: most
-            // logits share the top digits, and one atomic per element on those bins serializes
-            if (count_only) {
+            if (count_only) {  // lanes of a warp with the same digit add once
                 for (long long base = 0; base < vocab; base += blockDim.x) {
                     long long j = base + threadIdx.x;
                     int digit = 256;
@@ -145,30 +165,31 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
                         atomicAdd(&counts[digit], static_cast<unsigned>(__popc(peers)));
                     }
                 }
-            }
-            int run_digit = -1;
-            unsigned run_count = 0;
-            float run_mass = 0.0f;
-            for (long long j = count_only ? vocab : threadIdx.x; j < vocab; j += blockDim.x) {
-                float v = toF(xr[j]);
-                unsigned key = keyOf(v);
-                if ((key & mask) != prefix) continue;
-                int digit = static_cast<int>((key >> shift) & 255u);
-                if (digit != run_digit) {
+            } else {  // a thread sums a run of elements that share a digit before touching shared memory
+                int run_digit = -1;
+                unsigned run_count = 0;
+                float run_mass = 0.0f;
+                auto flush = [&] {
                     if (run_digit >= 0) {
                         atomicAdd(&counts[run_digit], run_count);
                         atomicAdd(&mass[run_digit], run_mass);
                     }
-                    run_digit = digit;
-                    run_count = 0;
-                    run_mass = 0.0f;
+                };
+                for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
+                    float v = toF(xr[j]);
+                    unsigned key = keyOf(v);
+                    if ((key & mask) != prefix) continue;
+                    int digit = static_cast<int>((key >> shift) & 255u);
+                    if (digit != run_digit) {
+                        flush();
+                        run_digit = digit;
+                        run_count = 0;
+                        run_mass = 0.0f;
+                    }
+                    ++run_count;
+                    run_mass += probOf(v);
                 }
-                ++run_count;
-                run_mass += probOf(v);
-            }
-            if (run_digit >= 0) {
-                atomicAdd(&counts[run_digit], run_count);
-                atomicAdd(&mass[run_digit], run_mass);
+                flush();
             }
             __syncthreads();
             if (threadIdx.x < 32) {  // warp 0: lane l sums bins 255 - 8l .. 248 - 8l, then a scan from the top
@@ -277,23 +298,10 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
             float pr = 0.0f;
             if (t < kk) {
                 unsigned key = cand_key[t];
-                unsigned u = (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
-                pr = probOf(__uint_as_float(u));
-            }
-            // inclusive scan of pr over the block
-            int lane = t % 32, warp = t / 32;
-            float incl = pr;
-#pragma unroll
-            for (int o = 1; o < 32; o <<= 1) {
-                float v = __shfl_up_sync(0xffffffffu, incl, o);
-                if (lane >= o) incl += v;
+                pr = probOf(valueOfKey(key));
             }
             __shared__ float warp_sum[32];
-            if (lane == 31) warp_sum[warp] = incl;
-            __syncthreads();
-            float before_sum = 0.0f;
-            for (int w2 = 0; w2 < warp; ++w2) before_sum += warp_sum[w2];
-            cand_cum[t] = before_sum + incl;
+            cand_cum[t] = blockInclusiveScan(pr, warp_sum);
             __syncthreads();
             float thr = fminf(cand_cum[kk - 1], topp) * rv[row * rs0];
             if (t < kk && cand_cum[t] > thr) atomicMin(&pick, t);
@@ -308,11 +316,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
     float gt_mass = st.above_mass;
     // the value at the kth key (every element with that key has the same value and probability)
     __syncthreads();
-    float kth_p = 0.0f;
-    {
-        unsigned u = (kth & 0x80000000u) ? (kth & 0x7fffffffu) : ~kth;
-        kth_p = probOf(__uint_as_float(u));
-    }
+    float kth_p = probOf(valueOfKey(kth));
     float top_mass = gt_mass + static_cast<float>(kk - gt_count) * kth_p;
     float r = rv[row * rs0];
     float threshold = fminf(top_mass, topp) * r;
@@ -323,11 +327,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
     long long cross_above = st.above_count;
     float cross_mass = st.above_mass;
     long long cross_count = st.key_count;
-    float cross_p;
-    {
-        unsigned u = (cross & 0x80000000u) ? (cross & 0x7fffffffu) : ~cross;
-        cross_p = probOf(__uint_as_float(u));
-    }
+    float cross_p = probOf(valueOfKey(cross));
     // which of the ties at `cross` (in index order): the first whose running mass exceeds the threshold
     long long tie = cross_p > 0.0f ? static_cast<long long>(floorf((threshold - cross_mass) / cross_p)) : 0;
     if (tie < 0) tie = 0;
@@ -345,20 +345,8 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
     long long begin = threadIdx.x * chunk, end = begin + chunk < vocab ? begin + chunk : vocab;
     unsigned mine = 0;
     for (long long j = begin; j < end; ++j) mine += keyOf(toF(xr[j])) == want_key;
-    // exclusive scan of `mine` over the block (warp scans, then the warp totals)
-    unsigned incl = mine;
-    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        unsigned v = __shfl_up_sync(0xffffffffu, incl, o);
-        if (lane >= o) incl += v;
-    }
     __shared__ unsigned warp_tot[32];
-    if (lane == 31) warp_tot[warp] = incl;
-    __syncthreads();
-    unsigned before = 0;
-    for (int w2 = 0; w2 < warp; ++w2) before += warp_tot[w2];
-    unsigned excl = before + incl - mine;
+    unsigned excl = blockInclusiveScan(mine, warp_tot) - mine;  // ties before this thread's chunk
     if (static_cast<long long>(excl) <= tie && tie < static_cast<long long>(excl + mine)) {
         long long need = tie - excl;
         for (long long j = begin; j < end; ++j) {

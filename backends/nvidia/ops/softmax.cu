@@ -6,8 +6,6 @@
 namespace infini::nvidia::ops {
 namespace {
 
-constexpr int kMaxVecs = 4;
-
 __device__ __forceinline__ void onlineAdd(float &m, float &s, float x) {
     if (x > m) {
         s = s * __expf(m - x) + 1.0f;
@@ -52,65 +50,30 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
             if (j + e >= limit) out[e] = -INFINITY;
         }
     };
-    if (cached) {
+    visitRow<N>(nv, cached, true, xs, load, [&](long long, const float (&t)[N]) {
 #pragma unroll
-        for (int i = 0; i < kMaxVecs; ++i) {
-            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-            if (v < nv) {
-                load(v, xs[i]);
-#pragma unroll
-                for (int e = 0; e < N; ++e) onlineAdd(m, s, xs[i][e]);
-            }
-        }
-    } else {
-        for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
-            float t[N];
-            load(v, t);
-#pragma unroll
-            for (int e = 0; e < N; ++e) onlineAdd(m, s, t[e]);
-        }
-    }
+        for (int e = 0; e < N; ++e) onlineAdd(m, s, t[e]);
+    });
     blockMaxSum(m, s, smem);
     float inv = 1.0f / s;
-    auto write = [&](long long v, float (&t)[N]) {
+    visitRow<N>(nv, cached, false, xs, load, [&](long long v, const float (&t)[N]) {
         long long j = v * N;
+        float o[N];
 #pragma unroll
-        for (int e = 0; e < N; ++e) t[e] = t[e] == -INFINITY ? 0.0f : __expf(t[e] - m) * inv;
+        for (int e = 0; e < N; ++e) o[e] = t[e] == -INFINITY ? 0.0f : __expf(t[e] - m) * inv;
         if constexpr (N > 1) {
-            storeF<T, N>(yr + j, t);
+            storeF<T, N>(yr + j, o);
         } else {
-            yr[j * sy] = fromF<T>(t[0]);
+            yr[j * sy] = fromF<T>(o[0]);
         }
-    };
-    if (cached) {
-#pragma unroll
-        for (int i = 0; i < kMaxVecs; ++i) {
-            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-            if (v < nv) write(v, xs[i]);
-        }
-    } else {
-        for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
-            float t[N];
-            load(v, t);
-            write(v, t);
-        }
-    }
+    });
 }
 
-int threadsFor(long long nv, long long rows) {
-    long long per = rows < 264 ? 1 : kMaxVecs;
-    long long t = (nv + per - 1) / per;
-    t = (t + 31) / 32 * 32;
-    return static_cast<int>(t < 32 ? 32 : (t > 1024 ? 1024 : t));
-}
 
 // Launches over `rows` lines of n elements; y and x line starts given by dy/dx, element strides sy/sx.
 infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, long long n, long long sy, long long sx,
                          const Dims &dy, const Dims &dx, long long causal_q, Made *m) {
-    bool rows_aligned = true;
-    for (const Dims *d : {&dy, &dx}) {
-        for (int k = 0; k < d->ndim; ++k) rows_aligned = rows_aligned && (d->shape[k] <= 1 || d->strides[k] % 8 == 0);
-    }
+    bool rows_aligned = rowsAligned(dy, 8) && rowsAligned(dx, 8);
     return INFINI_NV_DISPATCH_FLOAT(dtype, op, {
         constexpr int N = kVec16<T>;
         bool vec = sy == 1 && sx == 1 && n % N == 0 && rows_aligned;
@@ -120,9 +83,9 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             const T *px = static_cast<const T *>(a.data[1]);
             bool v = vec && ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px)) & 15) == 0;
             if (v) {
-                softmaxKernel<T, N><<<static_cast<unsigned>(rows), threadsFor(n / N, rows), 0, a.stream>>>(py, px, n, 1, 1, dy, dx, causal_q);
+                softmaxKernel<T, N><<<static_cast<unsigned>(rows), rowThreads(n / N, rows), 0, a.stream>>>(py, px, n, 1, 1, dy, dx, causal_q);
             } else {
-                softmaxKernel<T, 1><<<static_cast<unsigned>(rows), threadsFor(n, rows), 0, a.stream>>>(py, px, n, sy, sx, dy, dx, causal_q);
+                softmaxKernel<T, 1><<<static_cast<unsigned>(rows), rowThreads(n, rows), 0, a.stream>>>(py, px, n, sy, sx, dy, dx, causal_q);
             }
             return launched(op);
         };
@@ -136,13 +99,7 @@ infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, int, Made *m) {
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
     int64_t dim;
     INFINI_RETURN_IF_ERROR(checks::softmaxDim(y, x, p.i[0], &dim));
-    auto moveLast = [&](Layout l) {
-        if (l.ndim() == 0) return l;
-        std::rotate(l.shape.begin() + dim, l.shape.begin() + dim + 1, l.shape.end());
-        std::rotate(l.strides.begin() + dim, l.strides.begin() + dim + 1, l.strides.end());
-        return l;
-    };
-    Layout ym = moveLast(y), xm = moveLast(x);
+    Layout ym = y.movedLast(static_cast<size_t>(dim)), xm = x.movedLast(static_cast<size_t>(dim));  // lines along dim as rows
     Dims dy{}, dx{};
     if (xm.ndim() > 0 && (!dimsOf(ym, &dy, 1) || !dimsOf(xm, &dx, 1))) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
