@@ -15,6 +15,11 @@
 #include "runtime/InfiniStream.h"
 
 namespace py = pybind11;
+
+namespace infini_torch::distributed {
+// distributed/ProcessGroupInfiniCCL.cpp: binds _create_infiniccl_backend.
+void initDistributedBindings(PyObject *module);
+}  // namespace infini_torch::distributed
 using namespace infini_torch;
 
 namespace {
@@ -71,6 +76,7 @@ py::dict memoryStats(c10::DeviceIndex device) {
 }  // namespace
 
 PYBIND11_MODULE(_C, m) {
+    infini_torch::distributed::initDistributedBindings(m.ptr());
     m.doc() = "infinicore_torch native glue";
     m.attr("_torch_version") = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
                                "." + std::to_string(TORCH_VERSION_PATCH);

@@ -41,6 +41,11 @@ _register()
 
 from . import nn, ops  # noqa: E402  (registers fake and autograd support of torch.ops.infini)
 
+if torch.distributed.is_available():
+    from . import distributed  # noqa: E402
+
+    distributed.register()  # torch.distributed backend "infiniccl" for the infini device
+
 
 def backends() -> list[_infini.Backend]:
     """Every backend library the loader found, loaded or not (with the reason)."""

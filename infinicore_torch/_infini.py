@@ -26,6 +26,11 @@ BAD_TENSOR_SHAPE = 11
 OUT_OF_MEMORY = 20
 INVALID_HANDLE = 21
 NOT_READY = 22
+TIMEOUT = 23
+REMOTE_ERROR = 24
+
+# infinicclReduceOp_t
+CCL_SUM, CCL_PROD, CCL_MAX, CCL_MIN, CCL_AVG = 0, 1, 2, 3, 4
 
 # infiniDevice_t
 DEVICE_CPU = 0
@@ -64,6 +69,12 @@ class PointerAttributes(ctypes.Structure):
         ("base", c_void_p),
         ("size", c_size_t),
     ]
+
+
+class UniqueId(ctypes.Structure):
+    """infinicclUniqueId: 128 opaque bytes, passed by value."""
+
+    _fields_ = [("internal", ctypes.c_char * 128)]
 
 
 class InfiniError(RuntimeError):
@@ -120,6 +131,23 @@ _SIGNATURES = {
     "infiniopCreateTensorDescriptor": (c_int, [_P(c_void_p), c_size_t, _P(c_size_t), _P(c_ssize_t), c_int]),
     "infiniopDestroyTensorDescriptor": (c_int, [c_void_p]),
     "infiniopGetTensorDescriptor": (c_int, [c_void_p, _P(c_size_t), _P(c_size_t), _P(c_ssize_t), _P(c_int)]),
+    "infinicclGetUniqueId": (c_int, [c_int, _P(UniqueId)]),
+    "infinicclCommInitRank": (c_int, [_P(c_void_p), c_int, UniqueId, c_int]),
+    "infinicclCommInitAll": (c_int, [c_int, _P(c_void_p), c_int, _P(c_int)]),
+    "infinicclCommDestroy": (c_int, [c_void_p]),
+    "infinicclCommCount": (c_int, [c_void_p, _P(c_int)]),
+    "infinicclCommUserRank": (c_int, [c_void_p, _P(c_int)]),
+    "infinicclCommSetTimeout": (c_int, [c_void_p, ctypes.c_uint64]),
+    "infinicclCommGetAsyncError": (c_int, [c_void_p, _P(c_int)]),
+    "infinicclAllReduce": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_int, c_void_p, c_void_p]),
+    "infinicclBroadcast": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_int, c_void_p, c_void_p]),
+    "infinicclReduce": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_int, c_int, c_void_p, c_void_p]),
+    "infinicclAllGather": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_void_p, c_void_p]),
+    "infinicclReduceScatter": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_int, c_void_p, c_void_p]),
+    "infinicclSend": (c_int, [c_void_p, c_size_t, c_int, c_int, c_void_p, c_void_p]),
+    "infinicclRecv": (c_int, [c_void_p, c_size_t, c_int, c_int, c_void_p, c_void_p]),
+    "infinicclGroupStart": (c_int, []),
+    "infinicclGroupEnd": (c_int, []),
 }
 
 _lib = None

@@ -108,7 +108,7 @@ void loadOne(const std::string &path, LoaderState &s) {
     }
     const infiniBackend_t *t = get();
     if (t == nullptr) return reject(INFINI_BACKEND_ENTRY_SYMBOL " returned NULL");
-    if (t->abi_version != INFINI_BACKEND_ABI_VERSION || t->struct_size < sizeof(infiniBackend_t)) {
+    if (t->abi_version != INFINI_BACKEND_ABI_VERSION || t->struct_size < INFINI_BACKEND_BASE_SIZE) {
         return reject("backend ABI version " + std::to_string(t->abi_version) + " (struct size " +
                       std::to_string(t->struct_size) + "), the core needs version " +
                       std::to_string(INFINI_BACKEND_ABI_VERSION));

@@ -30,4 +30,7 @@ const infiniBackend_t *backendFor(int device_type);
 // Number of devices of a loaded backend (0 when absent).
 int deviceCount(int device_type);
 
+// True when a backend's table has every collective entry (infiniccl).
+bool hasCollectives(const infiniBackend_t *b);
+
 }  // namespace infini::core

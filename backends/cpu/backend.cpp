@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "ccl.h"
 #include "memory.h"
 #include "ops/ops.h"
 #include "runtime.h"
@@ -227,6 +228,7 @@ infiniBackend_t makeTable() {
     t.create_handle = createHandle;
     t.destroy_handle = destroyHandle;
     t.create_op = ops::createOp;
+    fillCclTable(t);
     return t;
 }
 

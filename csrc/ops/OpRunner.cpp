@@ -15,9 +15,8 @@
 #include "../runtime/InfiniStream.h"
 
 namespace infini_torch::ops {
-namespace {
 
-infiniDtype_t toInfini(at::ScalarType t) {
+infiniDtype_t toInfiniDtype(at::ScalarType t) {
     switch (t) {
         case at::kFloat: return INFINI_DTYPE_F32;
         case at::kHalf: return INFINI_DTYPE_F16;
@@ -31,6 +30,8 @@ infiniDtype_t toInfini(at::ScalarType t) {
         default: TORCH_CHECK(false, "infini: dtype ", t, " has no infini equivalent");
     }
 }
+
+namespace {
 
 using Key = std::vector<int64_t>;
 
@@ -171,7 +172,7 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
                     std::vector<size_t> shape(t->sizes().begin(), t->sizes().end());
                     std::vector<ptrdiff_t> strides(t->strides().begin(), t->strides().end());
                     INFINI_CHECK(infiniopCreateTensorDescriptor(&descs[k].desc, shape.size(), shape.data(),
-                                                                strides.data(), toInfini(t->scalar_type())));
+                                                                strides.data(), toInfiniDtype(t->scalar_type())));
                 }
                 params.tensors[k] = descs[k].desc;
                 ++k;

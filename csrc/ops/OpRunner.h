@@ -14,6 +14,9 @@
 
 namespace infini_torch::ops {
 
+// The infini dtype of a torch dtype (raises for dtypes infini has no equivalent of).
+infiniDtype_t toInfiniDtype(at::ScalarType t);
+
 // tensors: outputs then inputs, in the op's C ABI order; an undefined tensor is an absent optional.
 void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, std::initializer_list<double> f = {},
            std::initializer_list<int64_t> i = {});

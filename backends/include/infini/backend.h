@@ -17,6 +17,9 @@
 #ifndef INFINI_BACKEND_H_
 #define INFINI_BACKEND_H_
 
+#include <stddef.h>
+
+#include "infiniccl.h"
 #include "infiniop.h"
 
 #define INFINI_BACKEND_ABI_VERSION 1
@@ -28,6 +31,15 @@ struct InfiniopTensorDescriptor {
     size_t ndim;
     size_t *shape;      /* ndim entries */
     ptrdiff_t *strides; /* ndim entries, in elements (filled in even when created with NULL strides) */
+};
+
+/* Every communicator a backend makes starts with this header, so that the core can route calls made
+ * with it and check ranks and peers before the backend sees them. */
+struct InfinicclComm {
+    infiniDevice_t device;
+    int device_id;
+    int rank;
+    int nranks;
 };
 
 /* Every backend handle starts with this header so that the core can route calls made with it. */
@@ -90,7 +102,39 @@ typedef struct infiniBackend {
      * NOT_IMPLEMENTED for an op it does not provide and BAD_TENSOR_* for shapes it cannot take. */
     infiniStatus_t (*create_op)(infiniopHandle_t handle, const infiniopOpParams_t *params,
                                 struct InfiniopDescriptor **desc);
+
+    /* Collectives (infiniccl.h). Optional: a backend without them leaves them NULL, and a library
+     * built before they existed has a struct_size that stops before them. The core has checked
+     * every argument it can (comm live and of this backend, ranks, root and peer in range, dtype,
+     * op, non-NULL buffers when count > 0) before calling them. */
+    infiniStatus_t (*ccl_get_unique_id)(infinicclUniqueId *id);
+    /* Joins rank `rank` of an nranks group on the calling thread's current device. */
+    infiniStatus_t (*ccl_comm_init_rank)(infinicclComm_t *comm, int nranks, const infinicclUniqueId *id, int rank);
+    infiniStatus_t (*ccl_comm_init_all)(infinicclComm_t *comms, int ndevice, const int *device_ids);
+    infiniStatus_t (*ccl_comm_destroy)(infinicclComm_t comm);
+    infiniStatus_t (*ccl_comm_set_timeout)(infinicclComm_t comm, uint64_t timeout_ms);
+    infiniStatus_t (*ccl_comm_get_async_error)(infinicclComm_t comm, infiniStatus_t *async_error);
+    infiniStatus_t (*ccl_all_reduce)(void *sendbuf, void *recvbuf, size_t count, infiniDtype_t dtype,
+                                     infinicclReduceOp_t op, infinicclComm_t comm, infinirtStream_t stream);
+    infiniStatus_t (*ccl_broadcast)(void *sendbuf, void *recvbuf, size_t count, infiniDtype_t dtype, int root,
+                                    infinicclComm_t comm, infinirtStream_t stream);
+    infiniStatus_t (*ccl_reduce)(void *sendbuf, void *recvbuf, size_t count, infiniDtype_t dtype,
+                                 infinicclReduceOp_t op, int root, infinicclComm_t comm, infinirtStream_t stream);
+    infiniStatus_t (*ccl_all_gather)(void *sendbuf, void *recvbuf, size_t send_count, infiniDtype_t dtype,
+                                     infinicclComm_t comm, infinirtStream_t stream);
+    infiniStatus_t (*ccl_reduce_scatter)(void *sendbuf, void *recvbuf, size_t recv_count, infiniDtype_t dtype,
+                                         infinicclReduceOp_t op, infinicclComm_t comm, infinirtStream_t stream);
+    infiniStatus_t (*ccl_send)(void *sendbuf, size_t count, infiniDtype_t dtype, int peer, infinicclComm_t comm,
+                               infinirtStream_t stream);
+    infiniStatus_t (*ccl_recv)(void *recvbuf, size_t count, infiniDtype_t dtype, int peer, infinicclComm_t comm,
+                               infinirtStream_t stream);
+    /* Called on every backend with collectives; groups nest (the core counts the depth). */
+    infiniStatus_t (*ccl_group_start)(void);
+    infiniStatus_t (*ccl_group_end)(void);
 } infiniBackend_t;
+
+/* The size of the table before the collectives were appended: the smallest struct_size accepted. */
+#define INFINI_BACKEND_BASE_SIZE offsetof(infiniBackend_t, ccl_get_unique_id)
 
 typedef const infiniBackend_t *(*infiniBackendGetFn)(void);
 

@@ -1,7 +1,12 @@
 /* infiniccl.h: collectives between devices, in the style of NCCL.
  *
- * Declared here as the contract; the backends implement it in the distributed issue. A communicator
- * belongs to one device; every call is queued on the given stream of that device. */
+ * A communicator is one rank of a group and belongs to one device; every call is queued on the given
+ * stream of that device (NULL: the device's default stream) and returns at once. Failures found when
+ * the call is made (bad arguments) are returned; failures found while the queued work runs (a peer
+ * that never arrives within the communicator's timeout, a peer that exits) are reported by the next
+ * synchronization of that stream, by infinicclCommGetAsyncError, and by every later call on the
+ * communicator. Every rank must issue the same collectives in the same order; send/recv between a
+ * pair of ranks are matched in issue order. */
 #ifndef INFINI_INFINICCL_H_
 #define INFINI_INFINICCL_H_
 
@@ -57,6 +62,17 @@ INFINI_API infiniStatus_t infinicclSend(void *sendbuf, size_t count, infiniDtype
 /* Receives count elements from rank peer. */
 INFINI_API infiniStatus_t infinicclRecv(void *recvbuf, size_t count, infiniDtype_t datatype, int peer,
                                         infinicclComm_t comm, infinirtStream_t stream);
+/* extension: the number of ranks of the communicator's group. */
+INFINI_API infiniStatus_t infinicclCommCount(infinicclComm_t comm, int *count);
+/* extension: this communicator's rank in its group. */
+INFINI_API infiniStatus_t infinicclCommUserRank(infinicclComm_t comm, int *rank);
+/* extension: how long queued work may wait for peers before it fails with INFINI_STATUS_TIMEOUT
+ * (default: the INFINICCL_TIMEOUT_MS environment variable, else 30 minutes). */
+INFINI_API infiniStatus_t infinicclCommSetTimeout(infinicclComm_t comm, uint64_t timeout_ms);
+/* extension: SUCCESS, or the status of the first queued work of this communicator that failed
+ * (the message is left for infiniGetLastErrorMessage). A failed communicator refuses further work. */
+INFINI_API infiniStatus_t infinicclCommGetAsyncError(infinicclComm_t comm, infiniStatus_t *async_error);
+
 /* Starts a group: calls until infinicclGroupEnd are issued together (send/recv pairs cannot deadlock). */
 INFINI_API infiniStatus_t infinicclGroupStart(void);
 /* Ends a group and issues its calls. */
