@@ -63,24 +63,33 @@ bool blockingWaitFromEnv() {
     return env != nullptr && env[0] == '1';
 }
 
+// The end of one collective, or of a coalescing block (whose calls share it): the event recorded on the
+// communication stream after the work, and the future of its outputs. Both are set when the work has
+// been issued (for a coalescing block: at its end).
+struct Completion {
+    infinirtEvent_t end = nullptr;
+    c10::intrusive_ptr<c10::ivalue::Future> future;
+    ~Completion() {
+        if (end != nullptr) infinirtEventDestroy(end);
+    }
+};
+
 class WorkInfiniCCL : public c10d::Work {
    public:
-    WorkInfiniCCL(int rank, OpType type, c10::Device device, infinirtEvent_t end, infinicclComm_t comm,
-                  bool blocking, std::vector<at::Tensor> outputs, c10::intrusive_ptr<c10::ivalue::Future> future)
+    WorkInfiniCCL(int rank, OpType type, c10::Device device, std::shared_ptr<Completion> done, infinicclComm_t comm,
+                  bool blocking, std::vector<at::Tensor> outputs)
         : c10d::Work(rank, type),
           device_(device),
-          end_(end),
+          done_(std::move(done)),
           comm_(comm),
           blocking_(blocking),
-          outputs_(std::move(outputs)),
-          future_(std::move(future)) {}
-
-    ~WorkInfiniCCL() override { infinirtEventDestroy(end_); }
+          outputs_(std::move(outputs)) {}
 
     bool isCompleted() override {
+        if (done_->end == nullptr) return false;
         infinirtEventStatus_t st;
         c10::DeviceGuard guard(device_);
-        if (infinirtEventQuery(end_, &st) != INFINI_STATUS_SUCCESS) return true;
+        if (infinirtEventQuery(done_->end, &st) != INFINI_STATUS_SUCCESS) return true;
         return st == INFINIRT_EVENT_COMPLETE;
     }
 
@@ -91,10 +100,11 @@ class WorkInfiniCCL : public c10d::Work {
     }
 
     bool wait(std::chrono::milliseconds timeout) override {
+        TORCH_CHECK(done_->end != nullptr, "infiniccl: wait() on a work of a coalescing block that has not ended");
         c10::DeviceGuard guard(device_);
         if (blocking_ || timeout != kNoTimeout) {
             if (timeout == kNoTimeout) {
-                CCL_CHECK("wait", infinirtEventSynchronize(end_));
+                CCL_CHECK("wait", infinirtEventSynchronize(done_->end));
             } else {
                 auto limit = std::chrono::steady_clock::now() + timeout;
                 while (!isCompleted()) {
@@ -110,7 +120,7 @@ class WorkInfiniCCL : public c10d::Work {
             if (err != INFINI_STATUS_SUCCESS) raiseComm(opTypeToString(opType_).c_str(), err);
         }
         infinirtStream_t caller = native_stream(getCurrentStream(device_.index()));
-        CCL_CHECK("wait", infinirtStreamWaitEvent(caller, end_));
+        CCL_CHECK("wait", infinirtStreamWaitEvent(caller, done_->end));
         return true;
     }
 
@@ -118,15 +128,17 @@ class WorkInfiniCCL : public c10d::Work {
 
     std::vector<at::Tensor> result() override { return outputs_; }
 
-    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
+        TORCH_CHECK(done_->future, "infiniccl: the future of a work of a coalescing block exists once the block ends");
+        return done_->future;
+    }
 
    private:
     c10::Device device_;
-    infinirtEvent_t end_;
+    std::shared_ptr<Completion> done_;
     infinicclComm_t comm_;
     bool blocking_;
     std::vector<at::Tensor> outputs_;
-    c10::intrusive_ptr<c10::ivalue::Future> future_;
 };
 
 class ProcessGroupInfiniCCL : public c10d::Backend {
@@ -142,6 +154,30 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     }
 
     const std::string getBackendName() const override { return "infiniccl"; }
+
+    bool supportsCoalescing() const override { return true; }
+
+    // Calls until endCoalescing are issued as one infiniccl group (send/recv pairs cannot deadlock) and
+    // share one Work.
+    void startCoalescing() override {
+        TORCH_CHECK(!coalescing_, "infiniccl: coalescing blocks do not nest");
+        CCL_CHECK("start_coalescing", infinicclGroupStart());
+        coalescing_ = true;
+        coalesced_ = std::make_shared<Completion>();
+        coalesced_outputs_.clear();
+        coalesced_device_.reset();
+    }
+
+    c10::intrusive_ptr<c10d::Work> endCoalescing() override {
+        TORCH_CHECK(coalescing_, "infiniccl: endCoalescing without startCoalescing");
+        coalescing_ = false;
+        CCL_CHECK("end_coalescing", infinicclGroupEnd());
+        c10::Device device = coalesced_device_.value_or(c10::Device(c10::DeviceType::PrivateUse1, current_device()));
+        DeviceState &st = state(device);
+        finish("end_coalescing", device, st, coalesced_outputs_, *coalesced_);
+        return c10::make_intrusive<WorkInfiniCCL>(rank_, OpType::COALESCED, device, coalesced_, st.comm, blocking_,
+                                                  std::move(coalesced_outputs_));
+    }
 
     void setTimeout(std::chrono::milliseconds timeout) override {
         std::lock_guard<std::mutex> lock(mu_);
@@ -620,21 +656,36 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         for (const auto *list : {&inputs, &outputs}) {
             for (const at::Tensor &t : *list) impl->recordDataPtrOnStream(t.storage().data_ptr(), st.stream);
         }
+        if (coalescing_) {
+            TORCH_CHECK(!coalesced_device_ || *coalesced_device_ == device, "infiniccl ", op,
+                        ": one coalescing block uses one device (", *coalesced_device_, " and ", device, ")");
+            coalesced_device_ = device;
+            coalesced_outputs_.insert(coalesced_outputs_.end(), outputs.begin(), outputs.end());
+            return c10::make_intrusive<WorkInfiniCCL>(rank_, type, device, coalesced_, st.comm, blocking_,
+                                                      std::move(outputs));
+        }
+        auto done = std::make_shared<Completion>();
+        finish(op, device, st, outputs, *done);
+        const bool blocking = blocking_ || type == OpType::BARRIER;
+        return c10::make_intrusive<WorkInfiniCCL>(rank_, type, device, std::move(done), st.comm, blocking,
+                                                  std::move(outputs));
+    }
+
+    // Records the end event on the communication stream and completes the future there.
+    void finish(const char *op, c10::Device device, DeviceState &st, const std::vector<at::Tensor> &outputs,
+                Completion &done) {
+        c10::DeviceGuard guard(device);
         infinirtEvent_t end = nullptr;
         CCL_CHECK(op, infinirtEventCreateWithFlags(&end, INFINIRT_EVENT_DISABLE_TIMING));
-        if (infiniStatus_t s = infinirtEventRecord(end, comm_stream); s != INFINI_STATUS_SUCCESS) {
+        if (infiniStatus_t s = infinirtEventRecord(end, native_stream(st.stream)); s != INFINI_STATUS_SUCCESS) {
             infinirtEventDestroy(end);
             raiseComm(op, s);
         }
-        auto future = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()),
+        done.end = end;
+        done.future = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()),
                                                                std::vector<c10::Device>{device});
-        {
-            c10::StreamGuard on_comm(st.stream);  // the future's consumers wait for the comm stream
-            future->markCompleted(c10::IValue(outputs));
-        }
-        const bool blocking = blocking_ || type == OpType::BARRIER;
-        return c10::make_intrusive<WorkInfiniCCL>(rank_, type, device, end, st.comm, blocking, std::move(outputs),
-                                                  std::move(future));
+        c10::StreamGuard on_comm(st.stream);  // the future's consumers wait for the comm stream
+        done.future->markCompleted(c10::IValue(outputs));
     }
 
     c10::intrusive_ptr<c10d::Store> store_;
@@ -643,6 +694,10 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     std::mutex mu_;
     std::unordered_map<c10::DeviceIndex, DeviceState> devices_;
     int comms_made_ = 0;
+    bool coalescing_ = false;
+    std::shared_ptr<Completion> coalesced_;
+    std::vector<at::Tensor> coalesced_outputs_;
+    std::optional<c10::Device> coalesced_device_;
 };
 
 c10::intrusive_ptr<c10d::Backend> create(const c10::intrusive_ptr<c10d::Store> &store, int rank, int size,
