@@ -325,6 +325,7 @@ infiniBackend_t makeTable() {
     t.create_handle = createHandle;
     t.destroy_handle = destroyHandle;
     t.create_op = ops::createOp;
+    fillCclTable(t);
     return t;
 }
 

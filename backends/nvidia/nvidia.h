@@ -10,6 +10,9 @@
 
 namespace infini::nvidia {
 
+// Fills the collective entries of the backend's table (ccl.cpp: infiniccl over NCCL).
+void fillCclTable(infiniBackend_t &table);
+
 // A failing CUDA call as a status with the call's name and CUDA's message.
 infiniStatus_t cudaFail(cudaError_t err, const char *what);
 
