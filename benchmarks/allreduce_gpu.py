@@ -93,7 +93,7 @@ def _rank(rank: int, world: int, store_path: str, out_json: str) -> None:
     torch.infini.set_device(rank)
     store = dist.FileStore(store_path, world)
     dist.init_process_group("cuda:nccl,infini:infiniccl", store=store, rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=120), device_id=torch.device("cuda", rank))
+                            timeout=datetime.timedelta(seconds=120))
     failures = _checks(rank, world)
     rows = []
     for nbytes in SIZES:
