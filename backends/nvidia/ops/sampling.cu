@@ -101,6 +101,46 @@ struct RadixState {
     long long key_count;    // after the last digit: elements with exactly the key found
 };
 
+// Calls f(j, value, ok) for every element j of a row; every thread makes the same number of calls (ok
+// false pads), so f may use warp-wide intrinsics. A row aligned to 16 bytes is read in 16-byte
+// pieces, four in flight per thread: with one block per row the passes are bound by loads in flight.
+template <typename T, typename F>
+__device__ __forceinline__ void visitVocab(const T *xr, long long vocab, F &&f) {
+    constexpr int V = kVec16<T>;
+    constexpr int U = 4;  // 16-byte pieces in flight per thread
+    long long done = 0;
+    if ((reinterpret_cast<uintptr_t>(xr) & 15u) == 0) {
+        const long long nvec = vocab / V;
+        for (long long base = 0; base < nvec; base += U * static_cast<long long>(blockDim.x)) {
+            float x[U][V];
+            bool ok[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const long long q = base + threadIdx.x + u * static_cast<long long>(blockDim.x);
+                ok[u] = q < nvec;
+                if (ok[u]) {
+                    loadF<T, V>(xr + q * V, x[u]);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) x[u][e] = 0.0f;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const long long q = base + threadIdx.x + u * static_cast<long long>(blockDim.x);
+#pragma unroll
+                for (int e = 0; e < V; ++e) f(q * V + e, x[u][e], ok[u]);
+            }
+        }
+        done = nvec * V;
+    }
+    for (long long base = done; base < vocab; base += blockDim.x) {
+        const long long j = base + threadIdx.x;
+        const bool ok = j < vocab;
+        f(j, ok ? toF(xr[j]) : 0.0f, ok);
+    }
+}
+
 template <typename T>
 __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, long long batch, long long vocab,
                                    long long xs0, long long rs0, long long os0, long long kk, float topp, float temp,
@@ -113,16 +153,21 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
     __shared__ unsigned long long best_pack;
     long long row = blockIdx.x;
     const T *xr = x + row * xs0;
-    // arg-max (ties: lower index), and the softmax normalizer over the whole row
-    float m = -INFINITY;
+    // arg-max (ties: lower index) and the softmax normalizer, in one pass: each thread keeps its
+    // running max and its sum of exp((v - max) / temperature), rescaled when the max rises
+    const float inv_t = 1.0f / temp;
+    float m = -INFINITY, s = 0.0f;
     long long arg = vocab;
-    for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
-        float v = toF(xr[j]);
+    visitVocab(xr, vocab, [&](long long j, float v, bool ok) {
+        if (!ok) return;
         if (v > m) {
+            if (sample) s = s * __expf((m - v) * inv_t) + 1.0f;
             m = v;
             arg = j;
+        } else if (sample && v != -INFINITY) {
+            s += __expf((v - m) * inv_t);
         }
-    }
+    });
     float bm = blockMax(m, smem);
     if (threadIdx.x == 0) best_pack = ~0ull;
     __syncthreads();
@@ -132,10 +177,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
         if (threadIdx.x == 0) out[row * os0] = static_cast<long long>(best_pack == ~0ull ? 0 : best_pack);
         return;
     }
-    float inv_t = 1.0f / temp;
-    float total = 0.0f;
-    for (long long j = threadIdx.x; j < vocab; j += blockDim.x) total += __expf((toF(xr[j]) - bm) * inv_t);
-    total = blockSum(total, smem);
+    float total = blockSum(m == -INFINITY ? 0.0f : s * __expf((m - bm) * inv_t), smem);
     float inv_total = 1.0f / total;
     auto probOf = [&](float v) { return __expf((v - bm) * inv_t) * inv_total; };
 
@@ -153,18 +195,19 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
             __syncthreads();
             unsigned prefix = st.prefix, mask = st.mask;
             if (count_only) {  // lanes of a warp with the same digit add once
-                for (long long base = 0; base < vocab; base += blockDim.x) {
-                    long long j = base + threadIdx.x;
+                visitVocab(xr, vocab, [&](long long, float v, bool ok) {
                     int digit = 256;
-                    if (j < vocab) {
-                        unsigned key = keyOf(toF(xr[j]));
+                    if (ok) {
+                        unsigned key = keyOf(v);
                         if ((key & mask) == prefix) digit = static_cast<int>((key >> shift) & 255u);
                     }
+                    // after the first digit few elements still match: skip warps with none
+                    if (!__any_sync(0xffffffffu, digit < 256)) return;
                     unsigned peers = __match_any_sync(0xffffffffu, digit);
                     if (digit < 256 && static_cast<int>(threadIdx.x % 32) == __ffs(peers) - 1) {
                         atomicAdd(&counts[digit], static_cast<unsigned>(__popc(peers)));
                     }
-                }
+                });
             } else {  // a thread sums a run of elements that share a digit before touching shared memory
                 int run_digit = -1;
                 unsigned run_count = 0;
@@ -175,10 +218,10 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
                         atomicAdd(&mass[run_digit], run_mass);
                     }
                 };
-                for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
-                    float v = toF(xr[j]);
+                visitVocab(xr, vocab, [&](long long, float v, bool ok) {
+                    if (!ok) return;
                     unsigned key = keyOf(v);
-                    if ((key & mask) != prefix) continue;
+                    if ((key & mask) != prefix) return;
                     int digit = static_cast<int>((key >> shift) & 255u);
                     if (digit != run_digit) {
                         flush();
@@ -188,7 +231,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
                     }
                     ++run_count;
                     run_mass += probOf(v);
-                }
+                });
                 flush();
             }
             __syncthreads();
@@ -263,16 +306,16 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
                 pick = static_cast<int>(kk - 1);
             }
             __syncthreads();
-            for (long long j = t; j < vocab; j += blockDim.x) {
-                unsigned key = keyOf(toF(xr[j]));
-                if (key >= kth0) {
+            visitVocab(xr, vocab, [&](long long j, float v, bool ok) {
+                unsigned key = keyOf(v);
+                if (ok && key >= kth0) {
                     int at = atomicAdd(&n_cand, 1);
                     if (at < kSampleThreads) {
                         cand_key[at] = key;
                         cand_idx[at] = static_cast<int>(j);
                     }
                 }
-            }
+            });
             __syncthreads();
             auto before = [&](int a, int b) {
                 return cand_key[a] > cand_key[b] || (cand_key[a] == cand_key[b] && cand_idx[a] < cand_idx[b]);
