@@ -184,7 +184,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
     // Radix search from the top. count mode: the kk-th largest key; mass mode: the key where the mass
     // from the top first exceeds target. Returns in st: prefix = that key, above_* = what lies above it.
     // count_only: counts without mass, warp-aggregated (lanes with the same digit add once)
-    auto search = [&](bool count_mode, double target, bool count_only) {
+    auto search = [&](bool count_mode, double target, bool count_only, long long stop_at) {
         if (threadIdx.x == 0) st = RadixState{0u, 0u, 0, 0.0f, 0};
         __syncthreads();
         for (int shift = 24; shift >= 0; shift -= 8) {
@@ -283,11 +283,14 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
                 }
             }
             __syncthreads();
+            // stop_at: enough digits once at most stop_at elements lie at or above the prefix (the
+            // candidates are sorted afterwards, so the k-th key itself need not be pinned down)
+            if (stop_at > 0 && st.above_count + st.key_count <= stop_at) break;
         }
     };
 
-    // 1. the kk-th largest key
-    search(true, static_cast<double>(kk), true);
+    // 1. the kk-th largest key, or a prefix at or above which at most kSampleThreads elements lie
+    search(true, static_cast<double>(kk), true, kSampleThreads);
     {
         // few enough candidates (the keys above the kth and all ties at it): sort them in shared
         // memory and scan their probabilities, as the reference does
@@ -353,7 +356,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
             return;
         }
     }
-    search(true, static_cast<double>(kk), false);  // with the mass this time, for the long path
+    search(true, static_cast<double>(kk), false, 0);  // with the mass this time, for the long path
     unsigned kth = st.prefix;
     long long gt_count = st.above_count;
     float gt_mass = st.above_mass;
@@ -365,7 +368,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
     float threshold = fminf(top_mass, topp) * r;
     // 2. the first position (from the top) whose cumulative mass exceeds the threshold
     __syncthreads();
-    search(false, static_cast<double>(threshold), false);
+    search(false, static_cast<double>(threshold), false, 0);
     unsigned cross = st.prefix;
     long long cross_above = st.above_count;
     float cross_mass = st.above_mass;
