@@ -458,9 +458,8 @@ class Comm {
             case Kind::Reduce: {
                 const bool all = op.kind == Kind::AllReduce;
                 const bool out = all || me == op.root;
-                if (n == 1) {
+                if (n == 1) {  // one rank: every op, AVG included, gives the input back
                     if (dst != src) std::memcpy(dst, src, op.count * es);
-                    if (op.redop == INFINICCL_AVG) reduce(dst, nullptr, (const void *const *)&dst, 1, op.count, op.dtype, op.redop, 1);
                     return;
                 }
                 const size_t chunk = kStageBytes / es;
@@ -525,9 +524,8 @@ class Comm {
             }
             case Kind::ReduceScatter: {
                 const size_t rc = op.count;
-                if (n == 1) {
+                if (n == 1) {  // one rank: every op, AVG included, gives the input back
                     if (dst != src) std::memcpy(dst, src, rc * es);
-                    if (op.redop == INFINICCL_AVG) reduce(dst, nullptr, (const void *const *)&dst, 1, rc, op.dtype, op.redop, 1);
                     return;
                 }
                 const size_t chunk = std::max<size_t>(1, kStageBytes / (size_t(n) * es));
