@@ -141,6 +141,24 @@ def test_softmax_any_dim_and_causal(device, dtype):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("cols", [32000, 40008, 128256, 200000])
+def test_softmax_wide_rows(device, dtype, cols):
+    """Vocabulary-wide rows: on GPUs, lines longer than a block holds are split over a cluster of blocks."""
+    x = rand(3, cols, dtype=dtype, device=device, scale=6)
+    x[1, cols // 3] = 40.0  # one dominant logit in the middle of the row
+    (fx,) = f32(x)
+    out = ops.softmax(x, -1)
+    close(out, torch.softmax(fx, -1), dtype)
+    torch.testing.assert_close(out.cpu().float().sum(-1), torch.ones(3), rtol=0, atol=2e-2)
+    q, kv = 5, cols // 8 * 8
+    s = rand(q, kv, dtype=dtype, device=device, scale=4)
+    (fs,) = f32(s)
+    ref = torch.softmax(fs.masked_fill(causal_mask(q, kv), float("-inf")), -1)
+    close(ops.causal_softmax(s), ref, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
 def test_embedding(device, dtype, index_dtype):
     w = rand(100, 769, dtype=dtype, device=device)

@@ -41,6 +41,30 @@ __device__ __forceinline__ void loadF(const T *p, float (&out)[N]) {
     for (int i = 0; i < N; ++i) out[i] = toF(v.v[i]);
 }
 
+// A 16-byte piece held as stored, as floats (bf16: a shift or a mask per element; fewer registers
+// than the conversion intrinsics take here).
+__device__ __forceinline__ void unpackF(const Vec<__nv_bfloat16, 8> &x, float (&f)[8]) {
+    const uint32_t *w = reinterpret_cast<const uint32_t *>(&x);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        f[2 * i] = __uint_as_float(w[i] << 16);
+        f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    }
+}
+__device__ __forceinline__ void unpackF(const Vec<__half, 8> &x, float (&f)[8]) {
+    const __half2 *h = reinterpret_cast<const __half2 *>(&x);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        float2 v = __half22float2(h[i]);
+        f[2 * i] = v.x;
+        f[2 * i + 1] = v.y;
+    }
+}
+__device__ __forceinline__ void unpackF(const Vec<float, 4> &x, float (&f)[4]) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) f[i] = x.v[i];
+}
+
 template <typename T, int N>
 __device__ __forceinline__ void storeF(T *p, const float (&in)[N]) {
     Vec<T, N> v;
@@ -113,11 +137,19 @@ __device__ __forceinline__ void visitRow(long long nv, bool cached, bool first, 
                 f(v, xs[i]);
             }
         }
-    } else {
-        for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
-            float t[N];
-            load(v, t);
-            f(v, t);
+    } else {  // kMaxVecs loads in flight per thread, then their uses
+        for (long long v0 = threadIdx.x; v0 < nv; v0 += static_cast<long long>(kMaxVecs) * blockDim.x) {
+            float t[kMaxVecs][N];
+#pragma unroll
+            for (int i = 0; i < kMaxVecs; ++i) {
+                long long v = v0 + i * static_cast<long long>(blockDim.x);
+                if (v < nv) load(v, t[i]);
+            }
+#pragma unroll
+            for (int i = 0; i < kMaxVecs; ++i) {
+                long long v = v0 + i * static_cast<long long>(blockDim.x);
+                if (v < nv) f(v, t[i]);
+            }
         }
     }
 }
