@@ -163,6 +163,18 @@ inline int rowThreads(long long nv, long long rows) {
     return static_cast<int>(t < 32 ? 32 : (t > 1024 ? 1024 : t));
 }
 
+// The most threads a block of `kernel` may have (its registers decide), a multiple of 32; asked once
+// per kernel.
+template <typename Kernel>
+inline int maxThreads(Kernel kernel) {
+    static const int cap = [kernel] {
+        cudaFuncAttributes a{};
+        if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) return 1024;
+        return a.maxThreadsPerBlock / 32 * 32;
+    }();
+    return cap;
+}
+
 inline bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
 // Whether every row start of d is a multiple of n_vec elements from the base.

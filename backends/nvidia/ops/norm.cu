@@ -1,5 +1,7 @@
 // norm.cu: rms_norm, add_rms_norm and layer_norm over the last dimension: one block per row, the row
 // held in registers (16-byte vectors) between the reduction and the write when it fits.
+#include <algorithm>
+
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
@@ -19,7 +21,7 @@ __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
 
 // One row per block. N elements per vector (N = 1: any alignment). Rows addressed through Dims.
 // kAddRms: r = a + b is written to `res` and normalized; kLayer: mean and variance, plus bias.
-template <Norm K, typename T, typename W, int N>
+template <Norm K, typename T, typename W, int N, bool CACHED>
 __global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
                            Dims dy, Dims dres, Dims da, Dims db) {
     __shared__ float smem[32];
@@ -29,93 +31,91 @@ __global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, con
     const T *br = K == Norm::kAddRms ? b + offsetOf(db, row) : nullptr;
     T *rr = K == Norm::kAddRms ? res + offsetOf(dres, row) : nullptr;
     long long nv = n / N;
-    bool cached = nv <= static_cast<long long>(kMaxVecs) * blockDim.x;
-    if constexpr (K == Norm::kRms && N > 1) {
-        if (cached) {
-            // rms_norm: the row and the weights in registers as stored (16-byte pieces), every load issued
-            // before the reduction: one memory round trip per row (add_rms_norm measured slower this way:
-            // three rows of registers)
-            Vec<T, N> xr[kMaxVecs];
-            Vec<W, N> wr[kMaxVecs];
-            float sum = 0.0f;
+    constexpr bool cached = CACHED;  // the host checked that the row fits: nv <= kMaxVecs * threads
+    if constexpr (K == Norm::kRms && N > 1 && CACHED) {
+        // rms_norm: the row and the weights in registers as stored (16-byte pieces), every load issued
+        // before the reduction: one memory round trip per row (add_rms_norm measured slower this way:
+        // three rows of registers)
+        Vec<T, N> xr[kMaxVecs];
+        Vec<W, N> wr[kMaxVecs];
+        float sum = 0.0f;
 #pragma unroll
-            for (int i = 0; i < kMaxVecs; ++i) {
-                long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-                if (v < nv) {
-                    xr[i] = *reinterpret_cast<const Vec<T, N> *>(ar + v * N);
-                    loadRaw<W, N>(w + v * N, wr[i]);
-                }
+        for (int i = 0; i < kMaxVecs; ++i) {
+            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
+            if (v < nv) {
+                xr[i] = *reinterpret_cast<const Vec<T, N> *>(ar + v * N);
+                loadRaw<W, N>(w + v * N, wr[i]);
             }
-#pragma unroll
-            for (int i = 0; i < kMaxVecs; ++i) {
-                long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-                if (v < nv) {
-#pragma unroll
-                    for (int e = 0; e < N; ++e) {
-                        float t = toF(xr[i].v[e]);
-                        sum += t * t;
-                    }
-                }
-            }
-            sum = blockSum(sum, smem);
-            float scale = rsqrtf(sum / static_cast<float>(n) + eps);
-#pragma unroll
-            for (int i = 0; i < kMaxVecs; ++i) {
-                long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-                if (v < nv) {
-                    float o[N];
-#pragma unroll
-                    for (int e = 0; e < N; ++e) o[e] = toF(xr[i].v[e]) * scale * toF(wr[i].v[e]);
-                    storeF<T, N>(yr + v * N, o);
-                }
-            }
-            return;
         }
-    }
-    float xs[kMaxVecs][N];
-    auto load = [&](long long v, float (&out)[N]) {
-        loadF<T, N>(ar + v * N, out);
-        if constexpr (K == Norm::kAddRms) {
-            float o[N];
-            loadF<T, N>(br + v * N, o);
 #pragma unroll
-            for (int e = 0; e < N; ++e) out[e] = toF(fromF<T>(out[e] + o[e]));  // the residual as stored
+        for (int i = 0; i < kMaxVecs; ++i) {
+            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
+            if (v < nv) {
+#pragma unroll
+                for (int e = 0; e < N; ++e) {
+                    float t = toF(xr[i].v[e]);
+                    sum += t * t;
+                }
+            }
         }
-    };
-    float sum = 0.0f;
-    visitRow<N>(nv, cached, true, xs, load, [&](long long, const float (&t)[N]) {
+        sum = blockSum(sum, smem);
+        float scale = rsqrtf(sum / static_cast<float>(n) + eps);
 #pragma unroll
-        for (int e = 0; e < N; ++e) sum += K == Norm::kLayer ? t[e] : t[e] * t[e];
-    });
-    sum = blockSum(sum, smem);
-    float mean = 0.0f, scale;
-    if constexpr (K == Norm::kLayer) {
-        mean = sum / static_cast<float>(n);
-        float ss = 0.0f;  // second pass over the held (or re-read) row: exact variance
-        visitRow<N>(nv, cached, false, xs, load, [&](long long, const float (&t)[N]) {
+        for (int i = 0; i < kMaxVecs; ++i) {
+            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
+            if (v < nv) {
+                float o[N];
 #pragma unroll
-            for (int e = 0; e < N; ++e) ss += (t[e] - mean) * (t[e] - mean);
-        });
-        ss = blockSum(ss, smem);
-        scale = rsqrtf(ss / static_cast<float>(n) + eps);
+                for (int e = 0; e < N; ++e) o[e] = toF(xr[i].v[e]) * scale * toF(wr[i].v[e]);
+                storeF<T, N>(yr + v * N, o);
+            }
+        }
     } else {
-        scale = rsqrtf(sum / static_cast<float>(n) + eps);
-    }
-    visitRow<N>(nv, cached, false, xs, load, [&](long long v, const float (&t)[N]) {
-        long long j = v * N;
-        float wv[N], bv[N], o[N];
-        loadWideF<W, N>(w + j, wv);
+        float xs[kMaxVecs][N];
+        auto load = [&](long long v, float (&out)[N]) {
+            loadF<T, N>(ar + v * N, out);
+            if constexpr (K == Norm::kAddRms) {
+                float o[N];
+                loadF<T, N>(br + v * N, o);
+#pragma unroll
+                for (int e = 0; e < N; ++e) out[e] = toF(fromF<T>(out[e] + o[e]));  // the residual as stored
+            }
+        };
+        float sum = 0.0f;
+        visitRow<N>(nv, cached, true, xs, load, [&](long long, const float (&t)[N]) {
+#pragma unroll
+            for (int e = 0; e < N; ++e) sum += K == Norm::kLayer ? t[e] : t[e] * t[e];
+        });
+        sum = blockSum(sum, smem);
+        float mean = 0.0f, scale;
         if constexpr (K == Norm::kLayer) {
+            mean = sum / static_cast<float>(n);
+            float ss = 0.0f;  // second pass over the held (or re-read) row: exact variance
+            visitRow<N>(nv, cached, false, xs, load, [&](long long, const float (&t)[N]) {
 #pragma unroll
-            for (int e = 0; e < N; ++e) bv[e] = bias != nullptr ? toF(bias[j + e]) : 0.0f;
+                for (int e = 0; e < N; ++e) ss += (t[e] - mean) * (t[e] - mean);
+            });
+            ss = blockSum(ss, smem);
+            scale = rsqrtf(ss / static_cast<float>(n) + eps);
+        } else {
+            scale = rsqrtf(sum / static_cast<float>(n) + eps);
         }
+        visitRow<N>(nv, cached, false, xs, load, [&](long long v, const float (&t)[N]) {
+            long long j = v * N;
+            float wv[N], bv[N], o[N];
+            loadWideF<W, N>(w + j, wv);
+            if constexpr (K == Norm::kLayer) {
 #pragma unroll
-        for (int e = 0; e < N; ++e) {
-            o[e] = K == Norm::kLayer ? (t[e] - mean) * scale * wv[e] + bv[e] : t[e] * scale * wv[e];
-        }
-        storeF<T, N>(yr + j, o);
-        if constexpr (K == Norm::kAddRms) storeF<T, N>(rr + j, t);
-    });
+                for (int e = 0; e < N; ++e) bv[e] = bias != nullptr ? toF(bias[j + e]) : 0.0f;
+            }
+#pragma unroll
+            for (int e = 0; e < N; ++e) {
+                o[e] = K == Norm::kLayer ? (t[e] - mean) * scale * wv[e] + bv[e] : t[e] * scale * wv[e];
+            }
+            storeF<T, N>(yr + j, o);
+            if constexpr (K == Norm::kAddRms) storeF<T, N>(rr + j, t);
+        });
+    }
 }
 
 
@@ -150,9 +150,17 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
             auto go = [&](auto wtag, auto ntag) {
                 using Wt = decltype(wtag);
                 constexpr int NN = decltype(ntag)::value;
-                int threads = rowThreads(n / NN, rows);
-                normKernel<K, T, Wt, NN><<<grid, threads, 0, x.stream>>>(
-                    py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias), n, eps, dy, dres, da, db);
+                long long nv = n / NN;
+                int threads = rowThreads(nv, rows);
+                auto run = [&](auto kern) {
+                    kern<<<grid, std::min(threads, maxThreads(kern)), 0, x.stream>>>(
+                        py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias), n, eps, dy, dres, da, db);
+                };
+                if (nv <= static_cast<long long>(kMaxVecs) * std::min(threads, maxThreads(normKernel<K, T, Wt, NN, true>))) {
+                    run(normKernel<K, T, Wt, NN, true>);
+                } else {
+                    run(normKernel<K, T, Wt, NN, false>);
+                }
             };
             if (w32) {
                 if (v) go(float{}, std::integral_constant<int, N>{}); else go(float{}, std::integral_constant<int, 1>{});

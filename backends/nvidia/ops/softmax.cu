@@ -260,13 +260,15 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 cudaLaunchKernelEx(&cfg, softmaxClusterKernel<T>, py, px, n, dy, dx, causal_q, C, per);
             } else if (v) {
                 int threads = rowThreads(nv, rows);
-                if (nv <= static_cast<long long>(kMaxVecs) * threads) {
-                    softmaxKernel<T, N, true><<<static_cast<unsigned>(rows), threads, 0, a.stream>>>(py, px, n, 1, 1, dy, dx, causal_q);
+                int cached_threads = std::min(threads, maxThreads(softmaxKernel<T, N, true>));
+                if (nv <= static_cast<long long>(kMaxVecs) * cached_threads) {
+                    softmaxKernel<T, N, true><<<static_cast<unsigned>(rows), cached_threads, 0, a.stream>>>(py, px, n, 1, 1, dy, dx, causal_q);
                 } else {
-                    softmaxKernel<T, N, false><<<static_cast<unsigned>(rows), threads, 0, a.stream>>>(py, px, n, 1, 1, dy, dx, causal_q);
+                    softmaxKernel<T, N, false><<<static_cast<unsigned>(rows), std::min(threads, maxThreads(softmaxKernel<T, N, false>)), 0,
+                                                 a.stream>>>(py, px, n, 1, 1, dy, dx, causal_q);
                 }
             } else {
-                softmaxKernel<T, 1, false><<<static_cast<unsigned>(rows), rowThreads(n, rows), 0, a.stream>>>(py, px, n, sy, sx, dy, dx, causal_q);
+                softmaxKernel<T, 1, false><<<static_cast<unsigned>(rows), std::min(rowThreads(n, rows), maxThreads(softmaxKernel<T, 1, false>)), 0, a.stream>>>(py, px, n, sy, sx, dy, dx, causal_q);
             }
             return launched(op);
         };
