@@ -1,6 +1,8 @@
 // gather.cu: embedding, rope and paged_caching: row copies and rotations addressed through index
 // tensors. An index out of range is recorded in the device's error record (reported at the next
 // synchronization or operator call) and its row is skipped (embedding writes zeros).
+#include <algorithm>
+
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
@@ -174,6 +176,78 @@ size_t dtypeBytes(infiniDtype_t t) {
     }
 }
 
+// The common layout: rows addressed as token * s_tok + head * s_head (x [tokens, heads, d], or a batch
+// whose tokens are evenly spaced). A block per token (grid-stride): the position is read once per
+// thread and token, index math in 32 bits, a thread per V pairs of one head.
+template <typename T, typename S, int V>
+__global__ void ropeTokenKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t, int tokens,
+                                int seq, int heads, int half, int algo, long long max_pos, long long sin_row,
+                                long long cos_row, long long xs_tok, long long xs_head, long long ys_tok, long long ys_head,
+                                long long pos_s0, long long pos_s1, bool pos_2d, DeviceError *err) {
+    const int chunks = half / V, per_tok = heads * chunks;
+    for (int tok = blockIdx.x; tok < tokens; tok += gridDim.x) {
+        long long off = pos_2d ? static_cast<long long>(tok / seq) * pos_s0 + static_cast<long long>(tok % seq) * pos_s1
+                               : static_cast<long long>(tok) * pos_s0;
+        long long p = readIndex(pos, i64, off);
+        if (p < 0 || p >= max_pos) {
+            if (threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
+            continue;
+        }
+        const S *sr = sin_t + p * sin_row, *cr = cos_t + p * cos_row;
+        for (int t = threadIdx.x; t < per_tok; t += blockDim.x) {
+            int h = t / chunks, c = t - h * chunks;
+            const T *xr = x + tok * xs_tok + h * xs_head;
+            T *yr = y + tok * ys_tok + h * ys_head;
+            float sn[V], cs[V];
+            loadWideF<S, V>(sr + c * V, sn);
+            loadWideF<S, V>(cr + c * V, cs);
+            if (algo == 0) {
+                float a[V], b[V], o1[V], o2[V];
+                loadF<T, V>(xr + c * V, a);
+                loadF<T, V>(xr + half + c * V, b);
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    o1[e] = a[e] * cs[e] - b[e] * sn[e];
+                    o2[e] = b[e] * cs[e] + a[e] * sn[e];
+                }
+                storeF<T, V>(yr + c * V, o1);
+                storeF<T, V>(yr + half + c * V, o2);
+            } else {
+                float lo[V], hi[V];
+                loadF<T, V>(xr + 2 * c * V, lo);
+                loadF<T, V>(xr + 2 * c * V + V, hi);
+#pragma unroll
+                for (int e = 0; e < V; e += 2) {
+                    float a = lo[e], b = lo[e + 1];
+                    lo[e] = a * cs[e / 2] - b * sn[e / 2];
+                    lo[e + 1] = b * cs[e / 2] + a * sn[e / 2];
+                    a = hi[e];
+                    b = hi[e + 1];
+                    hi[e] = a * cs[V / 2 + e / 2] - b * sn[V / 2 + e / 2];
+                    hi[e + 1] = b * cs[V / 2 + e / 2] + a * sn[V / 2 + e / 2];
+                }
+                storeF<T, V>(yr + 2 * c * V, lo);
+                storeF<T, V>(yr + 2 * c * V + V, hi);
+            }
+        }
+    }
+}
+
+// Whether the row dims (tokens..., heads) are two strides: token * s_tok + head * s_head.
+bool tokenHeadStrides(const Dims &d, long long *s_tok, long long *s_head) {
+    if (d.ndim == 2) {
+        *s_tok = d.strides[0];
+        *s_head = d.strides[1];
+        return true;
+    }
+    if (d.ndim == 3 && (d.shape[0] == 1 || d.strides[0] == d.shape[1] * d.strides[1])) {
+        *s_tok = d.strides[1];
+        *s_head = d.strides[2];
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
@@ -227,6 +301,9 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     // table rows and x/y rows 16-byte aligned for either dtype
     bool vec = sin_row % 8 == 0 && cos_row % 8 == 0 && rowsAligned(dx, 8) && rowsAligned(dy, 8);
     long long nheads = static_cast<long long>(heads), nseq = static_cast<long long>(seq);
+    long long xs_tok = 0, xs_head = 0, ys_tok = 0, ys_head = 0;
+    bool fast = tokenHeadStrides(dx, &xs_tok, &xs_head) && tokenHeadStrides(dy, &ys_tok, &ys_head) && tokens < (1LL << 31) &&
+                nseq > 0 && nheads * half < (1LL << 31);
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {
             long long total = tokens * nheads * half;
@@ -237,6 +314,19 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
             bool v = vec && half % V == 0 &&
                      ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px) |
                        reinterpret_cast<uintptr_t>(a.data[3]) | reinterpret_cast<uintptr_t>(a.data[4])) & 15) == 0;
+            if (v && fast) {
+                int threads = static_cast<int>(std::min<long long>(256, (nheads * (half / V) + 31) / 32 * 32));
+                unsigned grid = static_cast<unsigned>(std::min<long long>(tokens, 132LL * 16));
+                auto go = [&](auto stag) {
+                    using S = decltype(stag);
+                    ropeTokenKernel<T, S, V><<<grid, threads, 0, a.stream>>>(
+                        py, px, a.data[2], i64, static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
+                        static_cast<int>(tokens), static_cast<int>(nseq), static_cast<int>(nheads), static_cast<int>(half), algo,
+                        max_pos, sin_row, cos_row, xs_tok, xs_head, ys_tok, ys_head, pos_s0, pos_s1, pos_2d, a.err);
+                };
+                if (s32) go(float{}); else go(T{});
+                return launched(op);
+            }
             if (v) {
                 unsigned vgrid = blocksFor(total / V, 256, 132LL * 32);
                 if (s32) {
