@@ -78,16 +78,10 @@ def make_paged(seq_lens, kv_heads, d, block_size, dtype, extra_blocks=3):
     return kc, vc, tables, keys, values
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("heads, kv_heads, d", [(4, 4, 64), (8, 2, 128), (4, 1, 256)])
-@pytest.mark.parametrize("block_size", [8, 16, 32])
-@pytest.mark.parametrize("alibi", [False, True])
-def test_paged_attention_decode(device, dtype, heads, kv_heads, d, block_size, alibi):
-    seq_lens = [1, 7, 40, 83]
+def check_decode(device, dtype, seq_lens, heads, kv_heads, d, block_size, slopes):
+    """paged_attention over seq_lens against attend() per sequence and head (ALiBi bias when slopes)."""
     kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, block_size, dtype)
     q = torch.randn(len(seq_lens), heads, d).to(dtype)
-    slopes = torch.rand(heads) if alibi else None
     scale = 1 / math.sqrt(d)
     group = heads // kv_heads
     ref = torch.stack([torch.stack([
@@ -98,6 +92,15 @@ def test_paged_attention_decode(device, dtype, heads, kv_heads, d, block_size, a
     out = ops.paged_attention(q.to(device), kc.to(device), vc.to(device), tables.to(device), lens.to(device),
                               None if slopes is None else slopes.to(device), scale)
     close(out, ref, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("heads, kv_heads, d", [(4, 4, 64), (8, 2, 128), (4, 1, 256)])
+@pytest.mark.parametrize("block_size", [8, 16, 32])
+@pytest.mark.parametrize("alibi", [False, True])
+def test_paged_attention_decode(device, dtype, heads, kv_heads, d, block_size, alibi):
+    check_decode(device, dtype, [1, 7, 40, 83], heads, kv_heads, d, block_size, torch.rand(heads) if alibi else None)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -106,21 +109,7 @@ def test_paged_attention_decode(device, dtype, heads, kv_heads, d, block_size, a
 @pytest.mark.parametrize("alibi", [False, True])
 def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
     """Contexts long enough to be split into several partitions (and merged), GQA groups of 8 and 3."""
-    seq_lens = [1, 300, 1029, 2048]
-    block_size = 16
-    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, block_size, dtype)
-    q = torch.randn(len(seq_lens), heads, d).to(dtype)
-    slopes = torch.rand(heads) / 64 if alibi else None
-    scale = 1 / math.sqrt(d)
-    group = heads // kv_heads
-    ref = torch.stack([torch.stack([
-        attend(q[s, h], keys[s][:, h // group], values[s][:, h // group], scale,
-               None if slopes is None else slopes[h] * (torch.arange(n) - (n - 1)))
-        for h in range(heads)]) for s, n in enumerate(seq_lens)])
-    lens = torch.tensor(seq_lens)
-    out = ops.paged_attention(q.to(device), kc.to(device), vc.to(device), tables.to(device), lens.to(device),
-                              None if slopes is None else slopes.to(device), scale)
-    close(out, ref, dtype)
+    check_decode(device, dtype, [1, 300, 1029, 2048], heads, kv_heads, d, 16, torch.rand(heads) / 64 if alibi else None)
 
 
 @pytest.mark.parametrize("device", DEVICES)
