@@ -41,7 +41,10 @@ def check(out, ref64, dtype, k):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (7, 769, 83), (83, 33, 129), (1, 4096, 16), (16, 64, 5125)])
+# (96, 4160, 300) and (48, 2048, 96): on AMX, the k-blocked schedule of a row-major B (three k blocks,
+# the last partial; a partial panel and group; 16-row remainders)
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (7, 769, 83), (83, 33, 129), (1, 4096, 16), (16, 64, 5125),
+                                     (96, 4160, 300), (48, 2048, 96)])
 def test_gemm_2d(device, dtype, m, k, n):
     a, b = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype)
     ref = a.double() @ b.double()
