@@ -7,11 +7,12 @@
 // (zero copies: the caller puts the operand with contiguous k, and the larger one, on the A side),
 // and B is packed into VNNI panels of 32 columns.
 //
-// Three schedules: when A has few rows (decode) and B is row-major, threads split B's columns and
+// Four schedules: when A has few rows (decode) and B is row-major, threads split B's columns and
 // pack 256 of its rows at a time across all of them (B streams in long contiguous rows, read once);
-// other decode shapes split the B panels, each thread packing its own panel group once; otherwise
-// B is packed once for everyone and threads split A into chunks of rows that stay in L2 while every
-// panel streams past them.
+// with more rows of an in-place A and a row-major B, k blocks of 2048 whose B slices stay in L2
+// (runKBlocked); other decode shapes split the B panels, each thread packing its own panel group
+// once; otherwise B is packed once for everyone and threads split A into chunks of rows that stay in
+// L2 while every panel streams past them.
 //
 // Only the AVX-512 build (INFINI_CPU_ISA=avx512, compiled with -mamx-tile -mamx-bf16) has it; it
 // runs only where CPUID reports AMX-BF16 and the kernel grants the tile state (arch_prctl).
@@ -130,58 +131,6 @@ inline void storePairs(uint16_t *row, __m512i x0, __m512i x1) {
     _mm512_storeu_si512(row + kTile, _mm512_permutex2var_epi16(x0, hi, x1));
 }
 
-// Packs `count` panels of B, columns [n0, n0 + 32 * count), into VNNI panels (each [ksteps][2 tiles]
-// [16 k-pairs][16 cols x 2], panel_elems apart). Rows of B are read across the whole group at once
-// (one page visit per row for the group, not per panel).
-void packPanels(const Problem &p, size_t n0, size_t count, uint16_t *bp, size_t panel_elems) {
-    const uint16_t *B = p.B;
-    size_t full = p.b_sj == 1 ? std::min(count, (p.N - n0) / 32) : 0;  // panels with all 32 columns
-    if (full > 0) {  // rows of B contiguous: interleave rows k and k + 1
-        for (size_t s = 0; s < p.ksteps; ++s) {
-            for (size_t kp = 0; kp < 16; ++kp) {
-                size_t k = s * 32 + 2 * kp;
-                const uint16_t *r0 = B + k * p.b_sk + n0, *r1 = r0 + p.b_sk;
-                for (size_t g = 0; g < full; ++g) {
-                    __m512i x0 = k < p.K ? _mm512_loadu_si512(r0 + g * 32) : _mm512_setzero_si512();
-                    __m512i x1 = k + 1 < p.K ? _mm512_loadu_si512(r1 + g * 32) : _mm512_setzero_si512();
-                    uint16_t *row = bp + g * panel_elems + s * 2 * kTile + kp * 32;
-                    storePairs(row, x0, x1);
-                }
-            }
-        }
-    }
-    for (size_t g = full; g < count; ++g) {
-        size_t c0 = n0 + g * 32, w = std::min<size_t>(32, p.N - c0);
-        uint16_t *panel = bp + g * panel_elems;
-        if (p.b_sk == 1) {  // columns of B contiguous (a transposed row-major matrix): k pairs are words
-            std::fill(panel, panel + panel_elems, uint16_t{0});
-            size_t kfull = p.K / 2;
-            for (size_t j = 0; j < w; ++j) {
-                const uint16_t *col = B + (c0 + j) * p.b_sj;
-                uint32_t *dst = reinterpret_cast<uint32_t *>(panel) + (j / 16) * (kTile / 2) + (j % 16);
-                for (size_t q = 0; q < kfull; ++q) {  // pair q: k step q / 16, row q % 16
-                    uint32_t v;
-                    std::memcpy(&v, col + 2 * q, 4);
-                    dst[(q / 16) * kTile + (q % 16) * 16] = v;
-                }
-                if (p.K % 2) dst[(kfull / 16) * kTile + (kfull % 16) * 16] = col[p.K - 1];
-            }
-            continue;
-        }
-        for (size_t s = 0; s < p.ksteps; ++s) {  // any strides, and the last partial panel
-            for (size_t kp = 0; kp < 16; ++kp) {
-                for (size_t j = 0; j < 32; ++j) {
-                    for (size_t e = 0; e < 2; ++e) {
-                        size_t k = s * 32 + 2 * kp + e;
-                        uint16_t v = (j < w && k < p.K) ? B[k * p.b_sk + (c0 + j) * p.b_sj] : 0;
-                        panel[s * 2 * kTile + (j / 16) * kTile + kp * 32 + (j % 16) * 2 + e] = v;
-                    }
-                }
-            }
-        }
-    }
-}
-
 // k steps [k0, k0 + ks) of panels [b0, b0 + count) of a row-major B (b_sj == 1) into VNNI slices
 // ([ks][2 tiles][16 k-pairs][32], `slice` elements apart): each row of B is read as one contiguous
 // piece across all the panels; a last panel narrower than 32 columns and rows past K are zeros.
@@ -203,6 +152,47 @@ void packSlice(const Problem &p, size_t k0, size_t ks, size_t b0, size_t count, 
                 for (size_t j = 0; j < 32; ++j) {
                     row[(j / 16) * kTile + (j % 16) * 2] = has0 && j < w ? r0[full * 32 + j] : 0;
                     row[(j / 16) * kTile + (j % 16) * 2 + 1] = has1 && j < w ? r1[full * 32 + j] : 0;
+                }
+            }
+        }
+    }
+}
+
+// Packs `count` panels of B, columns [n0, n0 + 32 * count), into VNNI panels (each [ksteps][2 tiles]
+// [16 k-pairs][16 cols x 2], panel_elems apart). Rows of B are read across the whole group at once
+// (one page visit per row for the group, not per panel).
+void packPanels(const Problem &p, size_t n0, size_t count, uint16_t *bp, size_t panel_elems) {
+    const uint16_t *B = p.B;
+    if (p.b_sj == 1) {  // rows of B contiguous: interleave rows k and k + 1, all of K at once
+        packSlice(p, 0, p.ksteps, n0 / 32, count, bp, panel_elems);
+        return;
+    }
+    for (size_t g = 0; g < count; ++g) {
+        size_t c0 = n0 + g * 32, w = std::min<size_t>(32, p.N - c0);
+        uint16_t *panel = bp + g * panel_elems;
+        if (p.b_sk == 1) {  // columns of B contiguous (a transposed row-major matrix): k pairs are words
+            std::fill(panel, panel + panel_elems, uint16_t{0});
+            size_t kfull = p.K / 2;
+            for (size_t j = 0; j < w; ++j) {
+                const uint16_t *col = B + (c0 + j) * p.b_sj;
+                uint32_t *dst = reinterpret_cast<uint32_t *>(panel) + (j / 16) * (kTile / 2) + (j % 16);
+                for (size_t q = 0; q < kfull; ++q) {  // pair q: k step q / 16, row q % 16
+                    uint32_t v;
+                    std::memcpy(&v, col + 2 * q, 4);
+                    dst[(q / 16) * kTile + (q % 16) * 16] = v;
+                }
+                if (p.K % 2) dst[(kfull / 16) * kTile + (kfull % 16) * 16] = col[p.K - 1];
+            }
+            continue;
+        }
+        for (size_t s = 0; s < p.ksteps; ++s) {  // any other strides
+            for (size_t kp = 0; kp < 16; ++kp) {
+                for (size_t j = 0; j < 32; ++j) {
+                    for (size_t e = 0; e < 2; ++e) {
+                        size_t k = s * 32 + 2 * kp + e;
+                        uint16_t v = (j < w && k < p.K) ? B[k * p.b_sk + (c0 + j) * p.b_sj] : 0;
+                        panel[s * 2 * kTile + (j / 16) * kTile + kp * 32 + (j % 16) * 2 + e] = v;
+                    }
                 }
             }
         }
@@ -363,7 +353,7 @@ void runRowMajorFew(const Problem &p, const ARows &a, size_t b0, size_t b1, std:
 // 2048, so that B is packed a group slice at a time (8 panels x 2048 k, 1 MiB: it stays in L2 and every
 // row chunk reuses it, each row of B read as one 512-byte piece) instead of a whole panel group going
 // out to L3 and back; A stays in place, 64 rows a chunk (256 KiB of a k block); C waits in `acc`
-// between the two k blocks. 512x4096x4096: 11.3-11.9 ms against 13.5-14.1 for the panel-group
+// between k blocks. 512x4096x4096: 11.3-11.9 ms against 13.5-14.1 for the panel-group
 // schedule (torch.mm 9.9-10.2, same runs, interleaved).
 constexpr size_t kKbSteps = 64, kKbRows = 64, kKbGroup = 8;
 
