@@ -154,6 +154,40 @@ def test_bad_indices_raise_and_name_the_argument():
         ops.paged_attention_prefill(torch.randn(4, 2, 64), kc, vc, tables, lens, torch.tensor([0, 4]), None, 0.1)
 
 
+def run_and_surface_errors(device, fn):
+    """Runs fn; on asynchronous devices a bad index surfaces later: at synchronization (infini) or at the
+    next launch after the kernel ran (CUDA tensors)."""
+    fn()
+    if device == "infini":
+        torch.infini.synchronize()
+    elif device == "cuda":
+        torch.cuda.synchronize()
+        fn()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_paged_attention_bad_indices_on_every_device(device, dtype):
+    """Out-of-range block ids and seq_lens raise and name the argument on every device (bfloat16 with head_dim
+    128 takes the GPU decode fast path), and leave the inputs unchanged."""
+    kc, vc, tables, _, _ = make_paged([5, 900], 2, 128, 16, dtype)
+    q = torch.randn(2, 4, 128).to(dtype)
+    lens = torch.tensor([5, 900])
+    bad_tables = tables.clone()
+    bad_tables[1, 40] = 999
+    args = [x.to(device) for x in (q, kc, vc, bad_tables, lens)]
+    before = [x.cpu().clone() for x in args]
+    with pytest.raises(RuntimeError, match=r"paged_attention: index 999 in block_tables is out of range"):
+        run_and_surface_errors(device, lambda: ops.paged_attention(*args, None, 0.1))
+    for x, b in zip(args, before):
+        assert torch.equal(x.cpu(), b)
+    good = [args[0], args[1], args[2], tables.to(device)]
+    with pytest.raises(RuntimeError, match=r"paged_attention: seq_lens\[1\] = 5000 is out of range"):
+        run_and_surface_errors(device, lambda: ops.paged_attention(*good, torch.tensor([5, 5000]).to(device), None, 0.1))
+    out = ops.paged_attention(*good, lens.to(device), None, 0.1)  # the device keeps working
+    assert torch.isfinite(out.cpu().float()).all()
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_opcheck(device):
     checks = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
@@ -166,6 +200,11 @@ def test_opcheck(device):
                                      t(torch.rand(4)), 0.125)),
         (I.paged_attention_prefill.default, (t(torch.randn(6, 4, 64)), t(kc), t(vc), t(tables), t(torch.tensor([5, 9])),
                                              t(torch.tensor([0, 2, 6])), None, 0.125)),
+        # bfloat16, head_dim 128: the decode fast path on GPUs
+        (I.paged_attention.default, (t(torch.randn(2, 4, 128, dtype=torch.bfloat16)),
+                                     t(torch.randn(6, 2, 8, 128, dtype=torch.bfloat16)),
+                                     t(torch.randn(6, 2, 8, 128, dtype=torch.bfloat16)), t(tables), t(torch.tensor([5, 9])),
+                                     None, 0.125)),
     ]
     for op, args in cases:
         result = opcheck(op, args, test_utils=checks)
