@@ -20,6 +20,10 @@ namespace infini_torch::distributed {
 // distributed/ProcessGroupInfiniCCL.cpp: binds _create_infiniccl_backend.
 void initDistributedBindings(PyObject *module);
 }  // namespace infini_torch::distributed
+namespace infini_torch::ops {
+// ops/FastCall.cpp: binds _fast_op (infinicore_torch.ops' direct entry into the dispatcher).
+void initFastCall(PyObject *module);
+}  // namespace infini_torch::ops
 using namespace infini_torch;
 
 namespace {
@@ -77,6 +81,7 @@ py::dict memoryStats(c10::DeviceIndex device) {
 
 PYBIND11_MODULE(_C, m) {
     infini_torch::distributed::initDistributedBindings(m.ptr());
+    infini_torch::ops::initFastCall(m.ptr());
     m.doc() = "infinicore_torch native glue";
     m.attr("_torch_version") = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
                                "." + std::to_string(TORCH_VERSION_PATCH);

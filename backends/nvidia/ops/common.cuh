@@ -125,28 +125,29 @@ constexpr int kMaxVecs = 4;
 
 // One pass over the row's nv vectors: f(v, values) for vector v. With `cached`, the values live in
 // xs (loaded on the `first` pass); otherwise load(v, values) reads them again.
-template <int N, typename Load, typename F>
-__device__ __forceinline__ void visitRow(long long nv, bool cached, bool first, float (&xs)[kMaxVecs][N], Load &&load,
+// P (the vectors a thread holds) comes from xs.
+template <int N, int P, typename Load, typename F>
+__device__ __forceinline__ void visitRow(long long nv, bool cached, bool first, float (&xs)[P][N], Load &&load,
                                          F &&f) {
     if (cached) {
 #pragma unroll
-        for (int i = 0; i < kMaxVecs; ++i) {
+        for (int i = 0; i < P; ++i) {
             long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
             if (v < nv) {
                 if (first) load(v, xs[i]);
                 f(v, xs[i]);
             }
         }
-    } else {  // kMaxVecs loads in flight per thread, then their uses
-        for (long long v0 = threadIdx.x; v0 < nv; v0 += static_cast<long long>(kMaxVecs) * blockDim.x) {
-            float t[kMaxVecs][N];
+    } else {  // P loads in flight per thread, then their uses
+        for (long long v0 = threadIdx.x; v0 < nv; v0 += static_cast<long long>(P) * blockDim.x) {
+            float t[P][N];
 #pragma unroll
-            for (int i = 0; i < kMaxVecs; ++i) {
+            for (int i = 0; i < P; ++i) {
                 long long v = v0 + i * static_cast<long long>(blockDim.x);
                 if (v < nv) load(v, t[i]);
             }
 #pragma unroll
-            for (int i = 0; i < kMaxVecs; ++i) {
+            for (int i = 0; i < P; ++i) {
                 long long v = v0 + i * static_cast<long long>(blockDim.x);
                 if (v < nv) f(v, t[i]);
             }
@@ -186,14 +187,16 @@ inline bool rowsAligned(const Dims &d, int n_vec) {
 }
 
 // The element offset of linear index i (row-major over shape) under strides.
+// i < the shape's element count, so the outermost dimension needs no division (a plain 2-D row
+// layout costs none).
 __device__ __forceinline__ long long offsetOf(const Dims &d, long long i) {
     long long off = 0;
-    for (int k = d.ndim - 1; k >= 0; --k) {
+    for (int k = d.ndim - 1; k > 0; --k) {
         long long s = d.shape[k];
         off += (i % s) * d.strides[k];
         i /= s;
     }
-    return off;
+    return d.ndim > 0 ? off + i * d.strides[0] : off;
 }
 
 // Reads element `off` of an int32 or int64 index tensor.

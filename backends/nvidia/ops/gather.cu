@@ -177,57 +177,73 @@ size_t dtypeBytes(infiniDtype_t t) {
 }
 
 // The common layout: rows addressed as token * s_tok + head * s_head (x [tokens, heads, d], or a batch
-// whose tokens are evenly spaced). A block per token (grid-stride): the position is read once per
-// thread and token, index math in 32 bits, a thread per V pairs of one head.
-template <typename T, typename S, int V>
-__global__ void ropeTokenKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t, int tokens,
+// whose tokens are evenly spaced). A block per token (grid-stride), P pieces of V pairs a thread, 32-bit
+// index math. x's pieces are loaded before the position is read (they do not depend on it), then the
+// tables' rows: two memory round trips per token. At most 64 registers: 8 blocks of 128 threads an SM.
+template <typename T, typename S, int V, int P>
+__global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t, int tokens,
                                 int seq, int heads, int half, int algo, long long max_pos, long long sin_row,
                                 long long cos_row, long long xs_tok, long long xs_head, long long ys_tok, long long ys_head,
                                 long long pos_s0, long long pos_s1, bool pos_2d, DeviceError *err) {
+    using VT = Vec<T, V>;
     const int chunks = half / V, per_tok = heads * chunks;
+    // piece offsets within a row: (first, second) = (c, half + c) pieces (gpt_neox) or (2c, 2c + 1) (gpt_j)
+    const int lo_mul = algo == 0 ? 1 : 2, hi_add = algo == 0 ? half : V;
     for (int tok = blockIdx.x; tok < tokens; tok += gridDim.x) {
-        long long off = pos_2d ? static_cast<long long>(tok / seq) * pos_s0 + static_cast<long long>(tok % seq) * pos_s1
-                               : static_cast<long long>(tok) * pos_s0;
-        long long p = readIndex(pos, i64, off);
-        if (p < 0 || p >= max_pos) {
-            if (threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
-            continue;
-        }
-        const S *sr = sin_t + p * sin_row, *cr = cos_t + p * cos_row;
-        for (int t = threadIdx.x; t < per_tok; t += blockDim.x) {
-            int h = t / chunks, c = t - h * chunks;
-            const T *xr = x + tok * xs_tok + h * xs_head;
-            T *yr = y + tok * ys_tok + h * ys_head;
-            float sn[V], cs[V];
-            loadWideF<S, V>(sr + c * V, sn);
-            loadWideF<S, V>(cr + c * V, cs);
-            if (algo == 0) {
-                float a[V], b[V], o1[V], o2[V];
-                loadF<T, V>(xr + c * V, a);
-                loadF<T, V>(xr + half + c * V, b);
+        for (int base = 0; base < per_tok; base += P * blockDim.x) {
+            VT lo[P], hi[P];
 #pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    o1[e] = a[e] * cs[e] - b[e] * sn[e];
-                    o2[e] = b[e] * cs[e] + a[e] * sn[e];
+            for (int k = 0; k < P; ++k) {
+                int t = base + threadIdx.x + k * blockDim.x;
+                if (t < per_tok) {
+                    int h = t / chunks, c = t - h * chunks;
+                    const T *xr = x + tok * xs_tok + h * xs_head + lo_mul * c * V;
+                    lo[k] = *reinterpret_cast<const VT *>(xr);
+                    hi[k] = *reinterpret_cast<const VT *>(xr + hi_add);
                 }
-                storeF<T, V>(yr + c * V, o1);
-                storeF<T, V>(yr + half + c * V, o2);
-            } else {
-                float lo[V], hi[V];
-                loadF<T, V>(xr + 2 * c * V, lo);
-                loadF<T, V>(xr + 2 * c * V + V, hi);
+            }
+            long long off = pos_2d ? static_cast<long long>(tok / seq) * pos_s0 + static_cast<long long>(tok % seq) * pos_s1
+                                   : static_cast<long long>(tok) * pos_s0;
+            long long p = readIndex(pos, i64, off);
+            if (p < 0 || p >= max_pos) {
+                if (threadIdx.x == 0 && base == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
+                break;
+            }
+            const S *sr = sin_t + p * sin_row, *cr = cos_t + p * cos_row;
 #pragma unroll
-                for (int e = 0; e < V; e += 2) {
-                    float a = lo[e], b = lo[e + 1];
-                    lo[e] = a * cs[e / 2] - b * sn[e / 2];
-                    lo[e + 1] = b * cs[e / 2] + a * sn[e / 2];
-                    a = hi[e];
-                    b = hi[e + 1];
-                    hi[e] = a * cs[V / 2 + e / 2] - b * sn[V / 2 + e / 2];
-                    hi[e + 1] = b * cs[V / 2 + e / 2] + a * sn[V / 2 + e / 2];
+            for (int k = 0; k < P; ++k) {
+                int t = base + threadIdx.x + k * blockDim.x;
+                if (t >= per_tok) continue;
+                int h = t / chunks, c = t - h * chunks;
+                float sn[V], cs[V], a[V], b[V];
+                loadWideF<S, V>(sr + c * V, sn);
+                loadWideF<S, V>(cr + c * V, cs);
+                unpackF(lo[k], a);
+                unpackF(hi[k], b);
+                T *yr = y + tok * ys_tok + h * ys_head + lo_mul * c * V;
+                if (algo == 0) {  // a: pairs' first halves, b: their second halves
+                    float o1[V], o2[V];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        o1[e] = a[e] * cs[e] - b[e] * sn[e];
+                        o2[e] = b[e] * cs[e] + a[e] * sn[e];
+                    }
+                    storeF<T, V>(yr, o1);
+                    storeF<T, V>(yr + hi_add, o2);
+                } else {  // interleaved pairs: (a[e], a[e + 1]) is pair c * V + e / 2, b the next V / 2
+#pragma unroll
+                    for (int e = 0; e < V; e += 2) {
+                        float u = a[e], w = a[e + 1];
+                        a[e] = u * cs[e / 2] - w * sn[e / 2];
+                        a[e + 1] = w * cs[e / 2] + u * sn[e / 2];
+                        u = b[e];
+                        w = b[e + 1];
+                        b[e] = u * cs[V / 2 + e / 2] - w * sn[V / 2 + e / 2];
+                        b[e + 1] = w * cs[V / 2 + e / 2] + u * sn[V / 2 + e / 2];
+                    }
+                    storeF<T, V>(yr, a);
+                    storeF<T, V>(yr + hi_add, b);
                 }
-                storeF<T, V>(yr + 2 * c * V, lo);
-                storeF<T, V>(yr + 2 * c * V + V, hi);
             }
         }
     }
@@ -315,11 +331,12 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                      ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px) |
                        reinterpret_cast<uintptr_t>(a.data[3]) | reinterpret_cast<uintptr_t>(a.data[4])) & 15) == 0;
             if (v && fast) {
-                int threads = static_cast<int>(std::min<long long>(256, (nheads * (half / V) + 31) / 32 * 32));
+                constexpr int P = 2;  // pieces a thread: 128 threads for 32 heads of 128
+                int threads = static_cast<int>(std::min<long long>(256, ((nheads * (half / V) + P - 1) / P + 31) / 32 * 32));
                 unsigned grid = static_cast<unsigned>(std::min<long long>(tokens, 132LL * 16));
                 auto go = [&](auto stag) {
                     using S = decltype(stag);
-                    ropeTokenKernel<T, S, V><<<grid, threads, 0, a.stream>>>(
+                    ropeTokenKernel<T, S, V, P><<<grid, threads, 0, a.stream>>>(
                         py, px, a.data[2], i64, static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
                         static_cast<int>(tokens), static_cast<int>(nseq), static_cast<int>(nheads), static_cast<int>(half), algo,
                         max_pos, sin_row, cos_row, xs_tok, xs_head, ys_tok, ys_head, pos_s0, pos_s1, pos_2d, a.err);

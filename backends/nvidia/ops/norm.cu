@@ -1,6 +1,7 @@
 // norm.cu: rms_norm, add_rms_norm and layer_norm over the last dimension: one block per row, the row
 // held in registers (16-byte vectors) between the reduction and the write when it fits.
 #include <algorithm>
+#include <cstdlib>
 
 #include "common.cuh"
 
@@ -19,59 +20,89 @@ __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
     for (int i = 0; i < static_cast<int>(sizeof(W) * N / 16); ++i) dst[i] = src[i];
 }
 
+// Blocks of plain rows that hold 1 or 2 vectors a thread have at most 256 threads and fit 8 to an SM (32 registers):
+// a thousand rows of 4096 run in one wave, as Triton's kernel does.
+constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached && plain && per <= 2 ? 256 : 1024; }
+
 // One row per block. N elements per vector (N = 1: any alignment). Rows addressed through Dims.
 // kAddRms: r = a + b is written to `res` and normalized; kLayer: mean and variance, plus bias.
-template <Norm K, typename T, typename W, int N, bool CACHED>
-__global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
+// CACHED: the row fits in the block's registers, PER vectors a thread (registers scale with PER, so
+// short rows keep many blocks on an SM); else the row is re-read each pass, PER loads in flight.
+// The offset of row `row`; PLAIN: d has at most one dimension (no division).
+template <bool PLAIN>
+__device__ __forceinline__ long long rowOffset(const Dims &d, long long row) {
+    if constexpr (PLAIN) return d.ndim == 0 ? 0 : row * d.strides[0];
+    return offsetOf(d, row);
+}
+
+template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false>
+__global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRowThreads(PER, CACHED, PLAIN) == 256 ? 8 : 1) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
                            Dims dy, Dims dres, Dims da, Dims db) {
     __shared__ float smem[32];
     long long row = blockIdx.x;
-    T *yr = y + offsetOf(dy, row);
-    const T *ar = a + offsetOf(da, row);
-    const T *br = K == Norm::kAddRms ? b + offsetOf(db, row) : nullptr;
-    T *rr = K == Norm::kAddRms ? res + offsetOf(dres, row) : nullptr;
+    T *yr = y + rowOffset<PLAIN>(dy, row);
+    const T *ar = a + rowOffset<PLAIN>(da, row);
+    const T *br = K == Norm::kAddRms ? b + rowOffset<PLAIN>(db, row) : nullptr;
+    T *rr = K == Norm::kAddRms ? res + rowOffset<PLAIN>(dres, row) : nullptr;
     long long nv = n / N;
-    constexpr bool cached = CACHED;  // the host checked that the row fits: nv <= kMaxVecs * threads
-    if constexpr (K == Norm::kRms && N > 1 && CACHED) {
-        // rms_norm: the row and the weights in registers as stored (16-byte pieces), every load issued
-        // before the reduction: one memory round trip per row (add_rms_norm measured slower this way:
-        // three rows of registers)
-        Vec<T, N> xr[kMaxVecs];
-        Vec<W, N> wr[kMaxVecs];
+    if constexpr (K != Norm::kLayer && N > 1 && CACHED && (K == Norm::kRms || PER <= 2)) {
+        // rms norms: the row(s) and the weights in registers as stored (16-byte pieces), every load
+        // issued before the reduction: one memory round trip per row. (add_rms_norm with 4 pieces a
+        // thread, three rows of registers, measured slower than the generic path below.)
+        constexpr int NB = K == Norm::kAddRms ? PER : 1;
+        using VT = Vec<T, N>;
+        using VW = Vec<W, N>;
+        const int nvi = static_cast<int>(nv), tid = threadIdx.x, step = blockDim.x;  // the host keeps nv < 2^31
+        const VT *xa = reinterpret_cast<const VT *>(ar) + tid;
+        const VT *xb = reinterpret_cast<const VT *>(br) + tid;
+        const W *wt = w + static_cast<long long>(tid) * N;
+        // the weights (in L2 after the first rows) are loaded before the reduction only by the big
+        // blocks; the small ones keep their registers for more blocks on the SM
+        constexpr bool kWEarly = PER > 2;
+        VT xr[PER], br2[NB];
+        VW wr[PER];
         float sum = 0.0f;
 #pragma unroll
-        for (int i = 0; i < kMaxVecs; ++i) {
-            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-            if (v < nv) {
-                xr[i] = *reinterpret_cast<const Vec<T, N> *>(ar + v * N);
-                loadRaw<W, N>(w + v * N, wr[i]);
+        for (int i = 0; i < PER; ++i) {
+            if (tid + i * step < nvi) {
+                xr[i] = xa[i * step];
+                if constexpr (K == Norm::kAddRms) br2[i] = xb[i * step];
+                if constexpr (kWEarly) loadRaw<W, N>(wt + i * step * N, wr[i]);
             }
         }
 #pragma unroll
-        for (int i = 0; i < kMaxVecs; ++i) {
-            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-            if (v < nv) {
+        for (int i = 0; i < PER; ++i) {
+            if (tid + i * step < nvi) {
+                if constexpr (K == Norm::kAddRms) {  // the residual as stored, written before the reduction
 #pragma unroll
-                for (int e = 0; e < N; ++e) {
-                    float t = toF(xr[i].v[e]);
-                    sum += t * t;
+                    for (int e = 0; e < N; ++e) xr[i].v[e] = fromF<T>(toF(xr[i].v[e]) + toF(br2[i].v[e]));
+                    reinterpret_cast<VT *>(rr)[tid + i * step] = xr[i];
                 }
+                float t[N];
+                unpackF(xr[i], t);  // (bf16: bit operations, which the compiler does not keep alive
+#pragma unroll                       //  until the output as it does the conversions)
+                for (int e = 0; e < N; ++e) sum += t[e] * t[e];
             }
         }
         sum = blockSum(sum, smem);
         float scale = rsqrtf(sum / static_cast<float>(n) + eps);
+        if constexpr (!kWEarly) {
 #pragma unroll
-        for (int i = 0; i < kMaxVecs; ++i) {
-            long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
-            if (v < nv) {
+            for (int i = 0; i < PER; ++i) {
+                if (tid + i * step < nvi) loadRaw<W, N>(wt + i * step * N, wr[i]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            if (tid + i * step < nvi) {
                 float o[N];
 #pragma unroll
                 for (int e = 0; e < N; ++e) o[e] = toF(xr[i].v[e]) * scale * toF(wr[i].v[e]);
-                storeF<T, N>(yr + v * N, o);
+                storeF<T, N>(yr + (tid + i * step) * N, o);
             }
         }
     } else {
-        float xs[kMaxVecs][N];
+        float xs[PER][N];
         auto load = [&](long long v, float (&out)[N]) {
             loadF<T, N>(ar + v * N, out);
             if constexpr (K == Norm::kAddRms) {
@@ -82,7 +113,7 @@ __global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, con
             }
         };
         float sum = 0.0f;
-        visitRow<N>(nv, cached, true, xs, load, [&](long long, const float (&t)[N]) {
+        visitRow<N>(nv, CACHED, true, xs, load, [&](long long, const float (&t)[N]) {
 #pragma unroll
             for (int e = 0; e < N; ++e) sum += K == Norm::kLayer ? t[e] : t[e] * t[e];
         });
@@ -91,7 +122,7 @@ __global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, con
         if constexpr (K == Norm::kLayer) {
             mean = sum / static_cast<float>(n);
             float ss = 0.0f;  // second pass over the held (or re-read) row: exact variance
-            visitRow<N>(nv, cached, false, xs, load, [&](long long, const float (&t)[N]) {
+            visitRow<N>(nv, CACHED, false, xs, load, [&](long long, const float (&t)[N]) {
 #pragma unroll
                 for (int e = 0; e < N; ++e) ss += (t[e] - mean) * (t[e] - mean);
             });
@@ -100,7 +131,7 @@ __global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, con
         } else {
             scale = rsqrtf(sum / static_cast<float>(n) + eps);
         }
-        visitRow<N>(nv, cached, false, xs, load, [&](long long v, const float (&t)[N]) {
+        visitRow<N>(nv, CACHED, false, xs, load, [&](long long v, const float (&t)[N]) {
             long long j = v * N;
             float wv[N], bv[N], o[N];
             loadWideF<W, N>(w + j, wv);
@@ -118,6 +149,25 @@ __global__ void normKernel(T *y, T *res, const T *a, const T *b, const W *w, con
     }
 }
 
+// Vectors a thread holds for a row of nv 16-byte vectors: the fewest of 1, 2, 4 that keep the block
+// at or under `target` threads (0 when even 4 do not fit in 1024 threads: the re-reading kernel).
+inline int normPer(long long nv, long long target) {
+    for (int per : {1, 2, 4}) {
+        if ((nv + per - 1) / per <= target) return per;
+    }
+    return nv <= 4 * 1024 ? 4 : 0;
+}
+
+// Threads of a block (target: 256, as Triton's 8 warps; INFINI_NV_NORM_THREADS overrides it for
+// tuning), read once.
+inline long long normTargetThreads() {
+    static const long long t = [] {
+        const char *e = std::getenv("INFINI_NV_NORM_THREADS");
+        long long v = e != nullptr ? std::atoll(e) : 0;
+        return v >= 32 && v <= 1024 ? v : 256;
+    }();
+    return t;
+}
 
 template <Norm K>
 infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, const Layout &a, const Layout &b,
@@ -126,6 +176,8 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
     if (!dimsOf(y, &dy, 1) || !dimsOf(a, &da, 1) || (K == Norm::kAddRms && (!dimsOf(res, &dres, 1) || !dimsOf(b, &db, 1)))) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
     }
+    for (Dims *d : {&dy, &dres, &da, &db}) collapse(d);
+    bool plain = dy.ndim <= 1 && da.ndim <= 1 && (K != Norm::kAddRms || (dres.ndim <= 1 && db.ndim <= 1));
     long long rows = static_cast<long long>(a.rows()), n = static_cast<long long>(a.last());
     bool w32 = w.dtype == INFINI_DTYPE_F32;
     return INFINI_NV_DISPATCH_FLOAT(a.dtype, op, {
@@ -151,15 +203,31 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                 using Wt = decltype(wtag);
                 constexpr int NN = decltype(ntag)::value;
                 long long nv = n / NN;
-                int threads = rowThreads(nv, rows);
-                auto run = [&](auto kern) {
+                auto run = [&](auto kern, long long want) {
+                    int threads = static_cast<int>(std::min<long long>(1024, (want + 31) / 32 * 32));
                     kern<<<grid, std::min(threads, maxThreads(kern)), 0, x.stream>>>(
                         py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias), n, eps, dy, dres, da, db);
                 };
-                if (nv <= static_cast<long long>(kMaxVecs) * std::min(threads, maxThreads(normKernel<K, T, Wt, NN, true>))) {
-                    run(normKernel<K, T, Wt, NN, true>);
+                if constexpr (NN > 1) {
+                    // a cached kernel must cover the row: its register limit may allow fewer threads
+                    auto cached = [&](auto kern, int per) {
+                        long long want = (nv + per - 1) / per;
+                        if (want > maxThreads(kern)) return false;
+                        run(kern, want);
+                        return true;
+                    };
+                    int per = normPer(nv, normTargetThreads());
+                    if (plain && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true>, 1)) return;
+                    if (plain && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true>, 2)) return;
+                    if (per != 0 && cached(normKernel<K, T, Wt, NN, 4, true>, 4)) return;
+                    run(normKernel<K, T, Wt, NN, kMaxVecs, false>, rowThreads(nv, rows));
                 } else {
-                    run(normKernel<K, T, Wt, NN, false>);
+                    int threads = rowThreads(nv, rows);
+                    if (nv <= static_cast<long long>(kMaxVecs) * std::min(threads, maxThreads(normKernel<K, T, Wt, NN, kMaxVecs, true>))) {
+                        run(normKernel<K, T, Wt, NN, kMaxVecs, true>, threads);
+                    } else {
+                        run(normKernel<K, T, Wt, NN, kMaxVecs, false>, threads);
+                    }
                 }
             };
             if (w32) {

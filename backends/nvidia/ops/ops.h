@@ -36,6 +36,24 @@ inline bool dimsOf(const Layout &l, Dims *out, size_t drop = 0) {
     return true;
 }
 
+// d with size-1 dimensions dropped and dimensions that are contiguous with each other merged: the
+// same offsets for every linear index, usually one dimension (a row-major batch of rows).
+inline void collapse(Dims *d) {
+    int m = 0;
+    for (int k = 0; k < d->ndim; ++k) {
+        if (d->shape[k] == 1) continue;
+        if (m > 0 && d->strides[m - 1] == d->shape[k] * d->strides[k]) {
+            d->shape[m - 1] *= d->shape[k];
+            d->strides[m - 1] = d->strides[k];
+        } else {
+            d->shape[m] = d->shape[k];
+            d->strides[m] = d->strides[k];
+            ++m;
+        }
+    }
+    d->ndim = m;
+}
+
 // What a launch gets: the data pointers in the op's tensor order, its workspace, the stream, the
 // device's error record (for data-dependent checks in kernels) and the device id.
 struct LaunchArgs {
