@@ -73,7 +73,8 @@ def run(device="cpu", ops="all", shapes=("decode",), dtypes=(torch.bfloat16,), i
     for spec, s, params, dt in work:
         inputs = spec.make(params, dt, dev, gen)
         ref = measure.reference_outputs(spec, inputs) if check else None
-        for impl in impls:
+        rows, fns = [], []
+        for impl in impls:  # check each implementation, then time the ones that ran, interleaved
             r = {"op": spec.name, "set": s, "shape": spec.label(params), "params": params,
                  "dtype": str(dt).split(".")[-1], "impl": impl, "device": str(dev)}
             bar.step(f"{spec.name} {r['shape']} {r['dtype']} {impl}")
@@ -81,16 +82,31 @@ def run(device="cpu", ops="all", shapes=("decode",), dtypes=(torch.bfloat16,), i
                 fn = resolve(impl, spec, dev)
                 if check:
                     r["accuracy"] = measure.check(spec, fn, inputs, dt, ref)
-                r.update(measure.summarize(timer.time(fn, inputs, max_reps=repeat, budget_s=budget_s)))
+                fns.append((r, fn))
             except Skip as e:
                 r["skipped"] = str(e)
             except Exception as e:  # an implementation that fails is reported, not fatal to the run
                 r["skipped"] = f"failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
-            if "median_us" in r:
-                sec = r["median_us"] * 1e-6
-                r["gbps"] = spec.bytes(params, dt) / sec / 1e9
-                r["tflops"] = spec.flops(params) / sec / 1e12
-                r["pct_copy"] = 100.0 * r["gbps"] / copy_gbps if copy_gbps > 0 else None
+            rows.append(r)
+        try:
+            timed = timer.time_interleaved([fn for _, fn in fns], inputs, max_reps=repeat, budget_s=budget_s)
+        except Exception:  # one that fails only when timed: time them one by one to find it
+            timed = []
+            for r, fn in fns:
+                try:
+                    timed.append(timer.time(fn, inputs, max_reps=repeat, budget_s=budget_s))
+                except Exception as e:
+                    r["skipped"] = f"failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+                    timed.append(None)
+        for (r, _), t in zip(fns, timed):
+            if t is None:
+                continue
+            r.update(measure.summarize(t))
+            sec = r["median_us"] * 1e-6
+            r["gbps"] = spec.bytes(params, dt) / sec / 1e9
+            r["tflops"] = spec.flops(params) / sec / 1e12
+            r["pct_copy"] = 100.0 * r["gbps"] / copy_gbps if copy_gbps > 0 else None
+        for r in rows:
             results.append(r)
             if on_result:
                 on_result(r)

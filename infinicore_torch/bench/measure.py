@@ -87,29 +87,42 @@ class Timer:
         elif self.device.type == "infini":
             torch.infini.synchronize(self.device)
 
+    def _once(self, fn, inputs) -> float:
+        if self.device.type == "cpu":
+            t0 = time.perf_counter()
+            fn(*inputs)
+            return time.perf_counter() - t0
+        if self.flush_buf is not None:
+            self.flush_buf.zero_()
+        start, end = self._events()
+        start.record()
+        fn(*inputs)
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3
+
     def time(self, fn, inputs, min_reps=5, max_reps=100, budget_s=0.3, warmup=3) -> list[float]:
         """Seconds per call, one entry per timed repetition."""
-        for _ in range(warmup):
-            fn(*inputs)
+        return self.time_interleaved([fn], inputs, min_reps, max_reps, budget_s, warmup)[0]
+
+    def time_interleaved(self, fns, inputs, min_reps=5, max_reps=100, budget_s=0.3, warmup=3) -> list[list[float]]:
+        """Seconds per call of each of fns, their calls interleaved (one round calls each once, the order
+        rotating by round), so that a drift of the machine (clocks, a neighbour) falls on all of them alike.
+        budget_s is per function."""
+        for fn in fns:
+            for _ in range(warmup):
+                fn(*inputs)
         self.synchronize()
-        times = []
-        spent = 0.0
-        while len(times) < max_reps and (len(times) < min_reps or spent < budget_s):
-            if self.device.type == "cpu":
-                t0 = time.perf_counter()
-                fn(*inputs)
-                dt = time.perf_counter() - t0
-            else:
-                if self.flush_buf is not None:
-                    self.flush_buf.zero_()
-                start, end = self._events()
-                start.record()
-                fn(*inputs)
-                end.record()
-                end.synchronize()
-                dt = start.elapsed_time(end) / 1e3
-            times.append(dt)
-            spent += max(dt, 1e-6)
+        times = [[] for _ in fns]
+        spent = [0.0] * len(fns)
+        rounds = 0
+        while rounds < max_reps and (rounds < min_reps or min(spent) < budget_s):
+            for k in range(len(fns)):
+                i = (k + rounds) % len(fns)
+                dt = self._once(fns[i], inputs)
+                times[i].append(dt)
+                spent[i] += max(dt, 1e-6)
+            rounds += 1
         return times
 
 

@@ -5,7 +5,6 @@
 // shared memory; softmax within the partition; values: threads split head_dim into 16-byte chunks and
 // the tokens into groups. Partitions are merged by a second kernel (log-sum-exp) when there are several.
 #include <algorithm>
-#include <cstdlib>
 
 #include "common.cuh"
 
@@ -445,44 +444,46 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
     const T *kbase = kc + g * p.k_s1 + c * 8, *vbase = vc + g * p.v_s1 + c * 8;
     const int bs = static_cast<int>(p.block_size), shift = p.block_shift;
     const long long bt_row = seq * p.bt_s0;
-    for (long long s0 = t0 + warp * S; s0 < t1; s0 += kDecWarps * S) {
-        // every block id of the step first (one wait for all of them), then every key and value load
-        Vec<T, 8> kr[L], vr[L];
-        bool ok[L];
-        long long blk[L];
-        int row[L];
+    // the block ids of a step: read one step ahead, so that a step waits for its keys and values only
+    long long blk[L], blk_next[L];
+    auto readIds = [&](long long s, long long (&ids)[L]) {
 #pragma unroll
         for (int i = 0; i < L; ++i) {
-            int t = static_cast<int>(s0) + i * TPW + sub;
-            ok[i] = t < t1;
+            int t = static_cast<int>(s) + i * TPW + sub;
             int pg = shift >= 0 ? t >> shift : t / bs;
-            row[i] = shift >= 0 ? t & (bs - 1) : t - pg * bs;
-            blk[i] = ok[i] ? readIndex(bt, p.bt64, bt_row + pg * p.bt_s1) : 0;
+            ids[i] = t < t1 ? readIndex(bt, p.bt64, bt_row + pg * p.bt_s1) : 0;
         }
+    };
+    if (t0 + warp * S < t1) readIds(t0 + warp * S, blk);
+    for (long long s0 = t0 + warp * S; s0 < t1; s0 += kDecWarps * S) {
+        Vec<T, 8> kr[L], vr[L];
+        bool ok[L];
         bool bad = false;
 #pragma unroll
         for (int i = 0; i < L; ++i) {
-            bool out_of_range = ok[i] && (blk[i] < 0 || blk[i] >= p.num_blocks);
+            int t = static_cast<int>(s0) + i * TPW + sub;
+            int pg = shift >= 0 ? t >> shift : t / bs;
+            int row = shift >= 0 ? t & (bs - 1) : t - pg * bs;
+            bool out_of_range = t < t1 && (blk[i] < 0 || blk[i] >= p.num_blocks);
             bad |= out_of_range;
-            ok[i] = ok[i] && !out_of_range;
-        }
-#pragma unroll
-        for (int i = 0; i < L; ++i) {
+            ok[i] = t < t1 && !out_of_range;
             reinterpret_cast<uint4 &>(kr[i]) = make_uint4(0, 0, 0, 0);
             reinterpret_cast<uint4 &>(vr[i]) = make_uint4(0, 0, 0, 0);
             if (ok[i]) {
-                kr[i] = *reinterpret_cast<const Vec<T, 8> *>(kbase + blk[i] * p.k_s0 + row[i] * p.k_s2);
-                vr[i] = *reinterpret_cast<const Vec<T, 8> *>(vbase + blk[i] * p.v_s0 + row[i] * p.v_s2);
+                kr[i] = *reinterpret_cast<const Vec<T, 8> *>(kbase + blk[i] * p.k_s0 + row * p.k_s2);
+                vr[i] = *reinterpret_cast<const Vec<T, 8> *>(vbase + blk[i] * p.v_s0 + row * p.v_s2);
             }
         }
         if (bad) {
 #pragma unroll
             for (int i = 0; i < L; ++i) {
                 int t = static_cast<int>(s0) + i * TPW + sub;
-                long long b = t < t1 ? readIndex(bt, p.bt64, bt_row + (t / bs) * p.bt_s1) : 0;
-                if (t < t1 && (b < 0 || b >= p.num_blocks)) reportError(err, kErrIndex, p.op, kArgBlockTables, b, p.num_blocks);
+                if (t < t1 && (blk[i] < 0 || blk[i] >= p.num_blocks)) {
+                    reportError(err, kErrIndex, p.op, kArgBlockTables, blk[i], p.num_blocks);
+                }
             }
         }
+        if (s0 + kDecWarps * S < t1) readIds(s0 + kDecWarps * S, blk_next);
         float sc[G][L];
 #pragma unroll
         for (int i = 0; i < L; ++i) {
@@ -525,6 +526,8 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
                 for (int e = 0; e < 8; ++e) acc[h][e] = fmaf(pr, vf[e], acc[h][e]);
             }
         }
+#pragma unroll
+        for (int i = 0; i < L; ++i) blk[i] = blk_next[i];
     }
     // the warp: sum over its row groups (m is the same in every lane)
 #pragma unroll

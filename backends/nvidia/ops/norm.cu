@@ -1,7 +1,6 @@
 // norm.cu: rms_norm, add_rms_norm and layer_norm over the last dimension: one block per row, the row
 // held in registers (16-byte vectors) between the reduction and the write when it fits.
 #include <algorithm>
-#include <cstdlib>
 
 #include "common.cuh"
 
@@ -35,8 +34,10 @@ __device__ __forceinline__ long long rowOffset(const Dims &d, long long row) {
     return offsetOf(d, row);
 }
 
-template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false>
-__global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRowThreads(PER, CACHED, PLAIN) == 256 ? 8 : 1) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
+// FEW: few rows (fewer blocks than SMs can hold): the rms kernels load the weights with the row
+// (latency counts, registers do not), without the 8-blocks register cap.
+template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false>
+__global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRowThreads(PER, CACHED, PLAIN) == 256 && !FEW ? 8 : 1) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
                            Dims dy, Dims dres, Dims da, Dims db) {
     __shared__ float smem[32];
     long long row = blockIdx.x;
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
         const W *wt = w + static_cast<long long>(tid) * N;
         // the weights (in L2 after the first rows) are loaded before the reduction only by the big
         // blocks; the small ones keep their registers for more blocks on the SM
-        constexpr bool kWEarly = PER > 2;
+        constexpr bool kWEarly = PER > 2 || FEW;
         VT xr[PER], br2[NB];
         VW wr[PER];
         float sum = 0.0f;
@@ -158,16 +159,8 @@ inline int normPer(long long nv, long long target) {
     return nv <= 4 * 1024 ? 4 : 0;
 }
 
-// Threads of a block (target: 256, as Triton's 8 warps; INFINI_NV_NORM_THREADS overrides it for
-// tuning), read once.
-inline long long normTargetThreads() {
-    static const long long t = [] {
-        const char *e = std::getenv("INFINI_NV_NORM_THREADS");
-        long long v = e != nullptr ? std::atoll(e) : 0;
-        return v >= 32 && v <= 1024 ? v : 256;
-    }();
-    return t;
-}
+// Threads a norm block aims at: 256, as Triton's 8 warps (8 such blocks fit an SM).
+constexpr long long kNormThreads = 256;
 
 template <Norm K>
 infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, const Layout &a, const Layout &b,
@@ -216,7 +209,10 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                         run(kern, want);
                         return true;
                     };
-                    int per = normPer(nv, normTargetThreads());
+                    int per = normPer(nv, kNormThreads);
+                    bool few = rows <= 132;  // at most one block per SM (an H100's 132)
+                    if (plain && few && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true, true>, 1)) return;
+                    if (plain && few && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, true>, 2)) return;
                     if (plain && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true>, 1)) return;
                     if (plain && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true>, 2)) return;
                     if (per != 0 && cached(normKernel<K, T, Wt, NN, 4, true>, 4)) return;
