@@ -14,11 +14,18 @@ import infinicore_torch  # noqa: F401
 from infinicore_torch import ops
 
 
-def test_every_wrapper_has_a_builtin_entry_with_the_ops_schema():
+def test_public_functions_are_builtins_with_their_docs_and_signatures():
+    import inspect
+
     for name in ops.__all__:
-        entry = getattr(ops, f"_direct_{name}")
-        assert type(entry).__name__ == "builtin_function_or_method", name
-        assert entry.__name__ == name
+        fn = getattr(ops, name)
+        if name == "random_sample":  # a Python function: it chooses between two overloads
+            continue
+        assert type(fn).__name__ == "builtin_function_or_method", name
+        assert fn.__name__ == name and fn.__doc__ and len(fn.__doc__) > 20, name
+        assert ops._traced[fn].__name__ == name  # what torch.compile traces in its place
+    assert str(inspect.signature(ops.rms_norm)) == "(x, weight, eps=1e-06)"
+    assert str(inspect.signature(ops.gelu)) == "(x, approximate='none')"
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -38,15 +45,22 @@ def test_direct_equals_torch_ops(dtype):
     assert torch.equal(ops.rms_norm(a, w, 1), torch.ops.infini.rms_norm(a, w, 1.0))
 
 
-def test_keywords_wrong_arity_and_unconverted_types_take_torch_ops():
+def test_keywords_defaults_and_what_takes_torch_ops():
     x = torch.randn(4, 64)
-    # keywords and a missing argument: torch.ops' own handling (defaults, keyword names)
-    assert torch.equal(ops._direct_gelu(x, approximate="tanh"), torch.ops.infini.gelu(x, "tanh"))
-    assert torch.equal(ops._direct_softmax(x), torch.ops.infini.softmax(x, -1))
+    w = torch.randn(64)
+    # keywords by the schema's names, defaults from the schema
+    assert torch.equal(ops.rms_norm(x, weight=w), torch.ops.infini.rms_norm(x, w, 1e-6))
+    assert torch.equal(ops.rms_norm(x, w, eps=0.5), torch.ops.infini.rms_norm(x, w, 0.5))
+    with pytest.raises((RuntimeError, TypeError)):  # an unknown keyword: torch.ops' error
+        ops.rms_norm(x, w, epsilon=0.5)
+    with pytest.raises((RuntimeError, TypeError)):  # a repeated argument
+        ops.rms_norm(x, w, 1e-6, eps=0.5)
+    assert torch.equal(ops.gelu(x, approximate="tanh"), torch.ops.infini.gelu(x, "tanh"))
+    assert torch.equal(ops.softmax(x), torch.ops.infini.softmax(x, -1))
     with pytest.raises((RuntimeError, TypeError)):
-        ops._direct_mul(x)
+        ops.mul(x)
     # a bool where the schema has an int: torch.ops decides what it means
-    w, i = ops._direct_topk_softmax(x, True, False)
+    w, i = ops.topk_softmax(x, True, False)
     w2, i2 = torch.ops.infini.topk_softmax(x, True, False)
     assert torch.equal(w, w2) and torch.equal(i, i2)
     # a non-tensor where a tensor belongs: torch.ops' error
@@ -147,9 +161,35 @@ def test_releases_the_gil_while_the_kernel_runs():
 
 
 def test_compile_traces_torch_ops_not_the_builtin():
+    from torch._dynamo.testing import CompileCounterWithBackend
+
     def f(x, w):
-        return ops.silu(ops.rms_norm(x, w)) * 2
+        return ops.silu(ops.rms_norm(x, w, eps=1e-5)) * 2
 
     x, w = torch.randn(4, 32), torch.randn(32)
-    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    counter = CompileCounterWithBackend("aot_eager")
+    compiled = torch.compile(f, fullgraph=True, backend=counter)
     torch.testing.assert_close(compiled(x, w), f(x, w))
+    assert counter.frame_count == 1
+    targets = [str(n.target) for g in counter.graphs for n in g.graph.nodes if n.op == "call_function"]
+    # the graph holds the torch.ops operators, not the builtins
+    assert any(t.startswith("infini.rms_norm") for t in targets) and any(t.startswith("infini.silu") for t in targets)
+    assert not any("built-in function rms_norm" in t or "built-in function silu" in t for t in targets), targets
+
+
+def test_dynamo_imported_before_the_package():
+    import subprocess
+    import sys
+
+    code = (
+        "import torch, torch._dynamo\n"
+        "import infinicore_torch\n"
+        "from infinicore_torch import ops\n"
+        "f = torch.compile(lambda a, b: ops.mul(ops.add(a, b), b), fullgraph=True, backend='aot_eager')\n"
+        "a, b = torch.randn(3), torch.randn(3)\n"
+        "assert torch.allclose(f(a, b), (a + b) * b)\n"
+        "print('ok')\n"
+    )
+    env = dict(__import__("os").environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr[-2000:]

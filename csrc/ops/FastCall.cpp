@@ -5,9 +5,10 @@
 // on the CPU. _fast_op(name, fallback) returns a builtin function that converts positional
 // arguments by the op's schema straight into a boxed call of the same operator: the same kernels,
 // autograd, autocast, profiler and Python dispatch modes (they are dispatch keys), with the GIL
-// released while it runs, as torch's own bindings do. Whatever it does not take (keywords, a missing
-// or extra argument, a Tensor subclass or a __torch_function__ mode, an unexpected type) goes to
-// `fallback` (torch.ops.infini.<op>), so behaviour never differs from torch.ops.
+// released while it runs, as torch's own bindings do. Arguments go by position or keyword (the
+// schema's names), missing ones take the schema's defaults. Whatever it does not take (an unknown,
+// repeated or missing argument, a Tensor subclass or a __torch_function__ mode, an unexpected type)
+// goes to `fallback` (torch.ops.infini.<op>), so behaviour never differs from torch.ops.
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/Exceptions.h>
@@ -15,6 +16,7 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,8 @@ enum class Arg { kTensor, kOptTensor, kFloat, kInt, kBool, kStr };
 struct FastOp {
     c10::OperatorHandle op;
     std::vector<Arg> args;
+    std::vector<std::string> names;                 // the schema's argument names (keywords)
+    std::vector<std::optional<c10::IValue>> defaults;  // the schema's defaults
     size_t nreturns;
     PyObject *fallback;  // a strong reference, kept for the process
     PyMethodDef def;
@@ -115,14 +119,35 @@ PyObject *callFallback(const FastOp &f, PyObject *const *args, Py_ssize_t nargs,
 
 PyObject *fastCall(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     const auto &f = *static_cast<const FastOp *>(PyCapsule_GetPointer(self, nullptr));
-    if (static_cast<size_t>(nargs) != f.args.size() || (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) > 0) ||
-        at::impl::torch_function_mode_enabled()) {
+    const size_t n = f.args.size();
+    Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (static_cast<size_t>(nargs) > n || at::impl::torch_function_mode_enabled()) {
         return callFallback(f, args, nargs, kwnames);
     }
+    // each schema argument: positional, else a keyword, else its default
+    PyObject *given[16] = {};
+    if (n > 16) return callFallback(f, args, nargs, kwnames);
+    for (Py_ssize_t i = 0; i < nargs; ++i) given[i] = args[i];
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+        if (key == nullptr) {
+            PyErr_Clear();
+            return callFallback(f, args, nargs, kwnames);
+        }
+        size_t j = 0;
+        while (j < n && f.names[j] != key) ++j;
+        if (j == n || given[j] != nullptr) return callFallback(f, args, nargs, kwnames);  // torch.ops' error
+        given[j] = args[nargs + k];
+    }
     torch::jit::Stack stack;
-    stack.reserve(f.args.size());
-    for (size_t i = 0; i < f.args.size(); ++i) {
-        if (!toIValue(args[i], f.args[i], stack)) return callFallback(f, args, nargs, nullptr);
+    stack.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+        if (given[i] == nullptr) {
+            if (!f.defaults[i]) return callFallback(f, args, nargs, kwnames);  // missing: torch.ops' error
+            stack.push_back(*f.defaults[i]);
+        } else if (!toIValue(given[i], f.args[i], stack)) {
+            return callFallback(f, args, nargs, kwnames);
+        }
     }
     HANDLE_TH_ERRORS  // c10 errors become their Python exceptions; a Python error (an autograd formula's) itself
     {
@@ -150,12 +175,14 @@ PyObject *fastCall(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
 PyObject *makeFastOp(const std::string &qualified, PyObject *fallback, const std::string &doc) {
     auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(qualified.c_str(), "");
     const auto &schema = handle.schema();
-    auto *f = new FastOp{handle, {}, schema.returns().size(), fallback, {}, qualified.substr(qualified.find("::") + 2), doc};
+    auto *f = new FastOp{handle, {}, {}, {}, schema.returns().size(), fallback, {}, qualified.substr(qualified.find("::") + 2), doc};
     for (const auto &a : schema.arguments()) {
         Arg kind;
         TORCH_CHECK(!a.kwarg_only() && kindOf(a.type(), &kind), "infinicore_torch: ", qualified, " argument ", a.name(),
                     " has no fast conversion");
         f->args.push_back(kind);
+        f->names.push_back(a.name());
+        f->defaults.push_back(a.default_value());
     }
     for (const auto &r : schema.returns()) {
         TORCH_CHECK(r.type()->kind() == c10::TypeKind::TensorType, "infinicore_torch: ", qualified,
