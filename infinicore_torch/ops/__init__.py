@@ -5,6 +5,9 @@ tensors (on the current stream of their device). Float inputs may be float32, fl
 and are accumulated in float32. Inputs must share one device; a wrong dtype, shape or device
 raises a RuntimeError that names the op and the argument. Every op has an ``out=`` overload
 (``torch.ops.infini.<op>.out``), fake (meta) support for torch.compile, and autograd.
+
+The functions are builtins that enter the dispatcher directly (the end of this file says how
+torch.compile still sees torch.ops.infini); random_sample stays a Python function.
 """
 
 from __future__ import annotations
@@ -163,8 +166,8 @@ def paged_caching(k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cac
     _ops.paged_caching(k, v, k_cache, v_cache, slot_mapping)
 
 
-
-__all__ = ["attention", "paged_attention", "paged_attention_prefill", "gemm", "linear", "topk_softmax", "random_sample", "paged_caching", "add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
+__all__ = ["attention", "paged_attention", "paged_attention_prefill", "gemm", "linear", "topk_softmax", "random_sample",
+           "paged_caching", "add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
            "layer_norm", "softmax", "causal_softmax", "embedding", "rope"]
 
 
