@@ -93,6 +93,17 @@ def test_timer_reports_medians_and_quantiles():
     assert s["p10_us"] <= s["median_us"] <= s["p90_us"] and s["reps"] == 7
 
 
+def test_interleaved_timing_rotates_the_order_and_times_each():
+    calls = []
+    fns = [lambda x, k=k: calls.append(k) for k in range(3)]
+    timer = measure.Timer(torch.device("cpu"))
+    times = timer.time_interleaved(fns, (None,), min_reps=4, max_reps=4, budget_s=0.0, warmup=1)
+    assert [len(t) for t in times] == [4, 4, 4]
+    assert calls[:3] == [0, 1, 2]  # warm-up, one each
+    rounds = [calls[3 + 3 * r: 6 + 3 * r] for r in range(4)]
+    assert rounds == [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2]]
+
+
 @pytest.mark.parametrize("device", ["cpu", "infini"])
 def test_run_reports_every_implementation(device):
     meta, results = bench.run(device, ["rms_norm", "gemm"], ("decode",), (torch.bfloat16,), bench.IMPLS, repeat=3,
