@@ -15,7 +15,6 @@
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

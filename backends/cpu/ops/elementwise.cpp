@@ -82,11 +82,12 @@ inline void applyStrided(T *y, ptrdiff_t sy, const T *a, ptrdiff_t sa, const T *
     for (size_t i = 0; i < n; ++i) y[i * sy] = fromFloat<T>(f(toFloat(a[i * sa]), Binary ? toFloat(b[i * sb]) : 0.0f));
 }
 
-// Applies y = f(a, b) (or f(a)) over same-shaped tensors.
-// cost: relative work per element for the thread split (parallelFor); 1 for a float32 add, mul or
-// relu, which use a second thread only from 64K elements (as torch's grain of 32K).
+// Applies y = f(a, b) (or f(a)) over same-shaped tensors. The thread split (parallelFor) counts a
+// float32 element of a plain streaming op (one with vec8) as 1 and any other as 4: the plain ones
+// take a second thread only from 64K elements (as torch's grain of 32K).
 template <typename T, bool Binary, typename F>
-Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f, size_t cost) {
+Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
+    constexpr size_t cost = HasVec8<F>::value && std::is_same_v<T, float> ? 1 : 4;
     bool flat = y.contiguous() && a.contiguous() && (!Binary || b.contiguous());
     return [=](void *const *data) {
         T *py = static_cast<T *>(data[0]);
@@ -117,8 +118,7 @@ Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f, size_t cost) {
 }
 
 template <typename F>
-infiniStatus_t makeElementwise(const char *name, const infiniopOpParams_t &p, bool binary, Kernel *k, F f,
-                               bool cheap = false) {
+infiniStatus_t makeElementwise(const char *name, const infiniopOpParams_t &p, bool binary, Kernel *k, F f) {
     Layout y = layoutOf(p.tensors[0]), a = layoutOf(p.tensors[1]);
     Layout b = binary ? layoutOf(p.tensors[2]) : Layout{};
     INFINI_RETURN_IF_ERROR(expectSameShape(name, "input", a, y, "output"));
@@ -129,8 +129,7 @@ infiniStatus_t makeElementwise(const char *name, const infiniopOpParams_t &p, bo
     }
     return dispatchFloat(y.dtype, name, [&](auto t) {
         using T = decltype(t);
-        size_t cost = cheap && std::is_same_v<T, float> ? 1 : 4;
-        *k = binary ? elementwiseKernel<T, true>(y, a, b, f, cost) : elementwiseKernel<T, false>(y, a, b, f, cost);
+        *k = binary ? elementwiseKernel<T, true>(y, a, b, f) : elementwiseKernel<T, false>(y, a, b, f);
     });
 }
 
@@ -246,10 +245,10 @@ struct GeluTanh {
 }  // namespace
 
 infiniStatus_t makeAdd(const infiniopOpParams_t &p, Kernel *k) {
-    return makeElementwise("add", p, true, k, AddF{}, true);
+    return makeElementwise("add", p, true, k, AddF{});
 }
 infiniStatus_t makeMul(const infiniopOpParams_t &p, Kernel *k) {
-    return makeElementwise("mul", p, true, k, MulF{}, true);
+    return makeElementwise("mul", p, true, k, MulF{});
 }
 infiniStatus_t makeSwiGLU(const infiniopOpParams_t &p, Kernel *k) {
     return makeElementwise("swiglu", p, true, k, SwiGLU{});
@@ -258,7 +257,7 @@ infiniStatus_t makeSilu(const infiniopOpParams_t &p, Kernel *k) {
     return makeElementwise("silu", p, false, k, Silu{});
 }
 infiniStatus_t makeRelu(const infiniopOpParams_t &p, Kernel *k) {
-    return makeElementwise("relu", p, false, k, ReluF{}, true);
+    return makeElementwise("relu", p, false, k, ReluF{});
 }
 infiniStatus_t makeGelu(const infiniopOpParams_t &p, Kernel *k) {
     if (p.i[0] == 1) return makeElementwise("gelu", p, false, k, GeluTanh{});

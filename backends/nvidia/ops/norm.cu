@@ -19,14 +19,10 @@ __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
     for (int i = 0; i < static_cast<int>(sizeof(W) * N / 16); ++i) dst[i] = src[i];
 }
 
-// Blocks of plain rows that hold 1 or 2 vectors a thread have at most 256 threads and fit 8 to an SM (32 registers):
-// a thousand rows of 4096 run in one wave, as Triton's kernel does.
+// Blocks of plain rows that hold 1 or 2 vectors a thread have at most 256 threads and fit 8 to an SM
+// (32 registers): a thousand rows of 4096 run in one wave, as Triton's kernel does.
 constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached && plain && per <= 2 ? 256 : 1024; }
 
-// One row per block. N elements per vector (N = 1: any alignment). Rows addressed through Dims.
-// kAddRms: r = a + b is written to `res` and normalized; kLayer: mean and variance, plus bias.
-// CACHED: the row fits in the block's registers, PER vectors a thread (registers scale with PER, so
-// short rows keep many blocks on an SM); else the row is re-read each pass, PER loads in flight.
 // The offset of row `row`; PLAIN: d has at most one dimension (no division).
 template <bool PLAIN>
 __device__ __forceinline__ long long rowOffset(const Dims &d, long long row) {
@@ -34,6 +30,10 @@ __device__ __forceinline__ long long rowOffset(const Dims &d, long long row) {
     return offsetOf(d, row);
 }
 
+// One row per block. N elements per vector (N = 1: any alignment). Rows addressed through Dims.
+// kAddRms: r = a + b is written to `res` and normalized; kLayer: mean and variance, plus bias.
+// CACHED: the row fits in the block's registers, PER vectors a thread (registers scale with PER, so
+// short rows keep many blocks on an SM); else the row is re-read each pass, PER loads in flight.
 // FEW: few rows (fewer blocks than SMs can hold): the rms kernels load the weights with the row
 // (latency counts, registers do not), without the 8-blocks register cap.
 template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false>
