@@ -171,7 +171,7 @@ struct ReluF {  // max(a, 0); NaN stays NaN
     float operator()(float a, float) const { return a > 0.0f ? a : (a == a ? 0.0f : a); }
 #ifdef __AVX2__
     __m256 vec8(__m256 a, __m256) const {
-        return _mm256_and_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NLE_UQ), a);  // a > 0 or NaN: a; else +0
+        return _mm256_max_ps(_mm256_setzero_ps(), a);  // maxps gives its second operand (a) when either is NaN
     }
 #endif
 };

@@ -1,6 +1,8 @@
 // softmax.cu: softmax along any dim (a line per block, walked with its stride) and causal_softmax over
-// the last dim. Lines with stride 1 use 16-byte loads; short ones stay in registers between the
-// reductions and the write, long ones are read twice (max and sum in one online pass, then written).
+// the last dim. Lines with stride 1 use 16-byte loads and stay in registers between the reductions
+// and the write when they fit: as floats (a block per line), as stored (8 pieces a thread, for many
+// lines), or split over a cluster of blocks (longer than a block holds); the rest are read twice
+// (max and sum in one online pass, then written).
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -33,23 +35,6 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
     long long nv = (n + N - 1) / N;
     float xs[kMaxVecs][N];
     float m = -INFINITY, s = 0.0f;
-    auto load = [&](long long v, float (&out)[N]) {
-        long long j = v * N;
-        if (j >= limit) {  // wholly masked (causal): not read
-#pragma unroll
-            for (int e = 0; e < N; ++e) out[e] = -INFINITY;
-            return;
-        }
-        if constexpr (N > 1) {
-            loadF<T, N>(xr + j, out);
-        } else {
-            out[0] = toF(xr[j * sx]);
-        }
-#pragma unroll
-        for (int e = 0; e < N; ++e) {
-            if (j + e >= limit) out[e] = -INFINITY;
-        }
-    };
     if constexpr (CACHED) {
         // the line in registers: the thread's own max, exp(x - it) once per element (kept), then the
         // block's max and sum; the write only rescales
@@ -93,6 +78,23 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
             }
         }
     } else {  // read twice: (max, sum) online, one exp per element and one rescale per piece; then the write
+        auto load = [&](long long v, float (&out)[N]) {
+            long long j = v * N;
+            if (j >= limit) {  // wholly masked (causal): not read
+#pragma unroll
+                for (int e = 0; e < N; ++e) out[e] = -INFINITY;
+                return;
+            }
+            if constexpr (N > 1) {
+                loadF<T, N>(xr + j, out);
+            } else {
+                out[0] = toF(xr[j * sx]);
+            }
+#pragma unroll
+            for (int e = 0; e < N; ++e) {
+                if (j + e >= limit) out[e] = -INFINITY;
+            }
+        };
         visitRow<N>(nv, false, true, xs, load, [&](long long, const float (&t)[N]) {
             float vm = t[0];
 #pragma unroll
@@ -122,82 +124,87 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
 }
 
 
-// Lines too long for one block's registers (a vocabulary row): a cluster of C blocks splits the line,
-// each block keeping its part in registers as 16-byte pieces, so the line is read once; the blocks
-// exchange their (max, sum) through distributed shared memory. Grid: C blocks per line, along x.
+// Lines held in registers as stored (16-byte pieces, kClusterVecs a thread): the line is read once,
+// and a block of up to 512 threads stays within 64 registers so that two share an SM (one loading
+// while the other writes). Lines longer than one block keeps (a vocabulary row) are split over a cluster of C blocks
+// (CLUSTER), which exchange their (max, sum) through distributed shared memory. Grid: C blocks per
+// line, along x; block `rank` of a line takes pieces [rank * per, rank * per + per). n < 2^31.
 constexpr int kClusterThreads = 512, kClusterVecs = 8;
 
-template <typename T>
-__global__ void __launch_bounds__(kClusterThreads) softmaxClusterKernel(T *y, const T *x, long long n, Dims dy, Dims dx,
-                                                                        long long causal_q, int C, long long per) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+template <typename T, bool CLUSTER>
+__global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, const T *x, int n, Dims dy, Dims dx,
+                                                                          long long causal_q, int C, int per) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900 || !CLUSTER)
     constexpr int N = kVec16<T>;
+    using V = Vec<T, N>;
     namespace cg = cooperative_groups;
-    cg::cluster_group cl = cg::this_cluster();
     __shared__ float smem[32];
     __shared__ float ms[2];
     long long row = blockIdx.x / C;
-    int rank = static_cast<int>(cl.block_rank());
-    const T *xr = x + offsetOf(dx, row);
-    T *yr = y + offsetOf(dy, row);
-    long long limit = n;
-    if (causal_q > 0) limit = (row % causal_q) + n - causal_q + 1;
-    long long nv = n / N, v0 = rank * per, v1 = min(nv, v0 + per);
-    Vec<T, N> raw[kClusterVecs];
+    int rank = 0;
+    if constexpr (CLUSTER) rank = static_cast<int>(cg::this_cluster().block_rank());
+    const V *xr = reinterpret_cast<const V *>(x + offsetOf(dx, row));
+    V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row));
+    int limit = causal_q > 0 ? static_cast<int>(row % causal_q + n - causal_q + 1) : n;  // [0, limit) live
+    int vbeg = rank * per + static_cast<int>(threadIdx.x), vend = min(n / N, rank * per + per);
+    int step = static_cast<int>(blockDim.x);
+    V raw[kClusterVecs];
+#pragma unroll
+    for (int i = 0; i < kClusterVecs; ++i) {  // every load first
+        int v = vbeg + i * step;
+        if (v < vend && v * N < limit) raw[i] = xr[v];
+    }
     float m = -INFINITY, s = 0.0f;
 #pragma unroll
-    for (int i = 0; i < kClusterVecs; ++i) {
-        long long v = v0 + i * static_cast<long long>(blockDim.x) + threadIdx.x;
-        if (v < v1 && v * N < limit) raw[i] = *reinterpret_cast<const Vec<T, N> *>(xr + v * N);
-    }
-#pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {  // the thread's max
-        long long v = v0 + i * static_cast<long long>(blockDim.x) + threadIdx.x;
-        if (v < v1 && v * N < limit) {
+        int v = vbeg + i * step;
+        if (v < vend && v * N < limit) {
             float f[N];
             unpackF(raw[i], f);
 #pragma unroll
-            for (int e = 0; e < N; ++e) {
-                if (v * N + e < limit) m = fmaxf(m, f[e]);
-            }
+            for (int e = 0; e < N; ++e) m = v * N + e < limit ? fmaxf(m, f[e]) : m;
         }
     }
+    if (m != -INFINITY) {
 #pragma unroll
-    for (int i = 0; i < kClusterVecs; ++i) {  // its sum
-        long long v = v0 + i * static_cast<long long>(blockDim.x) + threadIdx.x;
-        if (v < v1 && v * N < limit && m != -INFINITY) {
-            float f[N];
-            unpackF(raw[i], f);
+        for (int i = 0; i < kClusterVecs; ++i) {  // its sum
+            int v = vbeg + i * step;
+            if (v < vend && v * N < limit) {
+                float f[N];
+                unpackF(raw[i], f);
 #pragma unroll
-            for (int e = 0; e < N; ++e) {
-                if (v * N + e < limit) s += __expf(f[e] - m);
+                for (int e = 0; e < N; ++e) s += v * N + e < limit ? __expf(f[e] - m) : 0.0f;
             }
         }
     }
     blockMaxSum(m, s, smem);
-    if (threadIdx.x == 0) {
-        ms[0] = m;
-        ms[1] = s;
+    float gm = m, gs = s;
+    if constexpr (CLUSTER) {
+        cg::cluster_group cl = cg::this_cluster();
+        if (threadIdx.x == 0) {
+            ms[0] = m;
+            ms[1] = s;
+        }
+        cl.sync();
+        gm = -INFINITY;
+        for (int r = 0; r < C; ++r) gm = fmaxf(gm, cl.map_shared_rank(ms, r)[0]);
+        gs = 0.0f;
+        for (int r = 0; r < C; ++r) {
+            const float *o = cl.map_shared_rank(ms, r);
+            if (o[0] != -INFINITY) gs += o[1] * __expf(o[0] - gm);
+        }
+        cl.sync();  // no block leaves while another still reads its (max, sum)
     }
-    cl.sync();
-    float gm = -INFINITY;
-    for (int r = 0; r < C; ++r) gm = fmaxf(gm, cl.map_shared_rank(ms, r)[0]);
-    float gs = 0.0f;
-    for (int r = 0; r < C; ++r) {
-        const float *o = cl.map_shared_rank(ms, r);
-        if (o[0] != -INFINITY) gs += o[1] * __expf(o[0] - gm);
-    }
-    cl.sync();  // no block leaves while another still reads its (max, sum)
     float inv = 1.0f / gs;
 #pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {
-        long long v = v0 + i * static_cast<long long>(blockDim.x) + threadIdx.x;
-        if (v < v1) {
+        int v = vbeg + i * step;
+        if (v < vend) {
             float o[N], f[N];
             unpackF(raw[i], f);
 #pragma unroll
             for (int e = 0; e < N; ++e) o[e] = v * N + e < limit ? __expf(f[e] - gm) * inv : 0.0f;
-            storeF<T, N>(yr + v * N, o);
+            storeF<T, N>(reinterpret_cast<T *>(yr + v), o);
         }
     }
 #endif
@@ -227,13 +234,24 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             const T *px = static_cast<const T *>(a.data[1]);
             bool v = vec && ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px)) & 15) == 0;
             long long nv = n / N;
-            // a line longer than one block keeps: a cluster of the fewest blocks (2, 4 or 8) with at most
-            // 256 threads each (8 pieces per thread), else up to 512
+            // Many lines of 2048+ elements (bf16): the line as stored in registers, 8 pieces a thread, when
+            // the lines give at least 2^18 threads (a full wave here); fewer lines keep more threads each.
+            // H100, bf16: 1024x32000 90.9 -> 58.1 us, causal 32x2048x4096 421 -> 366; with fewer threads
+            // (causal 32x16x2048) or pieces (32x1024x1024) it measured slower, hence the bounds.
+            long long packed_threads = (nv + kClusterVecs - 1) / kClusterVecs;
+            if (v && nv >= 256 && nv <= static_cast<long long>(kClusterThreads) * kClusterVecs && rows < (1LL << 31) &&
+                rows * packed_threads >= (1LL << 18)) {
+                softmaxPackedKernel<T, false><<<static_cast<unsigned>(rows), static_cast<unsigned>((packed_threads + 31) / 32 * 32), 0,
+                                                a.stream>>>(py, px, static_cast<int>(n), dy, dx, causal_q, 1, static_cast<int>(nv));
+                return launched(op);
+            }
+            // A line longer than one block keeps: a cluster of the fewest blocks (2, 4 or 8) with at most 256
+            // threads each (8 pieces a thread), else up to 512; for any number of lines (512x128256 bf16:
+            // 161.8 -> 128.6 us against reading each line twice; persistent clusters copying the next line
+            // into shared memory meanwhile measured 154.5).
             int C = 0, threads = 0;
             long long per = 0;
-            // (few lines only: with many, a cluster per line measured slower than reading each line twice,
-            // the second time mostly from L2)
-            if (v && nv > static_cast<long long>(kMaxVecs) * 1024 && rows <= 32 && clustersAvailable()) {
+            if (v && nv > static_cast<long long>(kMaxVecs) * 1024 && n < (1LL << 31) && clustersAvailable()) {
                 for (int c : {2, 4, 8}) {
                     long long pc = (nv + c - 1) / c;
                     if (pc <= 256LL * kClusterVecs || (c == 8 && pc <= static_cast<long long>(kClusterThreads) * kClusterVecs)) {
@@ -257,7 +275,7 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 attr[0].val.clusterDim.z = 1;
                 cfg.attrs = attr;
                 cfg.numAttrs = 1;
-                cudaLaunchKernelEx(&cfg, softmaxClusterKernel<T>, py, px, n, dy, dx, causal_q, C, per);
+                cudaLaunchKernelEx(&cfg, softmaxPackedKernel<T, true>, py, px, static_cast<int>(n), dy, dx, causal_q, C, static_cast<int>(per));
             } else if (v) {
                 int threads = rowThreads(nv, rows);
                 int cached_threads = std::min(threads, maxThreads(softmaxKernel<T, N, true>));
