@@ -802,9 +802,10 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     if (p.kv_heads * p.hpasses > 65535) return false;
     long long S = tc ? 16 : (G == 4 ? 4 : 8) * (32 / (p.d / 8)), unit = kDecWarps * S;
     long long pairs = p.rows * p.kv_heads * p.hpasses;
-    // blocks to aim for: 16 per SM of an H100 (the tensor-core kernel: 4, fewer and longer partitions;
-    // GQA 64x2048: 215.6 us with 16, 212.3 with 8, 211.4 with 4, 225.6 with 32)
-    long long target = 132LL * (tc ? 4 : 16);
+    // blocks to aim for: 16 per SM of an H100; the tensor-core kernel wants fewer, longer partitions: 4
+    // per SM with much work (GQA 64x2048: 215.6 us with 16, 212.3 with 8, 211.0 with 4, 216.6 with 3),
+    // 1 with little (8x512: 28.7 with 4, 22.0 with 1; 16x1024: 51.6 with 4, 43.9 with 1)
+    long long target = 132LL * (tc ? (pairs * p.max_tokens >= (1LL << 19) ? 4 : 1) : 16);
     long long want = std::max(1LL, (target + pairs - 1) / pairs);
     long long part_len = (p.max_tokens + want - 1) / want;
     part_len = std::max(unit, (part_len + unit - 1) / unit * unit);
