@@ -404,6 +404,40 @@ bool alignedRows(std::initializer_list<long long> strides, int vec) {
 // the warps merge through shared memory (log-sum-exp), into the output or into the partition's slot.
 constexpr int kDecWarps = 4;
 
+// The block's last step in decode: merges its warps' (max, sum, unnormalized output) from shared
+// memory (log-sum-exp) for heads head0 .. head0 + hc, into the output or into the partition's slot.
+template <typename T, int D, int R>
+__device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const float (&sm_acc)[kDecWarps][R][D],
+                                           const float (&sm_ml)[kDecWarps][R][2], int hc, long long head0, long long seq,
+                                           long long part, float *part_out, float *part_ml) {
+    for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
+        int h = i / D, e = i % D;
+        float mm = -INFINITY;
+#pragma unroll
+        for (int w = 0; w < kDecWarps; ++w) mm = fmaxf(mm, sm_ml[w][h][0]);
+        float ll = 0.0f, o = 0.0f;
+#pragma unroll
+        for (int w = 0; w < kDecWarps; ++w) {
+            float mw = sm_ml[w][h][0];
+            if (mw == -INFINITY) continue;
+            float f = __expf(mw - mm);
+            ll += sm_ml[w][h][1] * f;
+            o += sm_acc[w][h][e] * f;
+        }
+        long long head = head0 + h;
+        if (p.parts == 1) {
+            out[seq * p.o_row + head * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
+        } else {
+            long long slot = (seq * p.heads + head) * p.parts + part;
+            part_out[slot * D + e] = o;
+            if (e == 0) {
+                part_ml[slot * 2] = mm;
+                part_ml[slot * 2 + 1] = ll;
+            }
+        }
+    }
+}
+
 template <typename T, int D, int G>
 __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *out, const T *q, const T *kc,
                                                                 const T *vc, const void *bt, const void *lens,
@@ -548,32 +582,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
-        int h = i / D, e = i % D;
-        float mm = -INFINITY;
-#pragma unroll
-        for (int w = 0; w < kDecWarps; ++w) mm = fmaxf(mm, sm_ml[w][h][0]);
-        float ll = 0.0f, o = 0.0f;
-#pragma unroll
-        for (int w = 0; w < kDecWarps; ++w) {
-            float mw = sm_ml[w][h][0];
-            if (mw == -INFINITY) continue;
-            float f = __expf(mw - mm);
-            ll += sm_ml[w][h][1] * f;
-            o += sm_acc[w][h][e] * f;
-        }
-        long long head = head0 + h;
-        if (p.parts == 1) {
-            out[seq * p.o_row + head * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
-        } else {
-            long long slot = (seq * p.heads + head) * p.parts + part;
-            part_out[slot * D + e] = o;
-            if (e == 0) {
-                part_ml[slot * 2] = mm;
-                part_ml[slot * 2 + 1] = ll;
-            }
-        }
-    }
+    mergeWarps<T, D>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 }
 
 // ---- paged_attention decode on tensor cores (GQA: 4+ query heads per kv head; fp16/bf16, head_dim
@@ -753,32 +762,7 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
-        int h = i / D, e = i % D;
-        float mm = -INFINITY;
-#pragma unroll
-        for (int w = 0; w < kDecWarps; ++w) mm = fmaxf(mm, sm_ml[w][h][0]);
-        float ll = 0.0f, o = 0.0f;
-#pragma unroll
-        for (int w = 0; w < kDecWarps; ++w) {
-            float mw = sm_ml[w][h][0];
-            if (mw == -INFINITY) continue;
-            float f = __expf(mw - mm);
-            ll += sm_ml[w][h][1] * f;
-            o += sm_acc[w][h][e] * f;
-        }
-        long long head = head0 + h;
-        if (p.parts == 1) {
-            out[seq * p.o_row + head * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
-        } else {
-            long long slot = (seq * p.heads + head) * p.parts + part;
-            part_out[slot * D + e] = o;
-            if (e == 0) {
-                part_ml[slot * 2] = mm;
-                part_ml[slot * 2 + 1] = ll;
-            }
-        }
-    }
+    mergeWarps<T, D>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 #endif
 }
 
