@@ -16,33 +16,26 @@ namespace {
 // (restrict pointers and a compile-time arity let the compiler vectorize); float16/bfloat16 runs are
 // converted in blocks with the instruction set's conversions (common.h loadRow/storeRow) and
 // computed on float blocks in between.
-// Ops whose functor also has `__m512 vec(__m512 a, __m512 b)` run 16 lanes at a time through it
-// in the AVX-512 build (explicit code where the compiler's own vectorization of the scalar form is
-// slow: divisions become a reciprocal and one Newton step, exp uses vscalefps).
-template <typename F, typename = void>
-struct HasVec : std::false_type {};
-#ifdef __AVX512F__
-template <typename F>
-struct HasVec<F, std::void_t<decltype(sizeof(std::declval<const F &>().vec(std::declval<__m512>(), std::declval<__m512>())))>>
-    : std::true_type {};
-#endif
-
-// Ops with `__m256 vec8(__m256 a, __m256 b)` run 8 lanes at a time through it: the plain streaming
-// ops (add, mul, relu), which measured ~10% slower with 512-bit vectors here (bandwidth-bound; the
-// AVX2 build and torch's AVX2 kernels were faster on the same machine).
-template <typename F, typename = void>
-struct HasVec8 : std::false_type {};
-#ifdef __AVX2__
-template <typename F>
-struct HasVec8<F, std::void_t<decltype(sizeof(std::declval<const F &>().vec8(std::declval<__m256>(), std::declval<__m256>())))>>
-    : std::true_type {};
-#endif
+// A functor may also have `vec(a, b)` on whole vectors: `__m512 vec(__m512, __m512)` runs 16 lanes at a
+// time in the AVX-512 build (explicit code where the compiler's own vectorization of the scalar form is
+// slow: divisions become a reciprocal and one Newton step, exp uses vscalefps); `__m256 vec(__m256,
+// __m256)` runs 8 lanes: the plain streaming ops (add, mul, relu), which measured ~10% slower with
+// 512-bit vectors here (bandwidth-bound; the AVX2 build and torch's AVX2 kernels were faster).
+// (function templates: a vector type as a class template argument draws -Wignored-attributes)
+template <typename F, typename V>
+constexpr auto hasVec(int) -> decltype(std::declval<const F &>().vec(std::declval<V>(), std::declval<V>()), true) {
+    return true;
+}
+template <typename F, typename V>
+constexpr bool hasVec(long) {
+    return false;
+}
 
 template <bool Binary, typename F>
 inline void applyFloat(float *__restrict y, const float *__restrict a, const float *__restrict b, size_t n, F f) {
     size_t i = 0;
 #ifdef __AVX512F__
-    if constexpr (HasVec<F>::value) {
+    if constexpr (hasVec<F, __m512>(0)) {
         for (; i + 16 <= n; i += 16) {
             __m512 va = _mm512_loadu_ps(a + i), vb = Binary ? _mm512_loadu_ps(b + i) : _mm512_setzero_ps();
             _mm512_storeu_ps(y + i, f.vec(va, vb));
@@ -50,10 +43,10 @@ inline void applyFloat(float *__restrict y, const float *__restrict a, const flo
     }
 #endif
 #ifdef __AVX2__
-    if constexpr (HasVec8<F>::value) {
+    if constexpr (hasVec<F, __m256>(0)) {
         for (; i + 8 <= n; i += 8) {
             __m256 va = _mm256_loadu_ps(a + i), vb = Binary ? _mm256_loadu_ps(b + i) : _mm256_setzero_ps();
-            _mm256_storeu_ps(y + i, f.vec8(va, vb));
+            _mm256_storeu_ps(y + i, f.vec(va, vb));
         }
     }
 #endif
@@ -83,11 +76,11 @@ inline void applyStrided(T *y, ptrdiff_t sy, const T *a, ptrdiff_t sa, const T *
 }
 
 // Applies y = f(a, b) (or f(a)) over same-shaped tensors. The thread split (parallelFor) counts a
-// float32 element of a plain streaming op (one with vec8) as 1 and any other as 4: the plain ones
+// float32 element of a plain streaming op (one with a 256-bit vec) as 1 and any other as 4: the plain ones
 // take a second thread only from 64K elements (as torch's grain of 32K).
 template <typename T, bool Binary, typename F>
 Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
-    constexpr size_t cost = HasVec8<F>::value && std::is_same_v<T, float> ? 1 : 4;
+    constexpr size_t cost = hasVec<F, __m256>(0) && std::is_same_v<T, float> ? 1 : 4;
     bool flat = y.contiguous() && a.contiguous() && (!Binary || b.contiguous());
     return [=](void *const *data) {
         T *py = static_cast<T *>(data[0]);
@@ -156,21 +149,21 @@ inline __m512 silu512(__m512 x) {
 struct AddF {
     float operator()(float a, float b) const { return a + b; }
 #ifdef __AVX2__
-    __m256 vec8(__m256 a, __m256 b) const { return _mm256_add_ps(a, b); }
+    __m256 vec(__m256 a, __m256 b) const { return _mm256_add_ps(a, b); }
 #endif
 };
 
 struct MulF {
     float operator()(float a, float b) const { return a * b; }
 #ifdef __AVX2__
-    __m256 vec8(__m256 a, __m256 b) const { return _mm256_mul_ps(a, b); }
+    __m256 vec(__m256 a, __m256 b) const { return _mm256_mul_ps(a, b); }
 #endif
 };
 
 struct ReluF {  // max(a, 0); NaN stays NaN
     float operator()(float a, float) const { return a > 0.0f ? a : (a == a ? 0.0f : a); }
 #ifdef __AVX2__
-    __m256 vec8(__m256 a, __m256) const {
+    __m256 vec(__m256 a, __m256) const {
         return _mm256_max_ps(_mm256_setzero_ps(), a);  // maxps gives its second operand (a) when either is NaN
     }
 #endif

@@ -404,6 +404,27 @@ bool alignedRows(std::initializer_list<long long> strides, int vec) {
 // the warps merge through shared memory (log-sum-exp), into the output or into the partition's slot.
 constexpr int kDecWarps = 4;
 
+// A decode block's place (grid: parts, kv_heads * hpasses, rows; R query heads a block): partition,
+// sequence, kv head, its first query head and how many it takes, and the sequence's length as
+// rowMeta checks it (a bad one reported once, by the first block of the sequence, and taken as 0).
+struct DecodeBlock {
+    long long part, seq, kvh, head0, n;
+    int hc;
+};
+
+__device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const void *lens, int R, DeviceError *err) {
+    DecodeBlock b;
+    b.part = blockIdx.x;
+    b.seq = blockIdx.z;
+    b.kvh = blockIdx.y / p.hpasses;
+    int h0 = static_cast<int>(blockIdx.y % p.hpasses) * R;
+    b.hc = min(R, static_cast<int>(p.group) - h0);
+    b.head0 = b.kvh * p.group + h0;
+    bool report = b.part == 0 && blockIdx.y == 0 && threadIdx.x == 0;
+    b.n = rowMeta<Mode::kDecode>(p, b.seq, lens, nullptr, err, report).n;
+    return b;
+}
+
 // The block's last step in decode: merges its warps' (max, sum, unnormalized output) from shared
 // memory (log-sum-exp) for heads head0 .. head0 + hc, into the output or into the partition's slot.
 template <typename T, int D, int R>
@@ -447,16 +468,9 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
     __shared__ float sm_acc[kDecWarps][G][D];
     __shared__ float sm_ml[kDecWarps][G][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, sub = lane / LPT, c = lane % LPT;
-    const long long part = blockIdx.x, seq = blockIdx.z;
-    const long long g = blockIdx.y / p.hpasses;
-    const int h0 = static_cast<int>(blockIdx.y % p.hpasses) * G;
-    const int hc = min(G, static_cast<int>(p.group) - h0);
-    const long long head0 = g * p.group + h0;
-    long long n = readIndex(lens, p.len64, seq * p.len_s0);
-    if (n < 0 || n > p.max_tokens) {
-        if (part == 0 && blockIdx.y == 0 && threadIdx.x == 0) reportError(err, kErrSeqLen, p.op, kArgSeqLens, seq, n, 0, p.max_tokens);
-        n = 0;
-    }
+    const DecodeBlock at = decodeBlock(p, lens, G, err);
+    const long long part = at.part, seq = at.seq, g = at.kvh, head0 = at.head0, n = at.n;
+    const int hc = at.hc;
     const long long t0 = part * p.part_len, t1 = min(n, t0 + p.part_len);
     float qv[G][8], m[G], l[G], acc[G][8];
 #pragma unroll
@@ -636,16 +650,9 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
     __shared__ float sm_acc[kDecWarps][kTcRows][D];
     __shared__ float sm_ml[kDecWarps][kTcRows][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
-    const long long part = blockIdx.x, seq = blockIdx.z;
-    const long long kvh = blockIdx.y / p.hpasses;
-    const int h0 = static_cast<int>(blockIdx.y % p.hpasses) * kTcRows;
-    const int hc = min(kTcRows, static_cast<int>(p.group) - h0);
-    const long long head0 = kvh * p.group + h0;
-    long long n = readIndex(lens, p.len64, seq * p.len_s0);
-    if (n < 0 || n > p.max_tokens) {
-        if (part == 0 && blockIdx.y == 0 && threadIdx.x == 0) reportError(err, kErrSeqLen, p.op, kArgSeqLens, seq, n, 0, p.max_tokens);
-        n = 0;
-    }
+    const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
+    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0, n = at.n;
+    const int hc = at.hc;
     const int t0 = static_cast<int>(part * p.part_len), t1 = static_cast<int>(min(n, static_cast<long long>(t0) + p.part_len));
     // query pieces of head g as stored, in shared memory (each lane reads back its own each step: fewer
     // registers): words 0-1 feed k-step 2jj, words 2-3 k-step 2jj+1

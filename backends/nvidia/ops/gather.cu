@@ -66,6 +66,22 @@ __global__ void ropeKernel(T *y, const T *x, const void *pos, bool i64, const S 
     }
 }
 
+// gpt_j rotation of a thread's 2V interleaved values: pairs (lo[e], lo[e + 1]) take angle e / 2 and
+// pairs (hi[e], hi[e + 1]) angle V / 2 + e / 2 of cs/sn.
+template <int V>
+__device__ __forceinline__ void rotateInterleaved(float (&lo)[V], float (&hi)[V], const float (&cs)[V], const float (&sn)[V]) {
+#pragma unroll
+    for (int e = 0; e < V; e += 2) {
+        float a = lo[e], b = lo[e + 1];
+        lo[e] = a * cs[e / 2] - b * sn[e / 2];
+        lo[e + 1] = b * cs[e / 2] + a * sn[e / 2];
+        a = hi[e];
+        b = hi[e + 1];
+        hi[e] = a * cs[V / 2 + e / 2] - b * sn[V / 2 + e / 2];
+        hi[e + 1] = b * cs[V / 2 + e / 2] + a * sn[V / 2 + e / 2];
+    }
+}
+
 // The same with V pairs per thread (16-byte loads): half % V == 0 and rows aligned.
 template <typename T, typename S, int V>
 __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t,
@@ -99,16 +115,7 @@ __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const
             float lo[V], hi[V];
             loadF<T, V>(xr + 2 * c * V, lo);
             loadF<T, V>(xr + 2 * c * V + V, hi);
-#pragma unroll
-            for (int e = 0; e < V; e += 2) {  // pairs (lo[e], lo[e + 1]) are pair c * V + e / 2
-                float a = lo[e], b = lo[e + 1];
-                lo[e] = a * cs[e / 2] - b * sn[e / 2];
-                lo[e + 1] = b * cs[e / 2] + a * sn[e / 2];
-                a = hi[e];
-                b = hi[e + 1];
-                hi[e] = a * cs[V / 2 + e / 2] - b * sn[V / 2 + e / 2];
-                hi[e + 1] = b * cs[V / 2 + e / 2] + a * sn[V / 2 + e / 2];
-            }
+            rotateInterleaved(lo, hi, cs, sn);  // pairs (lo[e], lo[e + 1]) are pair c * V + e / 2
             storeF<T, V>(yr + 2 * c * V, lo);
             storeF<T, V>(yr + 2 * c * V + V, hi);
         }
@@ -231,16 +238,7 @@ __global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, cons
                     storeF<T, V>(yr, o1);
                     storeF<T, V>(yr + hi_add, o2);
                 } else {  // interleaved pairs: (a[e], a[e + 1]) is pair c * V + e / 2, b the next V / 2
-#pragma unroll
-                    for (int e = 0; e < V; e += 2) {
-                        float u = a[e], w = a[e + 1];
-                        a[e] = u * cs[e / 2] - w * sn[e / 2];
-                        a[e + 1] = w * cs[e / 2] + u * sn[e / 2];
-                        u = b[e];
-                        w = b[e + 1];
-                        b[e] = u * cs[V / 2 + e / 2] - w * sn[V / 2 + e / 2];
-                        b[e + 1] = w * cs[V / 2 + e / 2] + u * sn[V / 2 + e / 2];
-                    }
+                    rotateInterleaved(a, b, cs, sn);
                     storeF<T, V>(yr, a);
                     storeF<T, V>(yr + hi_add, b);
                 }
