@@ -21,10 +21,9 @@ for rows in (16, 1024):
 for tokens in (1, 1024):
     args = S._rope_make({"tokens": tokens}, bf, dev, g)
     work += [(f"rope {tokens} infini", lambda a=args: I.rope(*a)), (f"rope {tokens} triton", lambda a=args: tk.rope(*a))]
-for kvh in (8,):
-    a = S._paged_attention_make({"seqs": 64, "ctx": 2048, "kv_heads": kvh}, bf, dev, g)
-    work += [(f"decode kvh{kvh} infini", lambda a=a: S._paged_attention_infini(*a)),
-             (f"decode kvh{kvh} sdpa", lambda a=a: S._paged_attention_ref(*a))]
+for rows in (512,):
+    x = torch.randn(rows, 128256, device=dev, dtype=bf)
+    work += [(f"softmax {rows} infini", lambda x=x: I.softmax(x, -1))]
 for name, fn in work:
     for _ in range(3):
         fn()

@@ -131,6 +131,12 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
 // line, along x; block `rank` of a line takes pieces [rank * per, rank * per + per). n < 2^31.
 constexpr int kClusterThreads = 512, kClusterVecs = 8;
 
+// barrier.cluster in halves: arrive (relaxed, or release: this block's earlier writes, those into other
+// blocks' shared memory included, become visible) and wait (acquire).
+__device__ __forceinline__ void clusterArriveRelaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void clusterArrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void clusterWait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
+
 template <typename T, bool CLUSTER>
 __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, const T *x, int n, Dims dy, Dims dx,
                                                                           long long causal_q, int C, int per) {
@@ -139,10 +145,13 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
     using V = Vec<T, N>;
     namespace cg = cooperative_groups;
     __shared__ float smem[32];
-    __shared__ float ms[2];
+    __shared__ float2 slots[8];  // CLUSTER: (max, sum) of every block of the line, written by each
     long long row = blockIdx.x / C;
     int rank = 0;
-    if constexpr (CLUSTER) rank = static_cast<int>(cg::this_cluster().block_rank());
+    if constexpr (CLUSTER) {
+        rank = static_cast<int>(cg::this_cluster().block_rank());
+        clusterArriveRelaxed();  // this block has started: after the matching wait, the others may write its slots
+    }
     const V *xr = reinterpret_cast<const V *>(x + offsetOf(dx, row));
     V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row));
     int limit = causal_q > 0 ? static_cast<int>(row % causal_q + n - causal_q + 1) : n;  // [0, limit) live
@@ -178,24 +187,24 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
         }
     }
     blockMaxSum(m, s, smem);
-    float gm = m, gs = s;
     if constexpr (CLUSTER) {
+        // Every block writes its (max, sum) into slot `rank` of every block's slots, then one cluster
+        // barrier; each reads its own copy, so no block reads another's memory after the barrier and
+        // none has to wait at the end for the others before it leaves (one barrier, not two).
         cg::cluster_group cl = cg::this_cluster();
-        if (threadIdx.x == 0) {
-            ms[0] = m;
-            ms[1] = s;
-        }
-        cl.sync();
-        gm = -INFINITY;
-        for (int r = 0; r < C; ++r) gm = fmaxf(gm, cl.map_shared_rank(ms, r)[0]);
-        gs = 0.0f;
+        clusterWait();
+        if (static_cast<int>(threadIdx.x) < C) cl.map_shared_rank(slots, static_cast<int>(threadIdx.x))[rank] = make_float2(m, s);
+        clusterArrive();
+        clusterWait();
+        float gm = -INFINITY, gs = 0.0f;
+        for (int r = 0; r < C; ++r) gm = fmaxf(gm, slots[r].x);
         for (int r = 0; r < C; ++r) {
-            const float *o = cl.map_shared_rank(ms, r);
-            if (o[0] != -INFINITY) gs += o[1] * __expf(o[0] - gm);
+            if (slots[r].x != -INFINITY) gs += slots[r].y * __expf(slots[r].x - gm);
         }
-        cl.sync();  // no block leaves while another still reads its (max, sum)
+        m = gm;
+        s = gs;
     }
-    float inv = 1.0f / gs;
+    float inv = 1.0f / s;
 #pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
@@ -203,7 +212,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
             float o[N], f[N];
             unpackF(raw[i], f);
 #pragma unroll
-            for (int e = 0; e < N; ++e) o[e] = v * N + e < limit ? __expf(f[e] - gm) * inv : 0.0f;
+            for (int e = 0; e < N; ++e) o[e] = v * N + e < limit ? __expf(f[e] - m) * inv : 0.0f;
             storeF<T, N>(reinterpret_cast<T *>(yr + v), o);
         }
     }
