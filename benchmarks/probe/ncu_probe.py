@@ -11,17 +11,17 @@ dev = torch.device("cuda")
 g = torch.Generator().manual_seed(0)
 bf = torch.bfloat16
 work = []
-for rows in (16, 1024):
+for rows in ():
     x = torch.randn(rows, 4096, device=dev, dtype=bf)
     w = torch.randn(4096, device=dev, dtype=bf)
     work += [(f"rms_norm {rows} infini", lambda x=x, w=w: I.rms_norm(x, w, 1e-6)),
              (f"rms_norm {rows} triton", lambda x=x, w=w: tk.rms_norm(x, w)),
              (f"add_rms_norm {rows} infini", lambda x=x, w=w: I.add_rms_norm(x, x, w, 1e-6)),
              (f"add_rms_norm {rows} triton", lambda x=x, w=w: tk.add_rms_norm(x, x, w))]
-for tokens in (1, 1024):
+for tokens in (1, 16, 1024):
     args = S._rope_make({"tokens": tokens}, bf, dev, g)
     work += [(f"rope {tokens} infini", lambda a=args: I.rope(*a)), (f"rope {tokens} triton", lambda a=args: tk.rope(*a))]
-for rows in (512,):
+for rows in ():
     x = torch.randn(rows, 128256, device=dev, dtype=bf)
     work += [(f"softmax {rows} infini", lambda x=x: I.softmax(x, -1))]
 for name, fn in work:

@@ -259,19 +259,16 @@ __global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, cons
 // One token a block (grid = tokens), every piece of it in one pass: P pieces a thread of V pairs, the
 // position read first, then x and the table pieces (one a thread: the host keeps blockDim.x a multiple
 // of the chunks a row has, so all of a thread's pieces share their offset in the row), then the stores.
-// ALGO: 0 gpt_neox, 1 gpt_j, fixed at compile time (a short kernel: less code to fetch cold).
-template <typename T, typename S, int V, int P, int ALGO>
-__global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const void *__restrict__ pos, bool i64,
-                                                        const S *__restrict__ sin_t, const S *__restrict__ cos_t, int seq,
-                                                        int chunks, int per_tok, long long max_pos, long long sin_row,
-                                                        long long cos_row, long long xs_tok, long long xs_head, long long ys_tok,
-                                                        long long ys_head, long long pos_s0, long long pos_s1, bool pos_2d,
-                                                        DeviceError *err) {
+// ALGO (0 gpt_neox, 1 gpt_j) and the index type I fixed at compile time, offsets in 32 bits (the host
+// checks that they fit): a short kernel, for the latency of small batches.
+template <typename T, typename S, int V, int P, int ALGO, typename I>
+__global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const I *__restrict__ pos, const S *__restrict__ sin_t,
+                                                        const S *__restrict__ cos_t, int seq, int chunks, int per_tok, int max_pos,
+                                                        int sin_row, int cos_row, int xs_tok, int xs_head, int ys_tok, int ys_head,
+                                                        int pos_s0, int pos_s1, bool pos_2d, DeviceError *err) {
     using VT = Vec<T, V>;
-    using VS = Vec<S, V>;
-    const long long tok = blockIdx.x;
-    const long long off = pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0;
-    const long long p = readIndex(pos, i64, off);
+    const int tok = blockIdx.x;
+    const long long p = pos[pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0];
     const int half = chunks * V, hi_add = ALGO == 0 ? half : V, lo_mul = ALGO == 0 ? 1 : 2;
     VT lo[P], hi[P];
 #pragma unroll
@@ -279,7 +276,7 @@ __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const 
         int t = threadIdx.x + k * blockDim.x;
         if (t < per_tok) {
             int h = t / chunks, c = t - h * chunks;
-            const T *xr = x + tok * xs_tok + h * xs_head + lo_mul * c * V;
+            const T *xr = x + (tok * xs_tok + h * xs_head + lo_mul * c * V);
             lo[k] = *reinterpret_cast<const VT *>(xr);
             hi[k] = *reinterpret_cast<const VT *>(xr + hi_add);
         }
@@ -288,15 +285,15 @@ __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const 
         if (threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
         return;
     }
-    const int c0 = threadIdx.x % chunks;
+    const int c0 = threadIdx.x % chunks, pi = static_cast<int>(p);
     float sn[V], cs[V];
-    loadWideF<S, V>(sin_t + p * sin_row + c0 * V, sn);
-    loadWideF<S, V>(cos_t + p * cos_row + c0 * V, cs);
+    loadWideF<S, V>(sin_t + (pi * sin_row + c0 * V), sn);
+    loadWideF<S, V>(cos_t + (pi * cos_row + c0 * V), cs);
 #pragma unroll
     for (int k = 0; k < P; ++k) {
         int t = threadIdx.x + k * blockDim.x;
         if (t >= per_tok) continue;
-        rotateStore(y + tok * ys_tok + (t / chunks) * ys_head + lo_mul * c0 * V, hi_add, ALGO, lo[k], hi[k], cs, sn);
+        rotateStore(y + ((t / chunks) * ys_head + tok * ys_tok + lo_mul * c0 * V), hi_add, ALGO, lo[k], hi[k], cs, sn);
     }
 }
 
@@ -371,6 +368,13 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     long long xs_tok = 0, xs_head = 0, ys_tok = 0, ys_head = 0;
     bool fast = tokenHeadStrides(dx, &xs_tok, &xs_head) && tokenHeadStrides(dy, &ys_tok, &ys_head) && tokens < (1LL << 31) &&
                 nseq > 0 && nheads * half < (1LL << 31);
+    // every element offset the row kernel forms fits in 32 bits
+    auto span = [](long long n, long long stride) { return n > 0 ? (n - 1) * stride : 0; };
+    const long long lim = 1LL << 31;
+    bool small = fast && span(max_pos, sin_row) + half < lim && span(max_pos, cos_row) + half < lim && max_pos < lim &&
+                 span(tokens, xs_tok) + span(nheads, xs_head) + 2 * half < lim &&
+                 span(tokens, ys_tok) + span(nheads, ys_head) + 2 * half < lim &&
+                 (pos_2d ? span(tokens / nseq, pos_s0) + span(nseq, pos_s1) : span(tokens, pos_s0)) < lim;
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {
             long long total = tokens * nheads * half;
@@ -383,21 +387,26 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                        reinterpret_cast<uintptr_t>(a.data[3]) | reinterpret_cast<uintptr_t>(a.data[4])) & 15) == 0;
             if (v && fast) {
                 // A token a block in one pass where a block covers it (P pieces a thread, blockDim.x a
-                // multiple of the row's chunks): 1 piece a thread below 512 tokens, else 2 (H100, bf16, 32x128:
-                // 1 token 4.9 -> 4.5 us, 16384 100.2 -> 95.2-96.0 against the token kernel); else the
-                // grid-stride token kernel.
+                // multiple of the row's chunks) and offsets fit in 32 bits: 1 piece a thread below 512 tokens,
+                // else 2 (H100, bf16, 32 heads of 128, against the token kernel: 1 token 4.9 -> 4.4 us, 16
+                // 5.1 -> 4.6, 16384 100.2 -> 95.5, Triton 4.4 / 4.6 / 96.1); else the grid-stride token kernel.
                 const int chunks = static_cast<int>(half / V), per_tok = static_cast<int>(nheads) * chunks;
                 auto row = [&](auto stag, auto ptag) {
                     using S = decltype(stag);
                     constexpr int P = decltype(ptag)::value;
                     int threads = (per_tok + P - 1) / P;
                     threads = (threads + 31) / 32 * 32;
-                    if (threads > 256 || threads % chunks != 0) return false;
-                    auto kern = algo == 0 ? ropeRowKernel<T, S, V, P, 0> : ropeRowKernel<T, S, V, P, 1>;
-                    kern<<<static_cast<unsigned>(tokens), threads, 0, a.stream>>>(
-                        py, px, a.data[2], i64, static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
-                        static_cast<int>(nseq), chunks, per_tok, max_pos, sin_row, cos_row, xs_tok, xs_head, ys_tok, ys_head,
-                        pos_s0, pos_s1, pos_2d, a.err);
+                    if (!small || threads > 256 || threads % chunks != 0) return false;
+                    auto launch = [&](auto itag) {
+                        using I = decltype(itag);
+                        auto kern = algo == 0 ? ropeRowKernel<T, S, V, P, 0, I> : ropeRowKernel<T, S, V, P, 1, I>;
+                        kern<<<static_cast<unsigned>(tokens), threads, 0, a.stream>>>(
+                            py, px, static_cast<const I *>(a.data[2]), static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
+                            static_cast<int>(nseq), chunks, per_tok, static_cast<int>(max_pos), static_cast<int>(sin_row),
+                            static_cast<int>(cos_row), static_cast<int>(xs_tok), static_cast<int>(xs_head), static_cast<int>(ys_tok),
+                            static_cast<int>(ys_head), static_cast<int>(pos_s0), static_cast<int>(pos_s1), pos_2d, a.err);
+                    };
+                    if (i64) launch(static_cast<long long>(0)); else launch(0);
                     return true;
                 };
                 constexpr int P = 2;  // the token kernel: pieces a thread
