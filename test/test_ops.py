@@ -159,6 +159,24 @@ def test_softmax_wide_rows(device, dtype, cols):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_many_long_rows(device, dtype):
+    """Many lines of thousands of elements (on GPUs: each line held in registers as stored, the exps kept
+    in place of the inputs), with stretches of -inf that leave some threads no finite element."""
+    x = rand(2048, 8192, dtype=dtype, device=device, scale=5)
+    x[3, :4096] = float("-inf")
+    x[7, 1000:3000] = float("-inf")
+    (fx,) = f32(x)
+    out = ops.softmax(x, -1)
+    close(out, torch.softmax(fx, -1), dtype)
+    assert bool((out[3, :4096] == 0).all()) and bool((out[7, 1000:3000] == 0).all())
+    s = rand(2, 1024, 8192, dtype=dtype, device=device, scale=5)
+    (fs,) = f32(s)
+    ref = torch.softmax(fs.masked_fill(causal_mask(1024, 8192), float("-inf")), -1)
+    close(ops.causal_softmax(s), ref, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
 def test_embedding(device, dtype, index_dtype):
     w = rand(100, 769, dtype=dtype, device=device)

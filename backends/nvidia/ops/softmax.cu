@@ -174,16 +174,27 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
             for (int e = 0; e < N; ++e) m = v * N + e < limit ? fmaxf(m, f[e]) : m;
         }
     }
-    if (m != -INFINITY) {
+    // its sum; each piece now holds exp(x - m) in place of x (as T: one exp an element, where the
+    // special-function unit is what the SM runs short of), 0 where masked
+    const float lm = m;
 #pragma unroll
-        for (int i = 0; i < kClusterVecs; ++i) {  // its sum
-            int v = vbeg + i * step;
-            if (v < vend && v * N < limit) {
-                float f[N];
+    for (int i = 0; i < kClusterVecs; ++i) {
+        int v = vbeg + i * step;
+        if (v < vend) {
+            float f[N];
+            if (v * N < limit && lm != -INFINITY) {  // (a thread whose live elements are all -inf adds 0s)
                 unpackF(raw[i], f);
 #pragma unroll
-                for (int e = 0; e < N; ++e) s += v * N + e < limit ? __expf(f[e] - m) : 0.0f;
+                for (int e = 0; e < N; ++e) {
+                    f[e] = v * N + e < limit ? __expf(f[e] - lm) : 0.0f;
+                    s += f[e];
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < N; ++e) f[e] = 0.0f;
             }
+#pragma unroll
+            for (int e = 0; e < N; ++e) raw[i].v[e] = fromF<T>(f[e]);
         }
     }
     blockMaxSum(m, s, smem);
@@ -204,15 +215,15 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
         m = gm;
         s = gs;
     }
-    float inv = 1.0f / s;
+    float scale = lm == -INFINITY ? 0.0f : __expf(lm - m) / s;  // exp(x - lm) -> exp(x - line max) / sum
 #pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
         if (v < vend) {
-            float o[N], f[N];
-            unpackF(raw[i], f);
+            float o[N];
+            unpackF(raw[i], o);
 #pragma unroll
-            for (int e = 0; e < N; ++e) o[e] = v * N + e < limit ? __expf(f[e] - m) * inv : 0.0f;
+            for (int e = 0; e < N; ++e) o[e] *= scale;
             storeF<T, N>(reinterpret_cast<T *>(yr + v), o);
         }
     }
