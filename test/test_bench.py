@@ -123,16 +123,22 @@ def test_run_reports_every_implementation(device):
 def test_cli_writes_table_json_and_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     rc = cli.main(["--device", "cpu", "--ops", "rms_norm,softmax", "--shapes", "decode", "--impls", "infini,torch",
-                   "--repeat", "3", "--budget", "0", "--out", str(tmp_path)])
+                   "--repeat", "3", "--budget", "0", "--busy-us", "50", "--out", str(tmp_path)])
     assert rc == 0
     out = capsys.readouterr().out
     assert "rms_norm" in out and "median us" in out and "device-to-device copy" in out
     data = json.load(open(tmp_path / "results.json"))
     assert {r["op"] for r in data["results"]} == {"rms_norm", "softmax"}
-    assert data["meta"]["copy_gbps"] > 0
+    assert data["meta"]["copy_gbps"] > 0 and data["meta"]["busy_us"] == 50
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
     assert pngs == ["rms_norm_bfloat16.png", "softmax_bfloat16.png"]
     assert all((tmp_path / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+
+
+def test_busy_gpu_only_on_cuda():
+    """The spin before the start event is a CUDA kernel: the CPU timer ignores it."""
+    assert measure.Timer(torch.device("cpu"), busy_us=100).busy_cycles == 0
+    assert measure.Timer(torch.device("cpu")).busy_cycles == 0
 
 
 def test_cli_exit_status_flags_a_wrong_implementation(tmp_path, monkeypatch, capsys):

@@ -11,19 +11,16 @@ dev = torch.device("cuda")
 g = torch.Generator().manual_seed(0)
 bf = torch.bfloat16
 work = []
-for rows in ():
-    x = torch.randn(rows, 4096, device=dev, dtype=bf)
-    w = torch.randn(4096, device=dev, dtype=bf)
-    work += [(f"rms_norm {rows} infini", lambda x=x, w=w: I.rms_norm(x, w, 1e-6)),
-             (f"rms_norm {rows} triton", lambda x=x, w=w: tk.rms_norm(x, w)),
-             (f"add_rms_norm {rows} infini", lambda x=x, w=w: I.add_rms_norm(x, x, w, 1e-6)),
-             (f"add_rms_norm {rows} triton", lambda x=x, w=w: tk.add_rms_norm(x, x, w))]
 for tokens in (1, 16, 1024):
     args = S._rope_make({"tokens": tokens}, bf, dev, g)
     work += [(f"rope {tokens} infini", lambda a=args: I.rope(*a)), (f"rope {tokens} triton", lambda a=args: tk.rope(*a))]
-for rows in ():
-    x = torch.randn(rows, 128256, device=dev, dtype=bf)
-    work += [(f"softmax {rows} infini", lambda x=x: I.softmax(x, -1))]
+x = torch.randn(32, 1, 1024, device=dev, dtype=bf)
+work += [("causal_softmax 32x1x1024 infini", lambda x=x: I.causal_softmax(x))]
+x = torch.randn(512, 128256, device=dev, dtype=bf)
+work += [("softmax 512x128256 infini", lambda x=x: I.softmax(x, -1))]
+a = S._paged_attention_make({"seqs": 64, "ctx": 2048, "kv_heads": 8}, bf, dev, g)
+work += [("decode kvh8 infini", lambda a=a: S._paged_attention_infini(*a)),
+         ("decode kvh8 sdpa", lambda a=a: S._paged_attention_ref(*a))]
 for name, fn in work:
     for _ in range(3):
         fn()

@@ -30,6 +30,9 @@ def main(argv=None):
     ap.add_argument("--out", default="bench_results", help="folder for results.json and the plots")
     ap.add_argument("--no-check", action="store_true", help="skip the accuracy check")
     ap.add_argument("--no-plots", action="store_true", help="write no PNG plots")
+    ap.add_argument("--busy-us", type=float, default=0.0,
+                    help="CUDA: keep the GPU busy this many microseconds after each cache flush, so that the "
+                         "implementations' host-side launch cost is not timed (0: off)")
     args = ap.parse_args(argv)
 
     dtypes = []
@@ -46,7 +49,7 @@ def main(argv=None):
 
     print(report.header(), flush=True)
     meta, results = run(args.device, ops, tuple(args.shapes.split(",")), tuple(dtypes), impls, check=not args.no_check,
-                        repeat=args.repeat, budget_s=args.budget,
+                        repeat=args.repeat, budget_s=args.budget, busy_us=args.busy_us,
                         on_result=lambda r: print(report.row(r), flush=True))
     print(f"# {meta['device']} ({meta['device_name']}), torch {meta['torch']}: device-to-device copy "
           f"{meta['copy_gbps']:.1f} GB/s ({meta['copy_bytes'] >> 20} MiB)")

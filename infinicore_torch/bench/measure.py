@@ -9,7 +9,10 @@ cumulative probability lies within float32 rounding of the threshold, as OPS.md 
 Timing: warm-up calls, then timed calls until the time budget or the repetition cap is reached (at
 least `min_reps`), reported as median, p10 and p90. Only the call is timed: on CUDA and infini
 devices between two events on the current stream, on the CPU with perf_counter. On GPUs the L2
-cache is flushed before every timed call (a write of 256 MB, outside the events).
+cache is flushed before every timed call (a write of 256 MB, outside the events). `busy_us` keeps the
+GPU busy that much longer before the start event, so that host-side launch cost (the subject of
+benchmarks/host_overhead.py) is not timed: without it, an implementation whose host side outlasts the
+flush (~90 us on an H100) is timed with the GPU idle in front of its kernel.
 """
 
 from __future__ import annotations
@@ -70,8 +73,9 @@ def check(spec, fn, inputs, dtype, ref=None) -> dict:
 class Timer:
     """Times one call: events on GPU-like devices, perf_counter on the CPU; flushes the L2 on CUDA."""
 
-    def __init__(self, device: torch.device):
+    def __init__(self, device: torch.device, busy_us: float = 0.0):
         self.device = device
+        self.busy_cycles = int(busy_us * 2000) if device.type == "cuda" else 0  # ~2 GHz clock
         self.flush_buf = None
         if device.type == "cuda":
             self.flush_buf = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=device)
@@ -94,6 +98,11 @@ class Timer:
             return time.perf_counter() - t0
         if self.flush_buf is not None:
             self.flush_buf.zero_()
+        if self.busy_cycles:
+            # the GPU spins on after the flush, so that the host has enqueued the call before the start
+            # event is reached: an implementation with a slow host side (a Python launcher, compiled-graph
+            # guards) is then timed by its kernels, not by an idle GPU waiting for them
+            torch.cuda._sleep(self.busy_cycles)
         start, end = self._events()
         start.record()
         fn(*inputs)
