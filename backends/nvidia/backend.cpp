@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "nvidia.h"
+#include <infini/backend_fill.h>
 #include "ops/ops.h"
 
 namespace infini::nvidia {
@@ -292,39 +293,7 @@ infiniBackend_t makeTable() {
     t.struct_size = sizeof(infiniBackend_t);
     t.device_type = INFINI_DEVICE_NVIDIA;
     t.name = "nvidia";
-    t.last_error_message = lastError;
-    t.init = init;
-    t.get_device_count = getDeviceCount;
-    t.set_device = setDevice;
-    t.device_synchronize = deviceSynchronize;
-    t.get_mem_info = getMemInfo;
-    t.get_device_name = getDeviceName;
-    t.stream_create = streamCreate;
-    t.stream_destroy = streamDestroy;
-    t.stream_synchronize = streamSynchronize;
-    t.stream_query = streamQuery;
-    t.stream_wait_event = streamWaitEvent;
-    t.launch_host_func = launchHostFunc;
-    t.event_create = eventCreate;
-    t.event_record = eventRecord;
-    t.event_query = eventQuery;
-    t.event_synchronize = eventSynchronize;
-    t.event_destroy = eventDestroy;
-    t.event_elapsed_time = eventElapsedTime;
-    t.malloc_device = mallocDevice;
-    t.malloc_host = mallocHost;
-    t.free_device = freeDevice;
-    t.free_host = freeHost;
-    t.memcpy_sync = memcpySync;
-    t.memcpy_async = memcpyAsync;
-    t.malloc_async = mallocAsync;
-    t.free_async = freeAsync;
-    t.memset_sync = memsetSync;
-    t.memset_async = memsetAsync;
-    t.pointer_get_attributes = pointerGetAttributes;
-    t.create_handle = createHandle;
-    t.destroy_handle = destroyHandle;
-    t.create_op = ops::createOp;
+    INFINI_BACKEND_FILL_RUNTIME(t, ops::createOp);
     fillCclTable(t);
     return t;
 }

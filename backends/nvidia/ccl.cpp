@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <infini/backend_fill.h>
+
 #include "nvidia.h"
 
 namespace infini::nvidia {
@@ -303,21 +305,7 @@ infiniStatus_t groupEnd() {
 }  // namespace
 
 void fillCclTable(infiniBackend_t &t) {
-    t.ccl_get_unique_id = getUniqueId;
-    t.ccl_comm_init_rank = commInitRank;
-    t.ccl_comm_init_all = commInitAll;
-    t.ccl_comm_destroy = commDestroy;
-    t.ccl_comm_set_timeout = commSetTimeout;
-    t.ccl_comm_get_async_error = commGetAsyncError;
-    t.ccl_all_reduce = allReduce;
-    t.ccl_broadcast = broadcast;
-    t.ccl_reduce = reduceRoot;
-    t.ccl_all_gather = allGather;
-    t.ccl_reduce_scatter = reduceScatter;
-    t.ccl_send = send;
-    t.ccl_recv = recv;
-    t.ccl_group_start = groupStart;
-    t.ccl_group_end = groupEnd;
+    INFINI_BACKEND_FILL_CCL(t);
 }
 
 }  // namespace infini::nvidia
