@@ -2,7 +2,6 @@
 awkward sizes, strided inputs, out= forms, opcheck, gradients, and bad input."""
 
 import math
-import os
 
 import pytest
 import torch
@@ -179,7 +178,7 @@ def test_softmax_many_long_rows(device, dtype):
 
 def _nvidia_kernels(device):
     """Whether `device`'s ops run the nvidia backend's kernels here."""
-    return _devices.CUDA and (device == "cuda" or (device == "infini" and os.environ.get("INFINI_DEVICE") != "cpu"))
+    return (device == "cuda" and _devices.CUDA) or (device == "infini" and torch.infini.backend() == "nvidia")
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1,11 +1,10 @@
 """Quick same-process timing of chosen rows (L2 flush, CUDA events, interleaved, median) for variant runs.
-Usage: python3 benchmarks/probe/time_probe.py softmax|rope|norm [reps]"""
-import statistics
+Usage: python3 benchmarks/probe/time_probe.py softmax|rope|norm [reps] [busy_us]"""
 import sys
 import torch
-import torch.nn.functional as F
 import infinicore_torch  # noqa: F401
 from infinicore_torch.bench import triton_kernels as tk
+from infinicore_torch.bench import measure
 from infinicore_torch.bench import specs as S
 
 I = torch.ops.infini
@@ -14,26 +13,13 @@ g = torch.Generator().manual_seed(0)
 bf = torch.bfloat16
 what = sys.argv[1]
 reps = int(sys.argv[2]) if len(sys.argv) > 2 else 200
-flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
+timer = measure.Timer(dev, float(sys.argv[3]) if len(sys.argv) > 3 else 0.0)  # the comparison tool's timer
 
 
 def timed(fns):
-    for f in fns:
-        for _ in range(5):
-            f()
-    torch.cuda.synchronize()
-    ts = [[] for _ in fns]
-    for r in range(reps):
-        for k in range(len(fns)):
-            i = (k + r) % len(fns)
-            flush.zero_()
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fns[i]()
-            b.record()
-            b.synchronize()
-            ts[i].append(a.elapsed_time(b) * 1e3)
-    return [statistics.median(t) for t in ts]
+    """Median us of each of fns, their calls interleaved, the L2 flushed before each (the tool's method)."""
+    runs = timer.time_interleaved(fns, (), min_reps=reps, max_reps=reps, budget_s=0.0, warmup=5)
+    return [measure.summarize(t)["median_us"] for t in runs]
 
 
 src = torch.empty(512 * 128256, dtype=bf, device=dev).normal_()

@@ -371,7 +371,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     // every element offset the row kernel forms fits in 32 bits
     auto span = [](long long n, long long stride) { return n > 0 ? (n - 1) * stride : 0; };
     const long long lim = 1LL << 31;
-    bool small = fast && span(max_pos, sin_row) + half < lim && span(max_pos, cos_row) + half < lim && max_pos < lim &&
+    bool fits32 = fast && span(max_pos, sin_row) + half < lim && span(max_pos, cos_row) + half < lim && max_pos < lim &&
                  span(tokens, xs_tok) + span(nheads, xs_head) + 2 * half < lim &&
                  span(tokens, ys_tok) + span(nheads, ys_head) + 2 * half < lim &&
                  (pos_2d ? span(tokens / nseq, pos_s0) + span(nseq, pos_s1) : span(tokens, pos_s0)) < lim;
@@ -396,7 +396,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     constexpr int P = decltype(ptag)::value;
                     int threads = (per_tok + P - 1) / P;
                     threads = (threads + 31) / 32 * 32;
-                    if (!small || threads > 256 || threads % chunks != 0) return false;
+                    if (!fits32 || threads > 256 || threads % chunks != 0) return false;
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
                         auto kern = algo == 0 ? ropeRowKernel<T, S, V, P, 0, I> : ropeRowKernel<T, S, V, P, 1, I>;
