@@ -11,7 +11,6 @@ from torch.library import opcheck
 import infinicore_torch  # noqa: F401
 from infinicore_torch import ops
 
-import _devices  # noqa: E402
 from _devices import OP_DEVICES as DEVICES, grad_inputs, skip_cuda_backward  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 TOL = {torch.float32: (2e-5, 2e-5), torch.float16: (2e-3, 2e-3), torch.bfloat16: (2e-2, 2e-2)}
@@ -176,24 +175,50 @@ def test_softmax_many_long_rows(device, dtype):
     close(ops.causal_softmax(s), ref, dtype)
 
 
-def _nvidia_kernels(device):
-    """Whether `device`'s ops run the nvidia backend's kernels here."""
-    return (device == "cuda" and _devices.CUDA) or (device == "infini" and torch.infini.backend() == "nvidia")
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_decode_size_lines(device, dtype):
+    """Short lines with little work in all (decode-size attention rows; on GPUs a warp a line), line
+    lengths around the pieces a lane holds, with -inf stretches that leave some lanes no finite element."""
+    for rows, cols in ((5, 8), (32, 256), (9, 264), (32, 1024), (3, 2048), (4, 2056)):
+        x = rand(rows, cols, dtype=dtype, device=device, scale=5)
+        x[1, : cols // 2] = float("-inf")
+        (fx,) = f32(x)
+        close(ops.softmax(x, -1), torch.softmax(fx, -1), dtype)
+        for q in (1, 4):
+            s = rand(rows, q, cols, dtype=dtype, device=device, scale=5)
+            (fs,) = f32(s)
+            ref = torch.softmax(fs.masked_fill(causal_mask(q, cols), float("-inf")), -1)
+            close(ops.causal_softmax(s), ref, dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_softmax_of_a_line_of_only_minus_inf_is_nan(device, dtype, request):
-    """As torch: 0/0. Known to differ on the nvidia kernels (they give 0 there), kept as a strict xfail
-    until they agree."""
-    if _nvidia_kernels(device):
-        request.applymarker(pytest.mark.xfail(strict=True, reason="nvidia softmax kernels give 0 for a line of only -inf"))
-    for rows, cols in ((3, 8), (3, 40000), (2048, 8192)):  # a block a line, a cluster a line, many long lines
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_of_a_line_of_only_minus_inf_is_nan(device, dtype):
+    """As torch: 0/0 is NaN. causal_softmax: NaN where the line is live, 0 where masked (as the CPU
+    backend). On GPUs the sizes reach every kernel: a warp a line, a block a line (in registers, and read
+    twice), many long lines, a cluster a line, a strided line."""
+    for rows, cols in ((3, 8), (64, 4104), (2, 300000), (2048, 8192), (3, 40000)):
         x = rand(rows, cols, dtype=dtype, device=device)
         x[1] = float("-inf")
         out = ops.softmax(x, -1).cpu()
         assert bool(out[1].isnan().all()), (rows, cols)
         close(out[0], torch.softmax(x[0].cpu().float(), -1), dtype)
+    xt = rand(8, 3, dtype=dtype, device=device)
+    xt[:, 1] = float("-inf")
+    out = ops.softmax(xt, 0).cpu()  # lines along dim 0: stride 3
+    assert bool(out[:, 1].isnan().all())
+    close(out[:, 0], torch.softmax(xt[:, 0].cpu().float(), 0), dtype)
+    for q, kv in ((1, 1024), (4, 16), (4, 40000), (3, 8192)):
+        s = rand(2, q, kv, dtype=dtype, device=device)
+        row = q - 1 if q > 1 else 0
+        live = row + kv - q + 1
+        s[1, row, :live] = float("-inf")
+        out = ops.causal_softmax(s).cpu()
+        assert bool(out[1, row, :live].isnan().all()), (q, kv)
+        assert bool((out[1, row, live:] == 0).all()), (q, kv)
+        (fs,) = f32(s[0])
+        close(out[0], torch.softmax(fs.masked_fill(causal_mask(q, kv), float("-inf")), -1), dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1,5 +1,5 @@
 """Quick same-process timing of chosen rows (L2 flush, CUDA events, interleaved, median) for variant runs.
-Usage: python3 benchmarks/probe/time_probe.py softmax|rope|norm [reps] [busy_us]"""
+Usage: python3 benchmarks/probe/time_probe.py softmax|rope|norm|small [reps] [busy_us]"""
 import sys
 import torch
 import infinicore_torch  # noqa: F401
@@ -53,6 +53,28 @@ elif what == "norm":
         rows.append((f"add_rms_norm {r}x4096", t, 0.0, 0))
         t = timed([lambda: I.rms_norm(x, w, 1e-6), lambda: tk.rms_norm(x, w)])
         rows.append((f"rms_norm {r}x4096", t, 0.0, 0))
+elif what == "small":  # decode shapes against the best peers, with and without the L2 flush before each call
+    from infinicore_torch.bench import impls as IM
+    cases = ["swiglu", "silu_and_mul", "rope", "add_rms_norm", "rms_norm", "causal_softmax", "paged_caching"]
+    for op in cases:
+        spec = S.specs()[op]
+        for q in spec.shapes["decode"]:
+            a = spec.make(q, bf, dev, g)
+            names, fns = [], []
+            for impl in ("infini", "compile", "triton", "liger"):
+                try:
+                    fn = IM.resolve(impl, spec, dev)
+                except Exception:
+                    continue
+                names.append(impl)
+                fns.append(lambda fn=fn, a=a: fn(*a))
+            for flush in (True, False):
+                keep = timer.flush_buf
+                if not flush:
+                    timer.flush_buf = None
+                t = timed(fns)
+                timer.flush_buf = keep
+                print(f"{op:14s} {spec.label(q):14s} flush={int(flush)} " + " ".join(f"{n} {v:6.2f}" for n, v in zip(names, t)), flush=True)
 for name, t, err, cu in rows:
     peers = " ".join(f"{v:8.1f}" for v in t[1:])
     pct = f"{100 * cu / t[0]:5.0f}%" if cu else ""

@@ -11,11 +11,14 @@ struct AddF {
 struct MulF {
     __device__ float operator()(float a, float b) const { return a * b; }
 };
+// silu(x) = x / (1 + e^-x) with the fast division (a reciprocal and a multiply, 2 ulp): the IEEE one
+// is a longer sequence with a slow-path branch. x -> -inf: e^-x = inf, x * 0 = -0 (NaN at -inf, as torch).
+__device__ __forceinline__ float siluF(float x) { return __fdividef(x, 1.0f + __expf(-x)); }
 struct SwiGLUF {  // a * silu(b): b is the gate
-    __device__ float operator()(float a, float b) const { return a * (b / (1.0f + __expf(-b))); }
+    __device__ float operator()(float a, float b) const { return a * siluF(b); }
 };
 struct SiluF {
-    __device__ float operator()(float x) const { return x / (1.0f + __expf(-x)); }
+    __device__ float operator()(float x) const { return siluF(x); }
 };
 struct ReluF {
     __device__ float operator()(float x) const { return x > 0.0f ? x : (x == x ? 0.0f : x); }
@@ -141,6 +144,7 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, Made *m, 
     }
     long long n = static_cast<long long>(c.numel());
     bool flat = c.contiguous() && a.contiguous() && b.contiguous();
+    for (Dims *d : {&dc, &da, &db}) collapse(d);
     return INFINI_NV_DISPATCH_FLOAT(c.dtype, op, {
         m->launch = [=](const LaunchArgs &x) {
             if (n == 0) return INFINI_STATUS_SUCCESS;
@@ -169,6 +173,8 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
     if (!dimsOf(y, &dy) || !dimsOf(x, &dx)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
     long long n = static_cast<long long>(x.numel());
     bool flat = y.contiguous() && x.contiguous();
+    collapse(&dy);
+    collapse(&dx);
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {
             if (n == 0) return INFINI_STATUS_SUCCESS;
@@ -194,14 +200,16 @@ __global__ void siluAndMulKernel(T *y, const T *x, long long rows, long long d, 
     long long total = rows * per_row;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
-        long long r = i / per_row, j = (i % per_row) * N;
+        long long j;
+        const long long r = divMod(i, per_row, &j);
+        j *= N;
         const T *xr = x + offsetOf(rx, r);
         T *yr = y + offsetOf(ry, r);
         float g[N], u[N];
         loadF<T, N>(xr + j, g);
         loadF<T, N>(xr + d + j, u);
 #pragma unroll
-        for (int k = 0; k < N; ++k) g[k] = g[k] / (1.0f + __expf(-g[k])) * u[k];
+        for (int k = 0; k < N; ++k) g[k] = siluF(g[k]) * u[k];
         storeF<T, N>(yr + j, g);
     }
 }
@@ -241,6 +249,8 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int, Made *m) {
     INFINI_RETURN_IF_ERROR(checks::siluAndMul(y, x));
     Dims ry, rx;
     if (!dimsOf(y, &ry, 1) || !dimsOf(x, &rx, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
+    collapse(&ry);
+    collapse(&rx);
     long long rows = static_cast<long long>(y.rows()), d = static_cast<long long>(y.last());
     bool vec_rows = rowsAligned(rx, 8) && rowsAligned(ry, 8);  // row starts 16 bytes apart, either dtype
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {

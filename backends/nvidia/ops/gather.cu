@@ -133,15 +133,16 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
     long long total = tokens * heads * pieces;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
-        long long q = i % pieces, r = i / pieces;
-        long long t = r / heads, h = r % heads;
+        long long q, h;
+        const long long t = divMod(divMod(i, pieces, &q), heads, &h);
         long long s = readIndex(slots, i64, t * slot_stride);
         if (s < 0) continue;
         if (s >= capacity) {
             if (q == 0 && h == 0) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
             continue;
         }
-        long long blk = s / block, row = s % block;
+        long long row;
+        const long long blk = divMod(s, block, &row);
         // strides here are in bytes
         reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1)[q];
         reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1)[q];
@@ -156,14 +157,16 @@ __global__ void cachingKernel(T *kc, T *vc, const T *k, const T *v, const void *
                               long long kc_s1, long long kc_s2, long long vc_s0, long long vc_s1, long long vc_s2,
                               DeviceError *err) {
     for (long long r = blockIdx.x; r < tokens * heads; r += gridDim.x) {
-        long long t = r / heads, h = r % heads;
+        long long h;
+        const long long t = divMod(r, heads, &h);
         long long s = readIndex(slots, i64, t * slot_stride);
         if (s < 0) continue;
         if (s >= capacity) {
             if (threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
             continue;
         }
-        long long blk = s / block, row = s % block;
+        long long row;
+        const long long blk = divMod(s, block, &row);
         const T *ks = k + t * k_s0 + h * k_s1;
         const T *vs = v + t * v_s0 + h * v_s1;
         T *kd = kc + blk * kc_s0 + h * kc_s1 + row * kc_s2;
@@ -275,7 +278,7 @@ __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const 
     for (int k = 0; k < P; ++k) {
         int t = threadIdx.x + k * blockDim.x;
         if (t < per_tok) {
-            int h = t / chunks, c = t - h * chunks;
+            int h = static_cast<int>(static_cast<unsigned>(t) / static_cast<unsigned>(chunks)), c = t - h * chunks;
             const T *xr = x + (tok * xs_tok + h * xs_head + lo_mul * c * V);
             lo[k] = *reinterpret_cast<const VT *>(xr);
             hi[k] = *reinterpret_cast<const VT *>(xr + hi_add);
@@ -285,7 +288,7 @@ __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const 
         if (threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
         return;
     }
-    const int c0 = threadIdx.x % chunks, pi = static_cast<int>(p);
+    const int c0 = static_cast<int>(threadIdx.x % static_cast<unsigned>(chunks)), pi = static_cast<int>(p);
     float sn[V], cs[V];
     loadWideF<S, V>(sin_t + (pi * sin_row + c0 * V), sn);
     loadWideF<S, V>(cos_t + (pi * cos_row + c0 * V), cs);
@@ -293,7 +296,8 @@ __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const 
     for (int k = 0; k < P; ++k) {
         int t = threadIdx.x + k * blockDim.x;
         if (t >= per_tok) continue;
-        rotateStore(y + ((t / chunks) * ys_head + tok * ys_tok + lo_mul * c0 * V), hi_add, ALGO, lo[k], hi[k], cs, sn);
+        int h = static_cast<int>(static_cast<unsigned>(t) / static_cast<unsigned>(chunks));
+        rotateStore(y + (h * ys_head + tok * ys_tok + lo_mul * c0 * V), hi_add, ALGO, lo[k], hi[k], cs, sn);
     }
 }
 

@@ -6,11 +6,19 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
 namespace {
+
+// causal: row r of a [.., q, kv] tensor keeps elements [0, r % q + kv - q + 1).
+__device__ __forceinline__ long long causalLimit(long long row, long long n, long long q) {
+    long long r;
+    divMod(row, q, &r);
+    return r + n - q + 1;
+}
 
 // (m, s) of the block: max and sum of exp(x - max).
 __device__ __forceinline__ void blockMaxSum(float &m, float &s, float *smem) {
@@ -18,6 +26,30 @@ __device__ __forceinline__ void blockMaxSum(float &m, float &s, float *smem) {
     float part = m == -INFINITY ? 0.0f : s * __expf(m - bm);
     s = blockSum(part, smem);
     m = bm;
+}
+
+// exp(x - m) as 2^(x log2 e - m log2 e): one FFMA and the special-function unit's ex2 (with mL = m log2 e
+// computed once), where __expf(x - m) takes an FADD, an FMUL and the ex2. x = -inf gives 0.
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float expShifted(float x, float mL) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaf(x, kLog2e, -mL)));
+    return y;
+}
+
+// A line whose live elements are all -inf: NaN there (0/0, as torch and the CPU backend), 0 where
+// causal masks. Rare: a separate, plain write (element by element at stride sy, by the whole block).
+template <typename T>
+__device__ __noinline__ void nanLine(T *yr, long long n, long long sy, long long limit) {
+    for (long long j = threadIdx.x; j < n; j += blockDim.x) yr[j * sy] = fromF<T>(j < limit ? NAN : 0.0f);
+}
+// The same for one 16-byte piece starting at element j.
+template <typename T, int N>
+__device__ __forceinline__ void nanPiece(T *p, long long j, long long limit) {
+    float o[N];
+#pragma unroll
+    for (int e = 0; e < N; ++e) o[e] = j + e < limit ? NAN : 0.0f;
+    storeF<T, N>(p, o);
 }
 
 // One line per block: line `row` of x starts at offsetOf(dx, row), its n elements `sx` apart (sx == 1
@@ -31,7 +63,7 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
     const T *xr = x + offsetOf(dx, row);
     T *yr = y + offsetOf(dy, row);
     long long limit = n;  // elements [0, limit) are live
-    if (causal_q > 0) limit = (row % causal_q) + n - causal_q + 1;
+    if (causal_q > 0) limit = causalLimit(row, n, causal_q);
     long long nv = (n + N - 1) / N;
     float xs[kMaxVecs][N];
     float m = -INFINITY, s = 0.0f;
@@ -66,6 +98,7 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
         }
         m = lm;
         blockMaxSum(m, s, smem);
+        if (m == -INFINITY) return nanLine(yr, n, 1, limit);
         float f = lm == -INFINITY ? 0.0f : __expf(lm - m) / s;
 #pragma unroll
         for (int i = 0; i < kMaxVecs; ++i) {
@@ -108,6 +141,7 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
             for (int e = 0; e < N; ++e) s += __expf(t[e] - m);
         });
         blockMaxSum(m, s, smem);
+        if (m == -INFINITY) return nanLine(yr, n, N > 1 ? 1 : sy, limit);
         float inv = 1.0f / s;
         visitRow<N>(nv, false, false, xs, load, [&](long long v, const float (&t)[N]) {
             long long j = v * N;
@@ -140,7 +174,33 @@ __device__ __forceinline__ void clusterArriveRelaxed() { asm volatile("barrier.c
 __device__ __forceinline__ void clusterArrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void clusterWait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 
-template <typename T, bool CLUSTER>
+// A running max over pieces as stored: bf16 and fp16 pairs by the packed max (two elements an
+// instruction, no conversion), floats one by one. NaN as fmaxf: the other operand.
+__device__ __forceinline__ void maxInto(__nv_bfloat162 &acc, const Vec<__nv_bfloat16, 8> &p) {
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&p);
+    acc = __hmax2(acc, __hmax2(__hmax2(h[0], h[1]), __hmax2(h[2], h[3])));
+}
+__device__ __forceinline__ void maxInto(__half2 &acc, const Vec<__half, 8> &p) {
+    const __half2 *h = reinterpret_cast<const __half2 *>(&p);
+    acc = __hmax2(acc, __hmax2(__hmax2(h[0], h[1]), __hmax2(h[2], h[3])));
+}
+__device__ __forceinline__ void maxInto(float &acc, const Vec<float, 4> &p) {
+    acc = fmaxf(acc, fmaxf(fmaxf(p.v[0], p.v[1]), fmaxf(p.v[2], p.v[3])));
+}
+__device__ __forceinline__ float maxOf(__nv_bfloat162 a) { return fmaxf(__low2float(a), __high2float(a)); }
+__device__ __forceinline__ float maxOf(__half2 a) { return fmaxf(__low2float(a), __high2float(a)); }
+__device__ __forceinline__ float maxOf(float a) { return a; }
+template <typename T> struct MaxAcc { using type = float; static __device__ float init() { return -INFINITY; } };
+template <> struct MaxAcc<__nv_bfloat16> {
+    using type = __nv_bfloat162;
+    static __device__ type init() { return __float2bfloat162_rn(-INFINITY); }
+};
+template <> struct MaxAcc<__half> {
+    using type = __half2;
+    static __device__ type init() { return __float2half2_rn(-INFINITY); }
+};
+
+template <typename T, bool CLUSTER, bool CAUSAL, bool EX2>
 __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, const T *x, int n, Dims dy, Dims dx,
                                                                           long long causal_q, int C, int per) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900 || !CLUSTER)
@@ -157,7 +217,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
     }
     const V *xr = reinterpret_cast<const V *>(x + offsetOf(dx, row));
     V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row));
-    int limit = causal_q > 0 ? static_cast<int>(row % causal_q + n - causal_q + 1) : n;  // [0, limit) live
+    int limit = causal_q > 0 ? static_cast<int>(causalLimit(row, n, causal_q)) : n;  // [0, limit) live
     int vbeg = rank * per + static_cast<int>(threadIdx.x), vend = min(n / N, rank * per + per);
     int step = static_cast<int>(blockDim.x);
     V raw[kClusterVecs];
@@ -167,19 +227,28 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
         if (v < vend && v * N < limit) raw[i] = xr[v];
     }
     float m = -INFINITY, s = 0.0f;
+    if constexpr (CAUSAL) {
 #pragma unroll
-    for (int i = 0; i < kClusterVecs; ++i) {  // the thread's max
-        int v = vbeg + i * step;
-        if (v < vend && v * N < limit) {
-            float f[N];
-            unpackF(raw[i], f);
+        for (int i = 0; i < kClusterVecs; ++i) {  // the thread's max over its live elements
+            int v = vbeg + i * step;
+            if (v < vend && v * N < limit) {
+                float f[N];
+                unpackF(raw[i], f);
 #pragma unroll
-            for (int e = 0; e < N; ++e) m = v * N + e < limit ? fmaxf(m, f[e]) : m;
+                for (int e = 0; e < N; ++e) m = v * N + e < limit ? fmaxf(m, f[e]) : m;
+            }
         }
+    } else {  // every element of the thread's pieces is live
+        typename MaxAcc<T>::type acc = MaxAcc<T>::init();
+#pragma unroll
+        for (int i = 0; i < kClusterVecs; ++i) {
+            if (vbeg + i * step < vend) maxInto(acc, raw[i]);
+        }
+        m = maxOf(acc);
     }
     // its sum; each piece now holds exp(x - m) in place of x (as T: one exp an element, where the
     // special-function unit is what the SM runs short of), 0 where masked
-    const float lm = m;
+    const float lm = m, lmL = m * kLog2e;
 #pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
@@ -189,7 +258,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
                 unpackF(raw[i], f);
 #pragma unroll
                 for (int e = 0; e < N; ++e) {
-                    f[e] = v * N + e < limit ? __expf(f[e] - lm) : 0.0f;
+                    f[e] = !CAUSAL || v * N + e < limit ? (EX2 ? expShifted(f[e], lmL) : __expf(f[e] - lm)) : 0.0f;
                     s += f[e];
                 }
             } else {
@@ -218,7 +287,16 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
         m = gm;
         s = gs;
     }
-    float scale = lm == -INFINITY ? 0.0f : __expf(lm - m) / s;  // exp(x - lm) -> exp(x - line max) / sum
+    if (CAUSAL && m == -INFINITY) {  // the live elements are all -inf
+#pragma unroll
+        for (int i = 0; i < kClusterVecs; ++i) {
+            int v = vbeg + i * step;
+            if (v < vend) nanPiece<T, N>(reinterpret_cast<T *>(yr + v), v * N, limit);
+        }
+        return;
+    }
+    // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
+    float scale = m == -INFINITY ? NAN : lm == -INFINITY ? 0.0f : __expf(lm - m) / s;
 #pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
@@ -231,6 +309,83 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
         }
     }
 #endif
+}
+
+// A warp a line, for short lines with little work in all (decode-size attention rows): up to VPL
+// 16-byte pieces a lane, the reductions by warp shuffles only (no block barrier), the exps kept in place
+// of the inputs as in softmaxPackedKernel. 4 warps (lines) a block.
+template <typename T, int VPL>
+__global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
+                                                         long long causal_q) {
+    constexpr int N = kVec16<T>;
+    using V = Vec<T, N>;
+    const long long row = static_cast<long long>(blockIdx.x) * 4 + threadIdx.x / 32;
+    if (row >= rows) return;
+    const int lane = threadIdx.x % 32, nv = n / N;
+    const V *xr = reinterpret_cast<const V *>(x + offsetOf(dx, row));
+    V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row));
+    const int limit = causal_q > 0 ? static_cast<int>(causalLimit(row, n, causal_q)) : n;
+    V raw[VPL];
+#pragma unroll
+    for (int i = 0; i < VPL; ++i) {
+        int v = lane + 32 * i;
+        if (v < nv && v * N < limit) raw[i] = xr[v];
+    }
+    float m = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < VPL; ++i) {
+        int v = lane + 32 * i;
+        if (v < nv && v * N < limit) {
+            float f[N];
+            unpackF(raw[i], f);
+#pragma unroll
+            for (int e = 0; e < N; ++e) m = v * N + e < limit ? fmaxf(m, f[e]) : m;
+        }
+    }
+    m = warpMax(m);  // the line's max: every lane's exps are taken against it (no rescale later)
+    const float mL = m * kLog2e;
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < VPL; ++i) {
+        int v = lane + 32 * i;
+        if (v < nv) {
+            float f[N];
+            if (v * N < limit && m != -INFINITY) {
+                unpackF(raw[i], f);
+#pragma unroll
+                for (int e = 0; e < N; ++e) {
+                    f[e] = v * N + e < limit ? expShifted(f[e], mL) : 0.0f;
+                    s += f[e];
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < N; ++e) f[e] = 0.0f;
+            }
+#pragma unroll
+            for (int e = 0; e < N; ++e) raw[i].v[e] = fromF<T>(f[e]);
+        }
+    }
+    s = warpSum(s);
+    if (m == -INFINITY) {  // the line is all -inf
+#pragma unroll
+        for (int i = 0; i < VPL; ++i) {
+            int v = lane + 32 * i;
+            if (v < nv) nanPiece<T, N>(reinterpret_cast<T *>(yr + v), v * N, limit);
+        }
+        return;
+    }
+    const float scale = 1.0f / s;
+#pragma unroll
+    for (int i = 0; i < VPL; ++i) {
+        int v = lane + 32 * i;
+        if (v < nv) {
+            float o[N];
+            unpackF(raw[i], o);
+#pragma unroll
+            for (int e = 0; e < N; ++e) o[e] *= scale;
+            storeF<T, N>(reinterpret_cast<T *>(yr + v), o);
+        }
+    }
 }
 
 // Whether the GPUs here launch clusters (compute capability 9.0 or newer); asked once.
@@ -257,6 +412,9 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             const T *px = static_cast<const T *>(a.data[1]);
             bool v = vec && ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px)) & 15) == 0;
             long long nv = n / N;
+            static const bool KNOB_NOWARP = getenv("INFINI_SM_NOWARP") != nullptr;  // KNOB
+            static const bool KNOB_OLD = getenv("INFINI_SM_OLD") != nullptr;  // KNOB
+            static const bool KNOB_NOEX2 = getenv("INFINI_SM_NOEX2") != nullptr;  // KNOB
             // Many lines of 2048+ elements (bf16): the line as stored in registers, 8 pieces a thread, when
             // the lines give at least 2^18 threads (a full wave here); fewer lines keep more threads each.
             // H100, bf16: 1024x32000 90.9 -> 58.1 us, causal 32x2048x4096 421 -> 366; with fewer threads
@@ -264,8 +422,9 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             long long packed_threads = (nv + kClusterVecs - 1) / kClusterVecs;
             if (v && nv >= 256 && nv <= static_cast<long long>(kClusterThreads) * kClusterVecs && rows < (1LL << 31) &&
                 rows * packed_threads >= (1LL << 18)) {
-                softmaxPackedKernel<T, false><<<static_cast<unsigned>(rows), static_cast<unsigned>((packed_threads + 31) / 32 * 32), 0,
-                                                a.stream>>>(py, px, static_cast<int>(n), dy, dx, causal_q, 1, static_cast<int>(nv));
+                auto kern = (KNOB_OLD || causal_q > 0) ? (KNOB_NOEX2 ? softmaxPackedKernel<T, false, true, false> : softmaxPackedKernel<T, false, true, true>) : (KNOB_NOEX2 ? softmaxPackedKernel<T, false, false, false> : softmaxPackedKernel<T, false, false, true>);
+                kern<<<static_cast<unsigned>(rows), static_cast<unsigned>((packed_threads + 31) / 32 * 32), 0, a.stream>>>(
+                    py, px, static_cast<int>(n), dy, dx, causal_q, 1, static_cast<int>(nv));
                 return launched(op);
             }
             // A line longer than one block keeps: a cluster of the fewest blocks (2, 4 or 8) with at most 256
@@ -273,6 +432,15 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             // 161.8 us reading each line twice, 108.3 now). Measured slower: 4 blocks of 512 threads (127.7),
             // 16 of 128 (127.7), persistent clusters with the next line in shared memory (154.5) or in a
             // second register buffer (158.8-194.4), an L2 prefetch of the next wave's lines (142.0).
+            if (!KNOB_NOWARP && v && nv <= 32 * 8 && rows * nv <= (1LL << 16)) {  // little work in short lines (decode-size): a warp a line
+                unsigned grid = static_cast<unsigned>((rows + 3) / 4);
+                int ni = static_cast<int>(n);
+                if (nv <= 32) softmaxWarpKernel<T, 1><<<grid, 128, 0, a.stream>>>(py, px, ni, rows, dy, dx, causal_q);
+                else if (nv <= 64) softmaxWarpKernel<T, 2><<<grid, 128, 0, a.stream>>>(py, px, ni, rows, dy, dx, causal_q);
+                else if (nv <= 128) softmaxWarpKernel<T, 4><<<grid, 128, 0, a.stream>>>(py, px, ni, rows, dy, dx, causal_q);
+                else softmaxWarpKernel<T, 8><<<grid, 128, 0, a.stream>>>(py, px, ni, rows, dy, dx, causal_q);
+                return launched(op);
+            }
             int C = 0, threads = 0;
             long long per = 0;
             if (v && nv > static_cast<long long>(kMaxVecs) * 1024 && n < (1LL << 31) && clustersAvailable()) {
@@ -299,7 +467,8 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 attr[0].val.clusterDim.z = 1;
                 cfg.attrs = attr;
                 cfg.numAttrs = 1;
-                cudaLaunchKernelEx(&cfg, softmaxPackedKernel<T, true>, py, px, static_cast<int>(n), dy, dx, causal_q, C, static_cast<int>(per));
+                auto kern = (KNOB_OLD || causal_q > 0) ? (KNOB_NOEX2 ? softmaxPackedKernel<T, true, true, false> : softmaxPackedKernel<T, true, true, true>) : (KNOB_NOEX2 ? softmaxPackedKernel<T, true, false, false> : softmaxPackedKernel<T, true, false, true>);
+                cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), dy, dx, causal_q, C, static_cast<int>(per));
             } else if (v) {
                 int threads = rowThreads(nv, rows);
                 int cached_threads = std::min(threads, maxThreads(softmaxKernel<T, N, true>));
@@ -329,6 +498,8 @@ infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, int, Made *m) {
     if (xm.ndim() > 0 && (!dimsOf(ym, &dy, 1) || !dimsOf(xm, &dx, 1))) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
     }
+    collapse(&dy);
+    collapse(&dx);
     long long n = static_cast<long long>(xm.last());
     long long sy = ym.ndim() ? ym.strides.back() : 1, sx = xm.ndim() ? xm.strides.back() : 1;
     if (n <= 1) sy = sx = 1;
@@ -342,6 +513,8 @@ infiniStatus_t makeCausalSoftmax(const infiniopOpParams_t &p, int, Made *m) {
     size_t q = x.shape[x.ndim() - 2], kv = x.last();
     Dims dy{}, dx{};
     if (!dimsOf(y, &dy, 1) || !dimsOf(x, &dx, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
+    collapse(&dy);
+    collapse(&dx);
     long long n = static_cast<long long>(kv);
     long long sy = n > 1 ? y.strides.back() : 1, sx = n > 1 ? x.strides.back() : 1;
     return makeLines(op, x.dtype, static_cast<long long>(x.rows()), n, sy, sx, dy, dx, static_cast<long long>(q), m);
