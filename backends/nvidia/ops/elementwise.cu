@@ -1,5 +1,8 @@
 // elementwise.cu: add, mul, swiglu (binary), silu, relu, gelu (unary) and silu_and_mul. Contiguous
 // tensors take a flat kernel with 16-byte loads; anything else a strided one.
+#include <algorithm>
+#include <cstdlib>
+
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
@@ -214,6 +217,23 @@ __global__ void siluAndMulKernel(T *y, const T *x, long long rows, long long d, 
     }
 }
 
+// The same for rows `sy` / `sx` elements apart (dims collapsed to one): a 2-D grid, x over a row's
+// vectors, y over rows (grid-stride), so no division; short kernels for decode-size batches.
+template <typename T, int N>
+__global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_row, long long d, long long sy, long long sx) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= per_row) return;
+    for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+        const T *xr = x + r * sx + c * N;
+        float g[N], u[N];
+        loadF<T, N>(xr, g);
+        loadF<T, N>(xr + d, u);
+#pragma unroll
+        for (int k = 0; k < N; ++k) g[k] = siluF(g[k]) * u[k];
+        storeF<T, N>(y + r * sy + c * N, g);
+    }
+}
+
 template <typename T>
 __global__ void scaleCopyKernel(T *dst, Dims dd, const T *src, Dims ds, long long n, float scale) {
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -259,7 +279,14 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int, Made *m) {
             T *py = static_cast<T *>(a.data[0]);
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
-            if (vec_rows && d % N == 0 && aligned16(py) && aligned16(px)) {
+            bool vec = vec_rows && d % N == 0 && aligned16(py) && aligned16(px);
+            static const bool KNOB_SILU_OLD = getenv("INFINI_SILU_OLD") != nullptr;  // KNOB
+            if (vec && ry.ndim <= 1 && rx.ndim <= 1 && (!KNOB_SILU_OLD || rows * d <= 132LL * 2048 * N) && d / N < (1LL << 31)) {
+                int per_row = static_cast<int>(d / N);
+                dim3 grid(static_cast<unsigned>((per_row + 255) / 256), static_cast<unsigned>(std::min<long long>(rows, 65535)));
+                siluAndMulRowKernel<T, N><<<grid, 256, 0, a.stream>>>(py, px, rows, per_row, d, ry.ndim ? ry.strides[0] : 0,
+                                                                     rx.ndim ? rx.strides[0] : 0);
+            } else if (vec) {
                 siluAndMulKernel<T, N><<<flatBlocks(rows * d, N, 256), 256, 0, a.stream>>>(py, px, rows, d, ry, rx);
             } else {
                 siluAndMulKernel<T, 1><<<flatBlocks(rows * d, 1, 256), 256, 0, a.stream>>>(py, px, rows, d, ry, rx);

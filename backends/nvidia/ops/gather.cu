@@ -149,6 +149,33 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
     }
 }
 
+// paged_caching with 16-byte pieces, for tokens < 2^31 and rows of at most 256 pieces: a 2-D block of
+// (pieces of a row, heads), a 2-D grid of (head groups, tokens grid-stride): no division for the thread's
+// place; k's and v's pieces are read before the slot (they do not depend on it): one memory round trip.
+__global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const void *slots, bool i64,
+                                 int tokens, int heads, long long block, long long capacity, long long slot_stride,
+                                 long long k_s0, long long k_s1, long long v_s0, long long v_s1, long long kc_s0,
+                                 long long kc_s1, long long kc_s2, long long vc_s0, long long vc_s1, long long vc_s2,
+                                 DeviceError *err) {
+    using P = Vec<char, 16>;
+    const int q = threadIdx.x, h = blockIdx.x * blockDim.y + threadIdx.y;
+    if (h >= heads) return;
+    for (int t = blockIdx.y; t < tokens; t += gridDim.y) {
+        const P kp = reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1)[q];
+        const P vp = reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1)[q];
+        const long long s = readIndex(slots, i64, t * slot_stride);
+        if (s < 0) continue;
+        if (s >= capacity) {
+            if (q == 0 && h == 0) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
+            continue;
+        }
+        long long row;
+        const long long blk = divMod(s, block, &row);
+        reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
+        reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp;
+    }
+}
+
 // ---- paged_caching: a block per (token, head) row pair of k and v ---------------------------------
 template <typename T>
 __global__ void cachingKernel(T *kc, T *vc, const T *k, const T *v, const void *slots, bool i64, long long tokens,
@@ -418,7 +445,8 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                 unsigned grid = static_cast<unsigned>(std::min<long long>(tokens, 132LL * 16));
                 auto go = [&](auto stag) {
                     using S = decltype(stag);
-                    if (tokens < 512 && row(stag, std::integral_constant<int, 1>{})) return;
+                    static const bool KNOB_P2 = getenv("INFINI_ROPE_P2") != nullptr;  // KNOB
+                    if (!KNOB_P2 && tokens < 512 && row(stag, std::integral_constant<int, 1>{})) return;
                     if (row(stag, std::integral_constant<int, 2>{})) return;
                     ropeTokenKernel<T, S, V, P><<<grid, threads, 0, a.stream>>>(
                         py, px, a.data[2], i64, static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
@@ -487,6 +515,18 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                           reinterpret_cast<uintptr_t>(a.data[2]) | reinterpret_cast<uintptr_t>(a.data[3])) & 15) == 0;
         if (v) {
             long long pieces = d * e / 16, total = tokens * heads * pieces;
+            static const bool KNOB_OLDCACHE = getenv("INFINI_OLDCACHE") != nullptr;  // KNOB
+            if (!KNOB_OLDCACHE && pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31)) {
+                unsigned hb = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, 256 / pieces)));
+                dim3 blk(static_cast<unsigned>(pieces), hb);
+                dim3 grid(static_cast<unsigned>((heads + hb - 1) / hb), static_cast<unsigned>(std::min<long long>(tokens, 65535)));
+                cachingRowKernel<<<grid, blk, 0, a.stream>>>(
+                    static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
+                    static_cast<const char *>(a.data[3]), a.data[4], i64, static_cast<int>(tokens), static_cast<int>(heads), block,
+                    capacity, ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e,
+                    vcs[1] * e, vcs[2] * e, a.err);
+                return launched(op);
+            }
             cachingVecKernel<<<blocksFor(total, 256, 132LL * 32), 256, 0, a.stream>>>(
                 static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
                 static_cast<const char *>(a.data[3]), a.data[4], i64, tokens, heads, pieces, block, capacity, ss,

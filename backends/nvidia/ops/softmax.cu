@@ -314,17 +314,18 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
 // A warp a line, for short lines with little work in all (decode-size attention rows): up to VPL
 // 16-byte pieces a lane, the reductions by warp shuffles only (no block barrier), the exps kept in place
 // of the inputs as in softmaxPackedKernel. 4 warps (lines) a block.
+// Lines `sx` / `sy` elements apart (the host collapsed their dims to one); rows < 2^31.
 template <typename T, int VPL>
-__global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
-                                                         long long causal_q) {
+__global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n, int rows, long long sy, long long sx,
+                                                         int causal_q) {
     constexpr int N = kVec16<T>;
     using V = Vec<T, N>;
-    const long long row = static_cast<long long>(blockIdx.x) * 4 + threadIdx.x / 32;
+    const int row = blockIdx.x * 4 + threadIdx.x / 32;
     if (row >= rows) return;
     const int lane = threadIdx.x % 32, nv = n / N;
-    const V *xr = reinterpret_cast<const V *>(x + offsetOf(dx, row));
-    V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row));
-    const int limit = causal_q > 0 ? static_cast<int>(causalLimit(row, n, causal_q)) : n;
+    const V *xr = reinterpret_cast<const V *>(x + row * sx);
+    V *yr = reinterpret_cast<V *>(y + row * sy);
+    const int limit = causal_q > 0 ? static_cast<int>(static_cast<unsigned>(row) % static_cast<unsigned>(causal_q)) + n - causal_q + 1 : n;
     V raw[VPL];
 #pragma unroll
     for (int i = 0; i < VPL; ++i) {
@@ -432,13 +433,15 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             // 161.8 us reading each line twice, 108.3 now). Measured slower: 4 blocks of 512 threads (127.7),
             // 16 of 128 (127.7), persistent clusters with the next line in shared memory (154.5) or in a
             // second register buffer (158.8-194.4), an L2 prefetch of the next wave's lines (142.0).
-            if (!KNOB_NOWARP && v && nv <= 32 * 8 && rows * nv <= (1LL << 16)) {  // little work in short lines (decode-size): a warp a line
+            if (!KNOB_NOWARP && v && nv <= 32 * 8 && rows * nv <= (1LL << 16) && dy.ndim <= 1 && dx.ndim <= 1) {
+                // little work in short lines (decode-size): a warp a line
                 unsigned grid = static_cast<unsigned>((rows + 3) / 4);
-                int ni = static_cast<int>(n);
-                if (nv <= 32) softmaxWarpKernel<T, 1><<<grid, 128, 0, a.stream>>>(py, px, ni, rows, dy, dx, causal_q);
-                else if (nv <= 64) softmaxWarpKernel<T, 2><<<grid, 128, 0, a.stream>>>(py, px, ni, rows, dy, dx, causal_q);
-                else if (nv <= 128) softmaxWarpKernel<T, 4><<<grid, 128, 0, a.stream>>>(py, px, ni, rows, dy, dx, causal_q);
-                else softmaxWarpKernel<T, 8><<<grid, 128, 0, a.stream>>>(py, px, ni, rows, dy, dx, causal_q);
+                int ni = static_cast<int>(n), ri = static_cast<int>(rows), qi = static_cast<int>(causal_q);
+                long long ry = dy.ndim ? dy.strides[0] : 0, rx = dx.ndim ? dx.strides[0] : 0;
+                if (nv <= 32) softmaxWarpKernel<T, 1><<<grid, 128, 0, a.stream>>>(py, px, ni, ri, ry, rx, qi);
+                else if (nv <= 64) softmaxWarpKernel<T, 2><<<grid, 128, 0, a.stream>>>(py, px, ni, ri, ry, rx, qi);
+                else if (nv <= 128) softmaxWarpKernel<T, 4><<<grid, 128, 0, a.stream>>>(py, px, ni, ri, ry, rx, qi);
+                else softmaxWarpKernel<T, 8><<<grid, 128, 0, a.stream>>>(py, px, ni, ri, ry, rx, qi);
                 return launched(op);
             }
             int C = 0, threads = 0;
