@@ -1,7 +1,6 @@
 // elementwise.cu: add, mul, swiglu (binary), silu, relu, gelu (unary) and silu_and_mul. Contiguous
 // tensors take a flat kernel with 16-byte loads; anything else a strided one.
 #include <algorithm>
-#include <cstdlib>
 
 #include "common.cuh"
 
@@ -280,8 +279,7 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int, Made *m) {
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
             bool vec = vec_rows && d % N == 0 && aligned16(py) && aligned16(px);
-            static const bool KNOB_SILU_OLD = getenv("INFINI_SILU_OLD") != nullptr;  // KNOB
-            if (vec && ry.ndim <= 1 && rx.ndim <= 1 && (!KNOB_SILU_OLD || rows * d <= 132LL * 2048 * N) && d / N < (1LL << 31)) {
+            if (vec && ry.ndim <= 1 && rx.ndim <= 1 && d / N < (1LL << 31)) {
                 int per_row = static_cast<int>(d / N);
                 dim3 grid(static_cast<unsigned>((per_row + 255) / 256), static_cast<unsigned>(std::min<long long>(rows, 65535)));
                 siluAndMulRowKernel<T, N><<<grid, 256, 0, a.stream>>>(py, px, rows, per_row, d, ry.ndim ? ry.strides[0] : 0,

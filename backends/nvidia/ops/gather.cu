@@ -445,8 +445,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                 unsigned grid = static_cast<unsigned>(std::min<long long>(tokens, 132LL * 16));
                 auto go = [&](auto stag) {
                     using S = decltype(stag);
-                    static const bool KNOB_P2 = getenv("INFINI_ROPE_P2") != nullptr;  // KNOB
-                    if (!KNOB_P2 && tokens < 512 && row(stag, std::integral_constant<int, 1>{})) return;
+                    if (tokens < 512 && row(stag, std::integral_constant<int, 1>{})) return;
                     if (row(stag, std::integral_constant<int, 2>{})) return;
                     ropeTokenKernel<T, S, V, P><<<grid, threads, 0, a.stream>>>(
                         py, px, a.data[2], i64, static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
@@ -515,8 +514,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                           reinterpret_cast<uintptr_t>(a.data[2]) | reinterpret_cast<uintptr_t>(a.data[3])) & 15) == 0;
         if (v) {
             long long pieces = d * e / 16, total = tokens * heads * pieces;
-            static const bool KNOB_OLDCACHE = getenv("INFINI_OLDCACHE") != nullptr;  // KNOB
-            if (!KNOB_OLDCACHE && pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31)) {
+            if (pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31)) {
                 unsigned hb = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, 256 / pieces)));
                 dim3 blk(static_cast<unsigned>(pieces), hb);
                 dim3 grid(static_cast<unsigned>((heads + hb - 1) / hb), static_cast<unsigned>(std::min<long long>(tokens, 65535)));

@@ -6,7 +6,6 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "common.cuh"
 
@@ -200,7 +199,7 @@ template <> struct MaxAcc<__half> {
     static __device__ type init() { return __float2half2_rn(-INFINITY); }
 };
 
-template <typename T, bool CLUSTER, bool CAUSAL, bool EX2>
+template <typename T, bool CLUSTER, bool CAUSAL>
 __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, const T *x, int n, Dims dy, Dims dx,
                                                                           long long causal_q, int C, int per) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900 || !CLUSTER)
@@ -258,7 +257,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
                 unpackF(raw[i], f);
 #pragma unroll
                 for (int e = 0; e < N; ++e) {
-                    f[e] = !CAUSAL || v * N + e < limit ? (EX2 ? expShifted(f[e], lmL) : __expf(f[e] - lm)) : 0.0f;
+                    f[e] = !CAUSAL || v * N + e < limit ? expShifted(f[e], lmL) : 0.0f;
                     s += f[e];
                 }
             } else {
@@ -413,9 +412,6 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             const T *px = static_cast<const T *>(a.data[1]);
             bool v = vec && ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px)) & 15) == 0;
             long long nv = n / N;
-            static const bool KNOB_NOWARP = getenv("INFINI_SM_NOWARP") != nullptr;  // KNOB
-            static const bool KNOB_OLD = getenv("INFINI_SM_OLD") != nullptr;  // KNOB
-            static const bool KNOB_NOEX2 = getenv("INFINI_SM_NOEX2") != nullptr;  // KNOB
             // Many lines of 2048+ elements (bf16): the line as stored in registers, 8 pieces a thread, when
             // the lines give at least 2^18 threads (a full wave here); fewer lines keep more threads each.
             // H100, bf16: 1024x32000 90.9 -> 58.1 us, causal 32x2048x4096 421 -> 366; with fewer threads
@@ -423,7 +419,7 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             long long packed_threads = (nv + kClusterVecs - 1) / kClusterVecs;
             if (v && nv >= 256 && nv <= static_cast<long long>(kClusterThreads) * kClusterVecs && rows < (1LL << 31) &&
                 rows * packed_threads >= (1LL << 18)) {
-                auto kern = (KNOB_OLD || causal_q > 0) ? (KNOB_NOEX2 ? softmaxPackedKernel<T, false, true, false> : softmaxPackedKernel<T, false, true, true>) : (KNOB_NOEX2 ? softmaxPackedKernel<T, false, false, false> : softmaxPackedKernel<T, false, false, true>);
+                auto kern = causal_q > 0 ? softmaxPackedKernel<T, false, true> : softmaxPackedKernel<T, false, false>;
                 kern<<<static_cast<unsigned>(rows), static_cast<unsigned>((packed_threads + 31) / 32 * 32), 0, a.stream>>>(
                     py, px, static_cast<int>(n), dy, dx, causal_q, 1, static_cast<int>(nv));
                 return launched(op);
@@ -433,7 +429,7 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             // 161.8 us reading each line twice, 108.3 now). Measured slower: 4 blocks of 512 threads (127.7),
             // 16 of 128 (127.7), persistent clusters with the next line in shared memory (154.5) or in a
             // second register buffer (158.8-194.4), an L2 prefetch of the next wave's lines (142.0).
-            if (!KNOB_NOWARP && v && nv <= 32 * 8 && rows * nv <= (1LL << 16) && dy.ndim <= 1 && dx.ndim <= 1) {
+            if (v && nv <= 32 * 8 && rows * nv <= (1LL << 16) && dy.ndim <= 1 && dx.ndim <= 1) {
                 // little work in short lines (decode-size): a warp a line
                 unsigned grid = static_cast<unsigned>((rows + 3) / 4);
                 int ni = static_cast<int>(n), ri = static_cast<int>(rows), qi = static_cast<int>(causal_q);
@@ -470,7 +466,7 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 attr[0].val.clusterDim.z = 1;
                 cfg.attrs = attr;
                 cfg.numAttrs = 1;
-                auto kern = (KNOB_OLD || causal_q > 0) ? (KNOB_NOEX2 ? softmaxPackedKernel<T, true, true, false> : softmaxPackedKernel<T, true, true, true>) : (KNOB_NOEX2 ? softmaxPackedKernel<T, true, false, false> : softmaxPackedKernel<T, true, false, true>);
+                auto kern = causal_q > 0 ? softmaxPackedKernel<T, true, true> : softmaxPackedKernel<T, true, false>;
                 cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), dy, dx, causal_q, C, static_cast<int>(per));
             } else if (v) {
                 int threads = rowThreads(nv, rows);
