@@ -1,8 +1,0 @@
-# Ninth session, first H100 call: softmax (packed max, warp-a-line, NaN for lines of only -inf) and rope
-# (a token split over blocks at few tokens): tests, memcheck over them, A/B timings through env knobs.
-source .ci/gpu_setup.sh || exit 1
-t=$(date +%s); timeout 150 python3 -m pytest -q test/test_ops.py -k "softmax or rope" -p no:cacheprovider > $OUT/tests.log 2>&1; echo "tests rc $? $(( $(date +%s) - t )) s"; tail -1 $OUT/tests.log; grep -E "^FAILED" $OUT/tests.log | head
-t=$(date +%s); timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q -x test/test_ops.py -k "softmax or rope" -p no:cacheprovider > $OUT/memcheck.log 2>&1; echo "memcheck rc $? $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" $OUT/memcheck.log | tail -2
-for k in "" INFINI_SM_OLD=1; do echo "== softmax $k"; env $k timeout 60 python3 benchmarks/probe/time_probe.py softmax 100 2>&1 | grep -v Warn | tee $OUT/softmax_$k.txt; done
-for k in "" INFINI_ROPE_T=32 INFINI_ROPE_T=64 INFINI_ROPE_T=128; do echo "== rope $k"; env $k timeout 40 python3 benchmarks/probe/time_probe.py rope 200 100 2>&1 | grep -v Warn | grep -v 16384 | tee $OUT/rope_$k.txt; done
-for k in "" INFINI_SM_NOWARP=1; do echo "== tool $k"; env $k timeout 100 python3 -m infinicore_torch.bench --device cuda --ops softmax,causal_softmax --shapes decode,prefill,large --impls infini,torch,compile,triton,liger --dtypes bfloat16 --budget 0.2 --busy-us 100 --no-plots --out $OUT/b$k > $OUT/bench$k.txt 2>&1; echo "bench rc $?"; python3 benchmarks/best_peer.py $OUT/bench$k.txt 2>&1 | tail -12; done
