@@ -123,6 +123,20 @@ __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const
     }
 }
 
+// The cache block and row of a token's slot (slot_mapping element `off`); false when the slot is negative
+// (skipped) or past the cache's capacity (reported once, by the thread with `reporter` set).
+__device__ __forceinline__ bool cacheRow(const void *slots, bool i64, long long off, long long block, long long capacity,
+                                         bool reporter, DeviceError *err, long long *blk, long long *row) {
+    const long long s = readIndex(slots, i64, off);
+    if (s < 0) return false;
+    if (s >= capacity) {
+        if (reporter) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
+        return false;
+    }
+    *blk = divMod(s, block, row);
+    return true;
+}
+
 // paged_caching with 16-byte pieces: one thread per piece of a (token, head) row (P pieces a row).
 __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *v, const void *slots, bool i64,
                                  long long tokens, long long heads, long long pieces, long long block,
@@ -135,14 +149,8 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
         long long q, h;
         const long long t = divMod(divMod(i, pieces, &q), heads, &h);
-        long long s = readIndex(slots, i64, t * slot_stride);
-        if (s < 0) continue;
-        if (s >= capacity) {
-            if (q == 0 && h == 0) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
-            continue;
-        }
-        long long row;
-        const long long blk = divMod(s, block, &row);
+        long long blk, row;
+        if (!cacheRow(slots, i64, t * slot_stride, block, capacity, q == 0 && h == 0, err, &blk, &row)) continue;
         // strides here are in bytes
         reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1)[q];
         reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1)[q];
@@ -163,14 +171,8 @@ __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *
     for (int t = blockIdx.y; t < tokens; t += gridDim.y) {
         const P kp = reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1)[q];
         const P vp = reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1)[q];
-        const long long s = readIndex(slots, i64, t * slot_stride);
-        if (s < 0) continue;
-        if (s >= capacity) {
-            if (q == 0 && h == 0) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
-            continue;
-        }
-        long long row;
-        const long long blk = divMod(s, block, &row);
+        long long blk, row;
+        if (!cacheRow(slots, i64, t * slot_stride, block, capacity, q == 0 && h == 0, err, &blk, &row)) continue;
         reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
         reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp;
     }

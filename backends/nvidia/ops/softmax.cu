@@ -36,6 +36,26 @@ __device__ __forceinline__ float expShifted(float x, float mL) {
     return y;
 }
 
+// A piece held as stored (elements [j, j + N) of a line whose [0, limit) are live) replaced by
+// exp(x - m) (mL = m log2 e) as T, 0 where masked (MASK) or where m is -inf; the exps added to s.
+template <bool MASK, typename T, int N>
+__device__ __forceinline__ void expInPlace(Vec<T, N> &raw, int j, int limit, float m, float mL, float &s) {
+    float f[N];
+    if (j < limit && m != -INFINITY) {
+        unpackF(raw, f);
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+            f[e] = !MASK || j + e < limit ? expShifted(f[e], mL) : 0.0f;
+            s += f[e];
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < N; ++e) f[e] = 0.0f;
+    }
+#pragma unroll
+    for (int e = 0; e < N; ++e) raw.v[e] = fromF<T>(f[e]);
+}
+
 // A line whose live elements are all -inf: NaN there (0/0, as torch and the CPU backend), 0 where
 // causal masks. Rare: a separate, plain write (element by element at stride sy, by the whole block).
 template <typename T>
@@ -252,20 +272,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
         if (v < vend) {
-            float f[N];
-            if (v * N < limit && lm != -INFINITY) {  // (a thread whose live elements are all -inf adds 0s)
-                unpackF(raw[i], f);
-#pragma unroll
-                for (int e = 0; e < N; ++e) {
-                    f[e] = !CAUSAL || v * N + e < limit ? expShifted(f[e], lmL) : 0.0f;
-                    s += f[e];
-                }
-            } else {
-#pragma unroll
-                for (int e = 0; e < N; ++e) f[e] = 0.0f;
-            }
-#pragma unroll
-            for (int e = 0; e < N; ++e) raw[i].v[e] = fromF<T>(f[e]);
+            expInPlace<CAUSAL>(raw[i], v * N, limit, lm, lmL, s);  // (a thread whose live elements are all -inf adds 0s)
         }
     }
     blockMaxSum(m, s, smem);
@@ -349,20 +356,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
     for (int i = 0; i < VPL; ++i) {
         int v = lane + 32 * i;
         if (v < nv) {
-            float f[N];
-            if (v * N < limit && m != -INFINITY) {
-                unpackF(raw[i], f);
-#pragma unroll
-                for (int e = 0; e < N; ++e) {
-                    f[e] = v * N + e < limit ? expShifted(f[e], mL) : 0.0f;
-                    s += f[e];
-                }
-            } else {
-#pragma unroll
-                for (int e = 0; e < N; ++e) f[e] = 0.0f;
-            }
-#pragma unroll
-            for (int e = 0; e < N; ++e) raw[i].v[e] = fromF<T>(f[e]);
+            expInPlace<true>(raw[i], v * N, limit, m, mL, s);
         }
     }
     s = warpSum(s);
