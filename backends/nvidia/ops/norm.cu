@@ -2,6 +2,8 @@
 // held in registers (16-byte vectors) between the reduction and the write when it fits.
 #include <algorithm>
 
+#include <type_traits>
+
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
@@ -23,12 +25,14 @@ __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
 // (32 registers): a thousand rows of 4096 run in one wave, as Triton's kernel does.
 constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached && plain && per <= 2 ? 256 : 1024; }
 
-// The offset of row `row`; PLAIN: d has at most one dimension (no division).
+// How a kernel gets its rows: PLAIN (the host collapsed the dims to at most one) the row stride alone,
+// else the Dims. A short kernel's latency grows with the parameter block it reads (four Dims are 544
+// bytes, four strides 32).
 template <bool PLAIN>
-__device__ __forceinline__ long long rowOffset(const Dims &d, long long row) {
-    if constexpr (PLAIN) return d.ndim == 0 ? 0 : row * d.strides[0];
-    return offsetOf(d, row);
-}
+using RowsOf = std::conditional_t<PLAIN, long long, Dims>;
+__device__ __forceinline__ long long rowOffset(long long stride, long long row) { return row * stride; }
+__device__ __forceinline__ long long rowOffset(const Dims &d, long long row) { return offsetOf(d, row); }
+inline long long rowStride(const Dims &d) { return d.ndim == 0 ? 0 : d.strides[0]; }
 
 // One row per block. N elements per vector (N = 1: any alignment). Rows addressed through Dims.
 // kAddRms: r = a + b is written to `res` and normalized; kLayer: mean and variance, plus bias.
@@ -38,13 +42,13 @@ __device__ __forceinline__ long long rowOffset(const Dims &d, long long row) {
 // (latency counts, registers do not), without the 8-blocks register cap.
 template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false>
 __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRowThreads(PER, CACHED, PLAIN) == 256 && !FEW ? 8 : 1) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
-                           Dims dy, Dims dres, Dims da, Dims db) {
+                           RowsOf<PLAIN> dy, RowsOf<PLAIN> dres, RowsOf<PLAIN> da, RowsOf<PLAIN> db) {
     __shared__ float smem[32];
     long long row = blockIdx.x;
-    T *yr = y + rowOffset<PLAIN>(dy, row);
-    const T *ar = a + rowOffset<PLAIN>(da, row);
-    const T *br = K == Norm::kAddRms ? b + rowOffset<PLAIN>(db, row) : nullptr;
-    T *rr = K == Norm::kAddRms ? res + rowOffset<PLAIN>(dres, row) : nullptr;
+    T *yr = y + rowOffset(dy, row);
+    const T *ar = a + rowOffset(da, row);
+    const T *br = K == Norm::kAddRms ? b + rowOffset(db, row) : nullptr;
+    T *rr = K == Norm::kAddRms ? res + rowOffset(dres, row) : nullptr;
     long long nv = n / N;
     if constexpr (K != Norm::kLayer && N > 1 && CACHED && (K == Norm::kRms || PER <= 2)) {
         // rms norms: the row(s) and the weights in registers as stored (16-byte pieces), every load
@@ -198,8 +202,15 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                 long long nv = n / NN;
                 auto run = [&](auto kern, long long want) {
                     int threads = static_cast<int>(std::min<long long>(1024, (want + 31) / 32 * 32));
-                    kern<<<grid, std::min(threads, maxThreads(kern)), 0, x.stream>>>(
-                        py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias), n, eps, dy, dres, da, db);
+                    threads = std::min(threads, maxThreads(kern));
+                    const Wt *wt = static_cast<const Wt *>(pw), *bt = static_cast<const Wt *>(pbias);
+                    if constexpr (std::is_invocable_v<decltype(kern), T *, T *, const T *, const T *, const Wt *, const Wt *, long long,
+                                                      float, long long, long long, long long, long long>) {
+                        kern<<<grid, threads, 0, x.stream>>>(py, pres, pa, pb, wt, bt, n, eps, rowStride(dy), rowStride(dres),
+                                                             rowStride(da), rowStride(db));
+                    } else {
+                        kern<<<grid, threads, 0, x.stream>>>(py, pres, pa, pb, wt, bt, n, eps, dy, dres, da, db);
+                    }
                 };
                 if constexpr (NN > 1) {
                     // a cached kernel must cover the row: its register limit may allow fewer threads
