@@ -279,7 +279,7 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int, Made *m) {
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
             bool vec = vec_rows && d % N == 0 && aligned16(py) && aligned16(px);
-            if (vec && ry.ndim <= 1 && rx.ndim <= 1 && d / N < (1LL << 31)) {
+            if (vec && ry.ndim <= 1 && rx.ndim <= 1 && d < (1LL << 31)) {  // (int offsets within a row)
                 int per_row = static_cast<int>(d / N);
                 dim3 grid(static_cast<unsigned>((per_row + 255) / 256), static_cast<unsigned>(std::min<long long>(rows, 65535)));
                 siluAndMulRowKernel<T, N><<<grid, 256, 0, a.stream>>>(py, px, rows, per_row, d, ry.ndim ? ry.strides[0] : 0,
