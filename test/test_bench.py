@@ -141,6 +141,13 @@ def test_busy_gpu_only_on_cuda():
     assert measure.Timer(torch.device("cpu")).busy_cycles == 0
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the L2 flush buffer exists on CUDA devices only")
+def test_flush_can_be_turned_off_on_cuda():
+    """flush=False (the probes' no-flush timings) keeps no flush buffer; the default flushes."""
+    assert measure.Timer(torch.device("cuda")).flush_buf is not None
+    assert measure.Timer(torch.device("cuda"), flush=False).flush_buf is None
+
+
 def test_cli_exit_status_flags_a_wrong_implementation(tmp_path, monkeypatch, capsys):
     spec = SPECS["silu"]
     monkeypatch.setattr(spec, "infini", lambda x: torch.ops.infini.silu(x) + 0.5)

@@ -61,6 +61,16 @@ def causal_mask(q, kv):
     return j > i + kv - q
 
 
+def ref_causal_softmax(x):
+    """torch's softmax of x (as float on the CPU) with the causal mask filled with -inf."""
+    (fx,) = f32(x)
+    return torch.softmax(fx.masked_fill(causal_mask(*x.shape[-2:]), float("-inf")), -1)
+
+
+def check_causal_softmax(s, dtype):
+    close(ops.causal_softmax(s), ref_causal_softmax(s), dtype)
+
+
 # ---- forward against the reference ----------------------------------------------------------------
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -133,10 +143,7 @@ def test_softmax_any_dim_and_causal(device, dtype):
         close(ops.softmax(x, dim), torch.softmax(fx, dim), dtype)
     close(ops.softmax(x.transpose(0, 2), 1), torch.softmax(fx.transpose(0, 2), 1), dtype)
     for q, kv in ((7, 7), (1, 83), (7, 83)):
-        s = rand(2, 3, q, kv, dtype=dtype, device=device, scale=4)
-        (fs,) = f32(s)
-        ref = torch.softmax(fs.masked_fill(causal_mask(q, kv), float("-inf")), -1)
-        close(ops.causal_softmax(s), ref, dtype)
+        check_causal_softmax(rand(2, 3, q, kv, dtype=dtype, device=device, scale=4), dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -151,10 +158,7 @@ def test_softmax_wide_rows(device, dtype, cols):
     close(out, torch.softmax(fx, -1), dtype)
     torch.testing.assert_close(out.cpu().float().sum(-1), torch.ones(3), rtol=0, atol=2e-2)
     q, kv = 5, cols // 8 * 8
-    s = rand(q, kv, dtype=dtype, device=device, scale=4)
-    (fs,) = f32(s)
-    ref = torch.softmax(fs.masked_fill(causal_mask(q, kv), float("-inf")), -1)
-    close(ops.causal_softmax(s), ref, dtype)
+    check_causal_softmax(rand(q, kv, dtype=dtype, device=device, scale=4), dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -169,10 +173,7 @@ def test_softmax_many_long_rows(device, dtype):
     out = ops.softmax(x, -1)
     close(out, torch.softmax(fx, -1), dtype)
     assert bool((out[3, :4096] == 0).all()) and bool((out[7, 1000:3000] == 0).all())
-    s = rand(2, 1024, 8192, dtype=dtype, device=device, scale=5)
-    (fs,) = f32(s)
-    ref = torch.softmax(fs.masked_fill(causal_mask(1024, 8192), float("-inf")), -1)
-    close(ops.causal_softmax(s), ref, dtype)
+    check_causal_softmax(rand(2, 1024, 8192, dtype=dtype, device=device, scale=5), dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -186,10 +187,7 @@ def test_softmax_decode_size_lines(device, dtype):
         (fx,) = f32(x)
         close(ops.softmax(x, -1), torch.softmax(fx, -1), dtype)
         for q in (1, 4):
-            s = rand(rows, q, cols, dtype=dtype, device=device, scale=5)
-            (fs,) = f32(s)
-            ref = torch.softmax(fs.masked_fill(causal_mask(q, cols), float("-inf")), -1)
-            close(ops.causal_softmax(s), ref, dtype)
+            check_causal_softmax(rand(rows, q, cols, dtype=dtype, device=device, scale=5), dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -217,8 +215,7 @@ def test_softmax_of_a_line_of_only_minus_inf_is_nan(device, dtype):
         out = ops.causal_softmax(s).cpu()
         assert bool(out[1, row, :live].isnan().all()), (q, kv)
         assert bool((out[1, row, live:] == 0).all()), (q, kv)
-        (fs,) = f32(s[0])
-        close(out[0], torch.softmax(fs.masked_fill(causal_mask(q, kv), float("-inf")), -1), dtype)
+        close(out[0], ref_causal_softmax(s[0]), dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)

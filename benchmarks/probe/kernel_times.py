@@ -1,35 +1,30 @@
 """The GPU kernels each implementation launches for one call, with their device durations (torch.profiler,
-CUPTI), the L2 flushed and the GPU kept busy before every call as the comparison tool does: tells a slow
-kernel from extra kernels or gaps. Usage: python3 benchmarks/probe/kernel_times.py op[:set] ... [--reps N]"""
+CUPTI), each call timed as the comparison tool times it (its Timer: L2 flush, GPU kept busy): tells a slow
+kernel from extra kernels or gaps. Eager torch is left out (many kernels a call, never the closest peer
+at these shapes). Usage: python3 benchmarks/probe/kernel_times.py op[:set[,set]] ... [--reps N] [--busy-us U]"""
+import argparse
 import statistics
-import sys
 from collections import defaultdict
 
 import torch
 import infinicore_torch  # noqa: F401
 from infinicore_torch.bench import impls as IM
+from infinicore_torch.bench import measure
 from infinicore_torch.bench import specs as S
 
+ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+ap.add_argument("items", nargs="+", help="op or op:shape_set[,shape_set] (default set: decode)")
+ap.add_argument("--reps", type=int, default=30)
+ap.add_argument("--busy-us", type=float, default=100.0)
+args = ap.parse_args()
 dev = torch.device("cuda")
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 30
-args = [a for a in args if not a.isdigit()]
-flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=dev)
+timer = measure.Timer(dev, args.busy_us)
 
 
-def prelude():
-    flush.zero_()
-    torch.cuda._sleep(200000)
-
-
-def kernels(fn, inputs, n):
-    """[(name, [durations us])] of the kernels fn launches per call, prelude kernels left out."""
+def kernels(fn, inputs):
+    """{name: [device durations, us]} of the kernels launched while timing fn `args.reps` times."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(n):
-            prelude()
-            if fn is not None:
-                fn(*inputs)
-        torch.cuda.synchronize()
+        timer.time(fn, inputs, min_reps=args.reps, max_reps=args.reps, budget_s=0.0, warmup=0)
     got = defaultdict(list)
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CPU:  # kernels (labelled PrivateUse1 once infini is registered)
@@ -37,26 +32,23 @@ def kernels(fn, inputs, n):
     return got
 
 
-base = set(kernels(None, (), 3))
+base = set(kernels(lambda: None, ()))  # the timer's own kernels (flush, spin)
 g = torch.Generator().manual_seed(0)
-for item in args:
+for item in args.items:
     op, _, sets = item.partition(":")
     spec = S.specs()[op]
     for shape_set in (sets or "decode").split(","):
         for p in spec.shapes[shape_set]:
             inputs = spec.make(p, torch.bfloat16, dev, g)
-            for impl in IM.IMPLS[:]:
-                if impl == "torch" and op not in ("softmax",):
-                    continue
+            for impl in ("infini", "compile", "triton", "liger"):
                 try:
                     fn = IM.resolve(impl, spec, dev)
-                except Exception:
+                except IM.Skip:
                     continue
                 for _ in range(3):
                     fn(*inputs)
                 torch.cuda.synchronize()
-                got = kernels(fn, inputs, reps)
-                rows = [(k, v) for k, v in got.items() if k not in base]
-                total = sum(statistics.median(v) * len(v) / reps for k, v in rows)
-                desc = "; ".join(f"{k[:60]} x{len(v) / reps:g} {statistics.median(v):.2f}" for k, v in rows)
+                rows = [(k, v) for k, v in kernels(fn, inputs).items() if k not in base]
+                total = sum(statistics.median(v) * len(v) / args.reps for k, v in rows)
+                desc = "; ".join(f"{k[:60]} x{len(v) / args.reps:g} {statistics.median(v):.2f}" for k, v in rows)
                 print(f"{op:16s} {spec.label(p):16s} {impl:8s} kernels {total:6.2f} us | {desc}", flush=True)

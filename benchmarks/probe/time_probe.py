@@ -13,10 +13,11 @@ g = torch.Generator().manual_seed(0)
 bf = torch.bfloat16
 what = sys.argv[1]
 reps = int(sys.argv[2]) if len(sys.argv) > 2 else 200
-timer = measure.Timer(dev, float(sys.argv[3]) if len(sys.argv) > 3 else 0.0)  # the comparison tool's timer
+busy_us = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
+timer = measure.Timer(dev, busy_us)  # the comparison tool's timer
 
 
-def timed(fns):
+def timed(fns, timer=timer):
     """Median us of each of fns, their calls interleaved, the L2 flushed before each (the tool's method)."""
     runs = timer.time_interleaved(fns, (), min_reps=reps, max_reps=reps, budget_s=0.0, warmup=5)
     return [measure.summarize(t)["median_us"] for t in runs]
@@ -55,6 +56,7 @@ elif what == "norm":
         rows.append((f"rms_norm {r}x4096", t, 0.0, 0))
 elif what == "small":  # decode shapes against the best peers, with and without the L2 flush before each call
     from infinicore_torch.bench import impls as IM
+    unflushed = measure.Timer(dev, busy_us, flush=False)
     cases = ["swiglu", "silu_and_mul", "rope", "add_rms_norm", "rms_norm", "causal_softmax", "paged_caching"]
     for op in cases:
         spec = S.specs()[op]
@@ -64,16 +66,12 @@ elif what == "small":  # decode shapes against the best peers, with and without 
             for impl in ("infini", "compile", "triton", "liger"):
                 try:
                     fn = IM.resolve(impl, spec, dev)
-                except Exception:
+                except IM.Skip:
                     continue
                 names.append(impl)
                 fns.append(lambda fn=fn, a=a: fn(*a))
-            for flush in (True, False):
-                keep = timer.flush_buf
-                if not flush:
-                    timer.flush_buf = None
-                t = timed(fns)
-                timer.flush_buf = keep
+            for flush, t_ in ((True, timer), (False, unflushed)):
+                t = timed(fns, t_)
                 print(f"{op:14s} {spec.label(q):14s} flush={int(flush)} " + " ".join(f"{n} {v:6.2f}" for n, v in zip(names, t)), flush=True)
 for name, t, err, cu in rows:
     peers = " ".join(f"{v:8.1f}" for v in t[1:])

@@ -71,13 +71,14 @@ def check(spec, fn, inputs, dtype, ref=None) -> dict:
 
 
 class Timer:
-    """Times one call: events on GPU-like devices, perf_counter on the CPU; flushes the L2 on CUDA."""
+    """Times one call: events on GPU-like devices, perf_counter on the CPU; flushes the L2 on CUDA
+    (`flush=False`: not, to tell what the flush costs a kernel)."""
 
-    def __init__(self, device: torch.device, busy_us: float = 0.0):
+    def __init__(self, device: torch.device, busy_us: float = 0.0, flush: bool = True):
         self.device = device
         self.busy_cycles = int(busy_us * 2000) if device.type == "cuda" else 0  # ~2 GHz clock
         self.flush_buf = None
-        if device.type == "cuda":
+        if device.type == "cuda" and flush:
             self.flush_buf = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=device)
 
     def _events(self):
