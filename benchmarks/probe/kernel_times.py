@@ -1,7 +1,7 @@
 """The GPU kernels each implementation launches for one call, with their device durations (torch.profiler,
 CUPTI), each call timed as the comparison tool times it (its Timer: L2 flush, GPU kept busy): tells a slow
 kernel from extra kernels or gaps. Eager torch is left out (many kernels a call, never the closest peer
-at these shapes). Usage: python3 benchmarks/probe/kernel_times.py op[:set[,set]] ... [--reps N] [--busy-us U]"""
+at these shapes). Usage: python3 benchmarks/probe/kernel_times.py op[:set[,set]] ... [--reps N] [--busy-us U] [--impls a,b]"""
 import argparse
 import statistics
 from collections import defaultdict
@@ -16,6 +16,7 @@ ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("items", nargs="+", help="op or op:shape_set[,shape_set] (default set: decode)")
 ap.add_argument("--reps", type=int, default=30)
 ap.add_argument("--busy-us", type=float, default=100.0)
+ap.add_argument("--impls", default="infini,compile,triton,liger")
 args = ap.parse_args()
 dev = torch.device("cuda")
 timer = measure.Timer(dev, args.busy_us)
@@ -40,7 +41,7 @@ for item in args.items:
     for shape_set in (sets or "decode").split(","):
         for p in spec.shapes[shape_set]:
             inputs = spec.make(p, torch.bfloat16, dev, g)
-            for impl in ("infini", "compile", "triton", "liger"):
+            for impl in args.impls.split(","):
                 try:
                     fn = IM.resolve(impl, spec, dev)
                 except IM.Skip:

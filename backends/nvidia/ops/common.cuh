@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ops.h"
@@ -90,6 +91,20 @@ __device__ __forceinline__ void loadWideF(const W *p, float (&out)[N]) {
 #pragma unroll
         for (int e = 0; e < N; ++e) out[e] = toF(p[e]);
     }
+}
+
+// A 16-byte global load issued where it stands. nvcc sinks an ordinary load below a later branch that
+// decides whether its value is used (an index read and checked first), which turns one memory round trip
+// into two; a volatile asm load is neither moved past that branch nor dropped.
+template <typename P>
+__device__ __forceinline__ P loadNow16(const void *p) {
+    static_assert(sizeof(P) == 16, "a 16-byte piece");
+    union {
+        uint4 u;
+        P piece;
+    } r;
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.u.x), "=r"(r.u.y), "=r"(r.u.z), "=r"(r.u.w) : "l"(p));
+    return r.piece;
 }
 
 __device__ __forceinline__ float warpSum(float v) {
@@ -211,6 +226,15 @@ __device__ __forceinline__ long long offsetOf(const Dims &d, long long i) {
     }
     return d.ndim > 0 ? off + i * d.strides[0] : off;
 }
+
+// How a kernel gets its rows: PLAIN (the host collapsed the dims to at most one) the row stride alone,
+// else the Dims. A short kernel's latency grows with the parameter block it reads (four Dims are 544
+// bytes, four strides 32).
+template <bool PLAIN>
+using RowsOf = std::conditional_t<PLAIN, long long, Dims>;
+__device__ __forceinline__ long long rowOffset(long long stride, long long row) { return row * stride; }
+__device__ __forceinline__ long long rowOffset(const Dims &d, long long row) { return offsetOf(d, row); }
+inline long long rowStride(const Dims &d) { return d.ndim == 0 ? 0 : d.strides[0]; }
 
 // Reads element `off` of an int32 or int64 index tensor.
 __device__ __forceinline__ long long readIndex(const void *p, bool i64, long long off) {

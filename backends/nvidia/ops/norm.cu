@@ -25,14 +25,6 @@ __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
 // (32 registers): a thousand rows of 4096 run in one wave, as Triton's kernel does.
 constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached && plain && per <= 2 ? 256 : 1024; }
 
-// How a kernel gets its rows: PLAIN (the host collapsed the dims to at most one) the row stride alone,
-// else the Dims. A short kernel's latency grows with the parameter block it reads (four Dims are 544
-// bytes, four strides 32).
-template <bool PLAIN>
-using RowsOf = std::conditional_t<PLAIN, long long, Dims>;
-__device__ __forceinline__ long long rowOffset(long long stride, long long row) { return row * stride; }
-__device__ __forceinline__ long long rowOffset(const Dims &d, long long row) { return offsetOf(d, row); }
-inline long long rowStride(const Dims &d) { return d.ndim == 0 ? 0 : d.strides[0]; }
 
 // One row per block. N elements per vector (N = 1: any alignment). Rows addressed through Dims.
 // kAddRms: r = a + b is written to `res` and normalized; kLayer: mean and variance, plus bias.
