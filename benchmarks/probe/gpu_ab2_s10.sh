@@ -1,7 +1,7 @@
 # Tenth session A/B round 2 (env knobs, one build): silu_and_mul with a 36-byte parameter block (int
+# offsets) against 56 bytes; paged_caching loads before the slot branch or not; rope prefill pieces a thread.
 # The KNOB_* environment switches existed only in the build these runs used (removed before the commit):
 # the script records how the figures in benchmarks/bench_h100_s10/ were taken.
-# offsets) against 56 bytes; paged_caching loads before the slot branch or not; rope prefill pieces a thread.
 source .ci/gpu_setup.sh || exit 1
 KT="python3 benchmarks/probe/kernel_times.py --reps 60"
 f() { grep -v -i "warn\|online\|split the\|important\|softmax\.$\|^$" | sed "s/^/$1 /"; }

@@ -1,7 +1,7 @@
 # Tenth session A/B round 3 (env knobs, one build): rope at >= 512 tokens with x read after the table rows
+# (late) or before the position (early); paged_caching's lean row kernel (shift, 32-bit offsets).
 # The KNOB_* environment switches existed only in the build these runs used (removed before the commit):
 # the script records how the figures in benchmarks/bench_h100_s10/ were taken.
-# (late) or before the position (early); paged_caching's lean row kernel (shift, 32-bit offsets).
 source .ci/gpu_setup.sh || exit 1
 KT="python3 benchmarks/probe/kernel_times.py --reps 60"
 f() { grep -v -i "warn\|online\|split the\|important\|softmax\.$\|^$" | sed "s/^/$1 /"; }

@@ -1,7 +1,7 @@
 # Tenth session A/B (env knobs, one build): paged_caching loads issued before the slot branch; silu_and_mul
+# narrower pieces at small sizes; rope shift index math and token split; softmax G warps a line.
 # The KNOB_* environment switches existed only in the build these runs used (removed before the commit):
 # the script records how the figures in benchmarks/bench_h100_s10/ were taken.
-# narrower pieces at small sizes; rope shift index math and token split; softmax G warps a line.
 source .ci/gpu_setup.sh || exit 1
 KT="python3 benchmarks/probe/kernel_times.py --reps 40"
 f() { grep -v -i warn | sed "s/^/$1 /"; }

@@ -1,7 +1,7 @@
 # Tenth session, diagnosis of the small-shape gaps: ncu (warp stall reasons, source counters, SASS) of our
+# kernels and the peers' at decode shapes; SASS of our kernels; softmax warp-kernel warps-a-block A/B.
 # The KNOB_* environment switches existed only in the build these runs used (removed before the commit):
 # the script records how the figures in benchmarks/bench_h100_s10/ were taken.
-# kernels and the peers' at decode shapes; SASS of our kernels; softmax warp-kernel warps-a-block A/B.
 source .ci/gpu_setup.sh || exit 1
 which ncu cuobjdump
 ITEMS="rope causal_softmax paged_caching silu_and_mul add_rms_norm swiglu"
