@@ -8,9 +8,8 @@ from collections import defaultdict
 
 import torch
 import infinicore_torch  # noqa: F401
-from infinicore_torch.bench import impls as IM
 from infinicore_torch.bench import measure
-from infinicore_torch.bench import specs as S
+from cases import cases  # (benchmarks/probe, this script's folder)
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("items", nargs="+", help="op or op:shape_set[,shape_set] (default set: decode)")
@@ -34,22 +33,11 @@ def kernels(fn, inputs):
 
 
 base = set(kernels(lambda: None, ()))  # the timer's own kernels (flush, spin)
-g = torch.Generator().manual_seed(0)
-for item in args.items:
-    op, _, sets = item.partition(":")
-    spec = S.specs()[op]
-    for shape_set in (sets or "decode").split(","):
-        for p in spec.shapes[shape_set]:
-            inputs = spec.make(p, torch.bfloat16, dev, g)
-            for impl in args.impls.split(","):
-                try:
-                    fn = IM.resolve(impl, spec, dev)
-                except IM.Skip:
-                    continue
-                for _ in range(3):
-                    fn(*inputs)
-                torch.cuda.synchronize()
-                rows = [(k, v) for k, v in kernels(fn, inputs).items() if k not in base]
-                total = sum(statistics.median(v) * len(v) / args.reps for k, v in rows)
-                desc = "; ".join(f"{k[:60]} x{len(v) / args.reps:g} {statistics.median(v):.2f}" for k, v in rows)
-                print(f"{op:16s} {spec.label(p):16s} {impl:8s} kernels {total:6.2f} us | {desc}", flush=True)
+for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev):
+    for _ in range(3):
+        fn(*inputs)
+    torch.cuda.synchronize()
+    rows = [(k, v) for k, v in kernels(fn, inputs).items() if k not in base]
+    total = sum(statistics.median(v) * len(v) / args.reps for k, v in rows)
+    desc = "; ".join(f"{k[:60]} x{len(v) / args.reps:g} {statistics.median(v):.2f}" for k, v in rows)
+    print(f"{op:16s} {label:16s} {impl:8s} kernels {total:6.2f} us | {desc}", flush=True)

@@ -6,28 +6,14 @@ import argparse
 
 import torch
 import infinicore_torch  # noqa: F401
-from infinicore_torch.bench import impls as IM
-from infinicore_torch.bench import specs as S
+from cases import cases  # (benchmarks/probe, this script's folder)
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("items", nargs="+", help="op or op:shape_set[,shape_set] (default set: decode)")
 ap.add_argument("--impls", default="infini,compile,triton")
 args = ap.parse_args()
 dev = torch.device("cuda")
-g = torch.Generator().manual_seed(0)
-work = []
-for item in args.items:
-    op, _, sets = item.partition(":")
-    spec = S.specs()[op]
-    for shape_set in (sets or "decode").split(","):
-        for p in spec.shapes[shape_set]:
-            inputs = spec.make(p, torch.bfloat16, dev, g)
-            for impl in args.impls.split(","):
-                try:
-                    fn = IM.resolve(impl, spec, dev)
-                except IM.Skip:
-                    continue
-                work.append((f"{op} {spec.label(p)} {impl}", fn, inputs))
+work = [(f"{op} {label} {impl}", fn, inputs) for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev)]
 for _, fn, inputs in work:
     for _ in range(3):
         fn(*inputs)
