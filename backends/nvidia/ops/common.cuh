@@ -61,6 +61,11 @@ __device__ __forceinline__ void unpackF(const Vec<__half, 8> &x, float (&f)[8]) 
         f[2 * i + 1] = v.y;
     }
 }
+template <typename T, int N>
+__device__ __forceinline__ void unpackF(const Vec<T, N> &x, float (&f)[N]) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) f[i] = toF(x.v[i]);
+}
 __device__ __forceinline__ void unpackF(const Vec<float, 4> &x, float (&f)[4]) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) f[i] = x.v[i];
@@ -93,18 +98,18 @@ __device__ __forceinline__ void loadWideF(const W *p, float (&out)[N]) {
     }
 }
 
-// A 16-byte global load issued where it stands. nvcc sinks an ordinary load below a later branch that
-// decides whether its value is used (an index read and checked first), which turns one memory round trip
-// into two; a volatile asm load is neither moved past that branch nor dropped.
-template <typename P>
-__device__ __forceinline__ P loadNow16(const void *p) {
-    static_assert(sizeof(P) == 16, "a 16-byte piece");
-    union {
-        uint4 u;
-        P piece;
-    } r;
-    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.u.x), "=r"(r.u.y), "=r"(r.u.z), "=r"(r.u.w) : "l"(p));
-    return r.piece;
+// A 16- or 8-byte global load issued where it stands. nvcc sinks an ordinary load below a later branch
+// that decides whether its value is used (an index read and checked first), which turns one memory round
+// trip into two; a volatile asm load is neither moved past that branch nor dropped.
+__device__ __forceinline__ uint4 loadNow(const uint4 *p) {
+    uint4 r;
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    return r;
+}
+__device__ __forceinline__ uint2 loadNow(const uint2 *p) {
+    uint2 r;
+    asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
+    return r;
 }
 
 __device__ __forceinline__ float warpSum(float v) {

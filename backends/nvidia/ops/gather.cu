@@ -157,20 +157,21 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
     }
 }
 
-// paged_caching with 16-byte pieces, for tokens < 2^31 and rows of at most 256 pieces: a 2-D block of
-// (pieces of a row, heads), a 2-D grid of (head groups, tokens grid-stride): no division for the thread's
-// place; k's and v's pieces are read before the slot (they do not depend on it): one memory round trip.
+// paged_caching with 16-byte (P = uint4) or 8-byte (uint2) pieces, for tokens < 2^31 and rows of at most
+// 256 pieces: a 2-D block of (pieces of a row, heads), a 2-D grid of (head groups, tokens grid-stride): no
+// division for the thread's place; k's and v's pieces are read before the slot (they do not depend on it):
+// one memory round trip.
+template <typename P>
 __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const void *slots, bool i64,
                                  int tokens, int heads, long long block, long long capacity, long long slot_stride,
                                  long long k_s0, long long k_s1, long long v_s0, long long v_s1, long long kc_s0,
                                  long long kc_s1, long long kc_s2, long long vc_s0, long long vc_s1, long long vc_s2,
                                  DeviceError *err) {
-    using P = Vec<char, 16>;
     const int q = threadIdx.x, h = blockIdx.x * blockDim.y + threadIdx.y;
     if (h >= heads) return;
     for (int t = blockIdx.y; t < tokens; t += gridDim.y) {
-        const P kp = loadNow16<P>(reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1) + q);
-        const P vp = loadNow16<P>(reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1) + q);
+        const P kp = loadNow(reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1) + q);
+        const P vp = loadNow(reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1) + q);
         long long blk, row;
         if (!cacheRow(slots, i64, t * slot_stride, block, capacity, q == 0 && h == 0, err, &blk, &row)) continue;
         reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
@@ -425,10 +426,13 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                 // multiple of the row's chunks) and offsets fit in 32 bits: 1 piece a thread below 512 tokens,
                 // else 2 (H100, bf16, 32 heads of 128, against the token kernel: 1 token 4.9 -> 4.4 us, 16
                 // 5.1 -> 4.6, 16384 100.2 -> 95.5, Triton 4.4 / 4.6 / 96.1); else the grid-stride token kernel.
-                const int chunks = static_cast<int>(half / V), per_tok = static_cast<int>(nheads) * chunks;
-                auto row = [&](auto stag, auto ptag) {
+                // At most 64 tokens: half pieces (8 bytes), a token over 4 blocks (kernel, 16 tokens: 2.21 ->
+                // 2.18 with 16-byte pieces over 4 blocks -> 2.11).
+                auto row = [&](auto stag, auto ptag, auto vtag) {
                     using S = decltype(stag);
-                    constexpr int P = decltype(ptag)::value;
+                    constexpr int P = decltype(ptag)::value, VV = decltype(vtag)::value;
+                    if (half % VV != 0) return false;
+                    const int chunks = static_cast<int>(half / VV), per_tok = static_cast<int>(nheads) * chunks;
                     // at most 64 tokens: a token's pieces over 4 blocks (more SMs for the few rows)
                     int split = P == 1 && tokens <= 64 ? 4 : 1;
                     int threads = (per_tok + P * split - 1) / (P * split);
@@ -439,7 +443,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((per_tok + P * threads - 1) / (P * threads)));
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
-                        auto kern = algo == 0 ? ropeRowKernel<T, S, V, P, 0, I> : ropeRowKernel<T, S, V, P, 1, I>;
+                        auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I> : ropeRowKernel<T, S, VV, P, 1, I>;
                         kern<<<grid, threads, 0, a.stream>>>(
                             py, px, static_cast<const I *>(a.data[2]), static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
                             static_cast<int>(nseq), chunks, per_tok, static_cast<int>(max_pos), static_cast<int>(sin_row),
@@ -454,8 +458,10 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                 unsigned grid = static_cast<unsigned>(std::min<long long>(tokens, 132LL * 16));
                 auto go = [&](auto stag) {
                     using S = decltype(stag);
-                    if (tokens < 512 && row(stag, std::integral_constant<int, 1>{})) return;
-                    if (row(stag, std::integral_constant<int, 2>{})) return;
+                    using One = std::integral_constant<int, 1>;
+                    if (tokens <= 64 && row(stag, One{}, std::integral_constant<int, V / 2>{})) return;
+                    if (tokens < 512 && row(stag, One{}, std::integral_constant<int, V>{})) return;
+                    if (row(stag, std::integral_constant<int, 2>{}, std::integral_constant<int, V>{})) return;
                     ropeTokenKernel<T, S, V, P><<<grid, threads, 0, a.stream>>>(
                         py, px, a.data[2], i64, static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
                         static_cast<int>(tokens), static_cast<int>(nseq), static_cast<int>(nheads), static_cast<int>(half), algo,
@@ -524,14 +530,21 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
         if (v) {
             long long pieces = d * e / 16, total = tokens * heads * pieces;
             if (pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31)) {
-                unsigned hb = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, 256 / pieces)));
-                dim3 blk(static_cast<unsigned>(pieces), hb);
-                dim3 grid(static_cast<unsigned>((heads + hb - 1) / hb), static_cast<unsigned>(std::min<long long>(tokens, 65535)));
-                cachingRowKernel<<<grid, blk, 0, a.stream>>>(
-                    static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
-                    static_cast<const char *>(a.data[3]), a.data[4], i64, static_cast<int>(tokens), static_cast<int>(heads), block,
-                    capacity, ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e,
-                    vcs[1] * e, vcs[2] * e, a.err);
+                // at most 64 tokens: 8-byte pieces, twice the threads (H100, 8 heads of 128: 1 token 1.98 ->
+                // 1.82 us, 64 tokens 2.37 -> 2.30-2.34)
+                auto go = [&](auto ptag, long long per_row) {
+                    using P = decltype(ptag);
+                    const long long most = sizeof(P) == 8 ? 128 : 256;  // threads a block
+                    unsigned hb = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, most / per_row)));
+                    dim3 blk(static_cast<unsigned>(per_row), hb);
+                    dim3 grid(static_cast<unsigned>((heads + hb - 1) / hb), static_cast<unsigned>(std::min<long long>(tokens, 65535)));
+                    cachingRowKernel<P><<<grid, blk, 0, a.stream>>>(
+                        static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
+                        static_cast<const char *>(a.data[3]), a.data[4], i64, static_cast<int>(tokens), static_cast<int>(heads), block,
+                        capacity, ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e,
+                        vcs[1] * e, vcs[2] * e, a.err);
+                };
+                if (tokens <= 64 && pieces <= 64) go(uint2{}, 2 * pieces); else go(uint4{}, pieces);
                 return launched(op);
             }
             cachingVecKernel<<<blocksFor(total, 256, 132LL * 32), 256, 0, a.stream>>>(
