@@ -1,6 +1,8 @@
 # Tenth session A/B round 4 (env knobs of that build only): rope at <= 64 tokens with 8-byte pieces (half the
 # pairs a thread); paged_caching's row kernel with 8-byte pieces (twice the threads); the tool over the ops
 # not re-run this session (rms_norm, add_rms_norm, swiglu). Usage: bash benchmarks/probe/gpu_ab4_s10.sh
+# The KNOB_* environment switches existed only in the build these runs used (removed before the commit):
+# the script records how the figures in benchmarks/bench_h100_s10/ were taken.
 source .ci/gpu_setup.sh || exit 1
 KT="python3 benchmarks/probe/kernel_times.py --reps 60"
 f() { grep -v -i "warn" | sed "s/^/$1 /"; }
