@@ -1,13 +1,15 @@
 """infinicore_torch.ops on CPU tensors against the best plain-PyTorch CPU equivalent, in the same run.
 
-    python benchmarks/bench_cpu_ops.py [--dtype bfloat16] [--repeat 50] [--entry ops|torch.ops] [--json out.json]
+    python benchmarks/bench_cpu_ops.py [--dtype bfloat16] [--repeat 50] [--entry ops|torch.ops] [--block K] [--json out.json]
 
 `--entry ops` (default) calls infinicore_torch.ops.<op>, the package's Python API (a builtin straight
 into the dispatcher); `--entry torch.ops` calls torch.ops.infini.<op> (the same kernels behind
 torch's ~0.6 us Python layer for custom ops).
 
 Inputs are built before timing; each measurement is the median of `repeat` timed calls after
-warm-up, ours and torch's interleaved call by call; a rotating set of input copies keeps one call's data from sitting in cache for the next
+warm-up, ours and torch's interleaved call by call (`--block K`: in alternating runs of K calls a side,
+so that neither inherits the other's freed result block and cache state); a rotating set of input copies
+keeps one call's data from sitting in cache for the next
 where it would not in a model. Prints one table row per (op, shape): ours, torch's, and the ratio.
 """
 
@@ -28,20 +30,25 @@ import infinicore_torch
 I = infinicore_torch.ops  # the entry measured (main: --entry)
 
 
-def median_pair_us(ours, theirs, make_args, repeat, copies=4):
+def median_pair_us(ours, theirs, make_args, repeat, copies=4, block=1):
     """Median times of ours and theirs over the same inputs, their calls interleaved (ours, theirs,
-    ours, ...) so that both see the same machine: this VM's noise moves in bursts."""
+    ours, ...) so that both see the same machine: this VM's noise moves in bursts. block > 1: each side's
+    calls come in runs of `block` (the runs still alternate), so that a call does not follow the other
+    side's call, whose freed result block and cache state it would inherit."""
     argsets = [make_args() for _ in range(copies)]
     for a in argsets:
         ours(*a)
         theirs(*a)
     times = ([], [])
-    for r in range(repeat):
-        a = argsets[r % copies]
-        for k, fn in enumerate((ours, theirs) if r % 2 == 0 else (theirs, ours)):
-            t0 = time.perf_counter()
-            fn(*a)
-            times[k if r % 2 == 0 else 1 - k].append(time.perf_counter() - t0)
+    for run, r in enumerate(range(0, repeat, block)):
+        sides = (0, 1) if run % 2 == 0 else (1, 0)
+        for side in sides:
+            fn = (ours, theirs)[side]
+            for j in range(r, min(r + block, repeat)):
+                a = argsets[j % copies]
+                t0 = time.perf_counter()
+                fn(*a)
+                times[side].append(time.perf_counter() - t0)
     return statistics.median(times[0]) * 1e6, statistics.median(times[1]) * 1e6
 
 
@@ -141,6 +148,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--ops", default="all", help="comma-separated op names, or all")
     ap.add_argument("--entry", default="ops", choices=["ops", "torch.ops"])
+    ap.add_argument("--block", type=int, default=1,
+                    help="calls a side makes in a row before the other's (1: interleaved call by call)")
     ap.add_argument("--json")
     args = ap.parse_args()
     global I
@@ -154,7 +163,7 @@ def main():
         for name, shape, ours, theirs, make in cases(dtype, tokens):
             if args.ops != "all" and name not in args.ops.split(","):
                 continue
-            a, b = median_pair_us(ours, theirs, make, args.repeat)
+            a, b = median_pair_us(ours, theirs, make, args.repeat, block=max(1, args.block))
             rows.append({"op": name, "shape": shape, "dtype": args.dtype, "infini_us": a, "torch_us": b, "ratio": a / b})
             print(f"{name:<16}{shape:<22}{a:>12.1f}{b:>12.1f}{a / b:>8.2f}", flush=True)
     worst = max(rows, key=lambda r: r["ratio"])
