@@ -240,6 +240,13 @@ using RowsOf = std::conditional_t<PLAIN, long long, Dims>;
 __device__ __forceinline__ long long rowOffset(long long stride, long long row) { return row * stride; }
 __device__ __forceinline__ long long rowOffset(const Dims &d, long long row) { return offsetOf(d, row); }
 inline long long rowStride(const Dims &d) { return d.ndim == 0 ? 0 : d.strides[0]; }
+// The host's argument for a RowsOf<PLAIN> parameter: converts to the row stride or to the Dims, whichever
+// the launched kernel takes.
+struct RowsArg {
+    const Dims &d;
+    operator long long() const { return rowStride(d); }
+    operator Dims() const { return d; }
+};
 
 // Reads element `off` of an int32 or int64 index tensor.
 __device__ __forceinline__ long long readIndex(const void *p, bool i64, long long off) {

@@ -189,14 +189,8 @@ __global__ void cachingKernel(T *kc, T *vc, const T *k, const T *v, const void *
     for (long long r = blockIdx.x; r < tokens * heads; r += gridDim.x) {
         long long h;
         const long long t = divMod(r, heads, &h);
-        long long s = readIndex(slots, i64, t * slot_stride);
-        if (s < 0) continue;
-        if (s >= capacity) {
-            if (threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
-            continue;
-        }
-        long long row;
-        const long long blk = divMod(s, block, &row);
+        long long blk, row;
+        if (!cacheRow(slots, i64, t * slot_stride, block, capacity, threadIdx.x == 0, err, &blk, &row)) continue;
         const T *ks = k + t * k_s0 + h * k_s1;
         const T *vs = v + t * v_s0 + h * v_s1;
         T *kd = kc + blk * kc_s0 + h * kc_s1 + row * kc_s2;

@@ -2,8 +2,6 @@
 // held in registers (16-byte vectors) between the reduction and the write when it fits.
 #include <algorithm>
 
-#include <type_traits>
-
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
@@ -24,7 +22,6 @@ __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
 // Blocks of plain rows that hold 1 or 2 vectors a thread have at most 256 threads and fit 8 to an SM
 // (32 registers): a thousand rows of 4096 run in one wave, as Triton's kernel does.
 constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached && plain && per <= 2 ? 256 : 1024; }
-
 
 // One row per block. N elements per vector (N = 1: any alignment). Rows addressed through Dims.
 // kAddRms: r = a + b is written to `res` and normalized; kLayer: mean and variance, plus bias.
@@ -195,14 +192,8 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                 auto run = [&](auto kern, long long want) {
                     int threads = static_cast<int>(std::min<long long>(1024, (want + 31) / 32 * 32));
                     threads = std::min(threads, maxThreads(kern));
-                    const Wt *wt = static_cast<const Wt *>(pw), *bt = static_cast<const Wt *>(pbias);
-                    if constexpr (std::is_invocable_v<decltype(kern), T *, T *, const T *, const T *, const Wt *, const Wt *, long long,
-                                                      float, long long, long long, long long, long long>) {
-                        kern<<<grid, threads, 0, x.stream>>>(py, pres, pa, pb, wt, bt, n, eps, rowStride(dy), rowStride(dres),
-                                                             rowStride(da), rowStride(db));
-                    } else {
-                        kern<<<grid, threads, 0, x.stream>>>(py, pres, pa, pb, wt, bt, n, eps, dy, dres, da, db);
-                    }
+                    kern<<<grid, threads, 0, x.stream>>>(py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias),
+                                                         n, eps, RowsArg{dy}, RowsArg{dres}, RowsArg{da}, RowsArg{db});
                 };
                 if constexpr (NN > 1) {
                     // a cached kernel must cover the row: its register limit may allow fewer threads

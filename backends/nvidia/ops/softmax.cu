@@ -19,6 +19,9 @@ __device__ __forceinline__ long long causalLimit(long long row, long long n, lon
     divMod(row, q, &r);
     return r + n - q + 1;
 }
+__device__ __forceinline__ int causalLimit32(int row, int n, int q) {  // the same, all three known to fit in 32 bits
+    return static_cast<int>(static_cast<unsigned>(row) % static_cast<unsigned>(q)) + n - q + 1;
+}
 
 // (m, s) of the block: max and sum of exp(x - max).
 __device__ __forceinline__ void blockMaxSum(float &m, float &s, float *smem) {
@@ -69,6 +72,25 @@ __device__ __forceinline__ void nanPiece(T *p, long long j, long long limit) {
     float o[N];
 #pragma unroll
     for (int e = 0; e < N; ++e) o[e] = j + e < limit ? NAN : 0.0f;
+    storeF<T, N>(p, o);
+}
+
+// The max of a held piece's live elements (j: its first element's index; [0, limit) live) into m.
+template <typename T, int N>
+__device__ __forceinline__ void maxLive(const Vec<T, N> &piece, int j, int limit, float &m) {
+    float f[N];
+    unpackF(piece, f);
+#pragma unroll
+    for (int e = 0; e < N; ++e) m = j + e < limit ? fmaxf(m, f[e]) : m;
+}
+
+// A held piece (the exps in place of the inputs) times `scale`, stored at p.
+template <typename T, int N>
+__device__ __forceinline__ void scaleStore(T *p, const Vec<T, N> &piece, float scale) {
+    float o[N];
+    unpackF(piece, o);
+#pragma unroll
+    for (int e = 0; e < N; ++e) o[e] *= scale;
     storeF<T, N>(p, o);
 }
 
@@ -251,12 +273,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
 #pragma unroll
         for (int i = 0; i < kClusterVecs; ++i) {  // the thread's max over its live elements
             int v = vbeg + i * step;
-            if (v < vend && v * N < limit) {
-                float f[N];
-                unpackF(raw[i], f);
-#pragma unroll
-                for (int e = 0; e < N; ++e) m = v * N + e < limit ? fmaxf(m, f[e]) : m;
-            }
+            if (v < vend && v * N < limit) maxLive(raw[i], v * N, limit, m);
         }
     } else {  // every element of the thread's pieces is live
         typename MaxAcc<T>::type acc = MaxAcc<T>::init();
@@ -307,13 +324,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
 #pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
-        if (v < vend) {
-            float o[N];
-            unpackF(raw[i], o);
-#pragma unroll
-            for (int e = 0; e < N; ++e) o[e] *= scale;
-            storeF<T, N>(reinterpret_cast<T *>(yr + v), o);
-        }
+        if (v < vend) scaleStore<T, N>(reinterpret_cast<T *>(yr + v), raw[i], scale);
     }
 #endif
 }
@@ -349,7 +360,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
     const int lane = G == 1 ? static_cast<int>(threadIdx.x % 32) : static_cast<int>(threadIdx.x), nv = n / N;
     const V *xr = reinterpret_cast<const V *>(x + row * sx);
     V *yr = reinterpret_cast<V *>(y + row * sy);
-    const int limit = causal_q > 0 ? static_cast<int>(static_cast<unsigned>(row) % static_cast<unsigned>(causal_q)) + n - causal_q + 1 : n;
+    const int limit = causal_q > 0 ? causalLimit32(row, n, causal_q) : n;
     V raw[VPL];
 #pragma unroll
     for (int i = 0; i < VPL; ++i) {
@@ -360,12 +371,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 #pragma unroll
     for (int i = 0; i < VPL; ++i) {
         int v = lane + L * i;
-        if (v < nv && v * N < limit) {
-            float f[N];
-            unpackF(raw[i], f);
-#pragma unroll
-            for (int e = 0; e < N; ++e) m = v * N + e < limit ? fmaxf(m, f[e]) : m;
-        }
+        if (v < nv && v * N < limit) maxLive(raw[i], v * N, limit, m);
     }
     // the line's max: every lane's exps are taken against it (no rescale later)
     m = lineReduce<G>(warpMax(m), sm, [](float a, float b) { return fmaxf(a, b); });
@@ -391,13 +397,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 #pragma unroll
     for (int i = 0; i < VPL; ++i) {
         int v = lane + L * i;
-        if (v < nv) {
-            float o[N];
-            unpackF(raw[i], o);
-#pragma unroll
-            for (int e = 0; e < N; ++e) o[e] *= scale;
-            storeF<T, N>(reinterpret_cast<T *>(yr + v), o);
-        }
+        if (v < nv) scaleStore<T, N>(reinterpret_cast<T *>(yr + v), raw[i], scale);
     }
 }
 
@@ -486,8 +486,7 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 // a block a line; lines collapsed to one dimension get their row strides, not two Dims
                 auto run = [&](auto plain) {
                     constexpr bool P = decltype(plain)::value;
-                    auto ry = [&] { if constexpr (P) return rowStride(dy); else return dy; }();
-                    auto rx = [&] { if constexpr (P) return rowStride(dx); else return dx; }();
+                    RowsArg ry{dy}, rx{dx};
                     unsigned grid = static_cast<unsigned>(rows);
                     if (v) {
                         int threads = rowThreads(nv, rows);
