@@ -1,6 +1,8 @@
 """The calls the GPU probes time or profile: for each `op[:set[,set]]` item (default set: decode), each
 shape of the comparison tool's sets, and each implementation that resolves on `device` (the others are
 left out), one (op, label, impl, fn, inputs) case, inputs made once a shape, in bfloat16."""
+from collections import defaultdict
+
 import torch
 from infinicore_torch.bench import impls as IM
 from infinicore_torch.bench import specs as S
@@ -20,3 +22,14 @@ def cases(items, impls, device, seed=0):
                     except IM.Skip:
                         continue
                     yield op, spec.label(p), impl, fn, inputs
+
+
+def kernel_durations(timer, fn, inputs, reps):
+    """{name: [device durations, us]} of the kernels launched while `timer` times fn `reps` times."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        timer.time(fn, inputs, min_reps=reps, max_reps=reps, budget_s=0.0, warmup=0)
+    got = defaultdict(list)
+    for e in prof.events():
+        if e.device_type != torch.autograd.DeviceType.CPU:  # kernels (labelled PrivateUse1 once infini is registered)
+            got[e.name].append(e.device_time if hasattr(e, "device_time") else e.cuda_time)
+    return got

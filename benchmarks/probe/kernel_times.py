@@ -4,12 +4,11 @@ kernel from extra kernels or gaps. Eager torch is left out (many kernels a call,
 at these shapes). Usage: python3 benchmarks/probe/kernel_times.py op[:set[,set]] ... [--reps N] [--busy-us U] [--impls a,b]"""
 import argparse
 import statistics
-from collections import defaultdict
 
 import torch
 import infinicore_torch  # noqa: F401
 from infinicore_torch.bench import measure
-from cases import cases  # (benchmarks/probe, this script's folder)
+from cases import cases, kernel_durations  # (benchmarks/probe, this script's folder)
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("items", nargs="+", help="op or op:shape_set[,shape_set] (default set: decode)")
@@ -22,14 +21,7 @@ timer = measure.Timer(dev, args.busy_us)
 
 
 def kernels(fn, inputs):
-    """{name: [device durations, us]} of the kernels launched while timing fn `args.reps` times."""
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        timer.time(fn, inputs, min_reps=args.reps, max_reps=args.reps, budget_s=0.0, warmup=0)
-    got = defaultdict(list)
-    for e in prof.events():
-        if e.device_type != torch.autograd.DeviceType.CPU:  # kernels (labelled PrivateUse1 once infini is registered)
-            got[e.name].append(e.device_time if hasattr(e, "device_time") else e.cuda_time)
-    return got
+    return kernel_durations(timer, fn, inputs, args.reps)
 
 
 base = set(kernels(lambda: None, ()))  # the timer's own kernels (flush, spin)

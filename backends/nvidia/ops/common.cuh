@@ -80,7 +80,7 @@ __device__ __forceinline__ void storeF(T *p, const float (&in)[N]) {
 }
 
 // N elements of W (any float type) from p in 16-byte pieces (p aligned to 16 bytes, N a multiple of a
-// piece), else one by one.
+// piece), or in one 8- or 4-byte piece (p aligned to it), else one by one.
 template <typename W, int N>
 __device__ __forceinline__ void loadWideF(const W *p, float (&out)[N]) {
     constexpr int kPer = 16 / sizeof(W);
@@ -92,23 +92,28 @@ __device__ __forceinline__ void loadWideF(const W *p, float (&out)[N]) {
 #pragma unroll
             for (int e = 0; e < kPer; ++e) out[c * kPer + e] = part[e];
         }
+    } else if constexpr (N * sizeof(W) == 8 || N * sizeof(W) == 4) {  // one narrower piece (p aligned to it)
+        loadF<W, N>(p, out);
     } else {
 #pragma unroll
         for (int e = 0; e < N; ++e) out[e] = toF(p[e]);
     }
 }
 
-// A 16- or 8-byte global load issued where it stands. nvcc sinks an ordinary load below a later branch
-// that decides whether its value is used (an index read and checked first), which turns one memory round
-// trip into two; a volatile asm load is neither moved past that branch nor dropped.
+// A 16- or 8-byte global load issued where it stands. The compilers sink an ordinary load below a later
+// branch that decides whether its value is used (an index read and checked first), which turns one memory
+// round trip into two; ptxas does so even with a plain ld.global from volatile asm (SASS of the 8-byte
+// paged_caching kernel: the k/v loads after the slot's check). A relaxed gpu-scope load is a strong memory
+// operation that ptxas leaves before the branch; for data no other thread writes during the kernel it
+// reads the same values.
 __device__ __forceinline__ uint4 loadNow(const uint4 *p) {
     uint4 r;
-    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
     return r;
 }
 __device__ __forceinline__ uint2 loadNow(const uint2 *p) {
     uint2 r;
-    asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
+    asm volatile("ld.relaxed.gpu.global.v2.u32 {%0, %1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
     return r;
 }
 

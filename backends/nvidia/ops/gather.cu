@@ -283,47 +283,42 @@ __global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, cons
     }
 }
 
-// A token a block (grid = tokens x parts of a token), every piece of it in one pass: P pieces a thread of V pairs, the
-// position read first, then x and the table pieces (one a thread: the host keeps blockDim.x a multiple
-// of the chunks a row has, so all of a thread's pieces share their offset in the row), then the stores.
-// ALGO (0 gpt_neox, 1 gpt_j) and the index type I fixed at compile time, offsets in 32 bits (the host
-// checks that they fit): a short kernel, for the latency of small batches. blockIdx.y: which part of the
-// token's pieces (a token split over blocks); csh: log2(chunks), or -1 (not a power of two: division).
+// A token a block row (grid = tokens x parts of a token), every piece of it in one pass: a 2-D block of
+// (pieces of a head's row, heads), P heads a thread, V pairs a piece; the position read first, then x,
+// then the table pieces (one a thread: all of a thread's pieces share their offset in the row), then the
+// stores. No division: a thread's piece is threadIdx.x, its heads threadIdx.y + k * blockDim.y. ALGO (0
+// gpt_neox, 1 gpt_j) and the index type I fixed at compile time, offsets in 32 bits (the host checks that
+// they fit): a short kernel, for the latency of small batches.
 template <typename T, typename S, int V, int P, int ALGO, typename I>
-__global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const I *__restrict__ pos, const S *__restrict__ sin_t,
-                                                        const S *__restrict__ cos_t, int seq, int chunks, int per_tok, int max_pos,
-                                                        int sin_row, int cos_row, int xs_tok, int xs_head, int ys_tok, int ys_head,
-                                                        int pos_s0, int pos_s1, bool pos_2d, int csh, DeviceError *err) {
+__global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const I *pos, const S *sin_t, const S *cos_t, int seq,
+                                                        int heads, int max_pos, int sin_row, int cos_row, int xs_tok, int xs_head,
+                                                        int ys_tok, int ys_head, int pos_s0, int pos_s1, bool pos_2d, DeviceError *err) {
     using VT = Vec<T, V>;
-    const int tok = blockIdx.x, t0 = blockIdx.y * blockDim.x * P + threadIdx.x;
+    const int tok = blockIdx.x, c = threadIdx.x, h0 = blockIdx.y * blockDim.y * P + threadIdx.y;
     const long long p = pos[pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0];
-    const int half = chunks * V, hi_add = ALGO == 0 ? half : V, lo_mul = ALGO == 0 ? 1 : 2;
+    const int half = blockDim.x * V, hi_add = ALGO == 0 ? half : V, lo_mul = ALGO == 0 ? 1 : 2;
     VT lo[P], hi[P];
 #pragma unroll
     for (int k = 0; k < P; ++k) {
-        int t = t0 + k * blockDim.x;
-        if (t < per_tok) {
-            int h = csh >= 0 ? t >> csh : static_cast<int>(static_cast<unsigned>(t) / static_cast<unsigned>(chunks)), c = t - h * chunks;
+        const int h = h0 + k * blockDim.y;
+        if (h < heads) {
             const T *xr = x + (tok * xs_tok + h * xs_head + lo_mul * c * V);
             lo[k] = *reinterpret_cast<const VT *>(xr);
             hi[k] = *reinterpret_cast<const VT *>(xr + hi_add);
         }
     }
     if (p < 0 || p >= max_pos) {
-        if (threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
+        if (c == 0 && threadIdx.y == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
         return;
     }
-    const int c0 = csh >= 0 ? static_cast<int>(threadIdx.x) & (chunks - 1) : static_cast<int>(threadIdx.x % static_cast<unsigned>(chunks)),
-              pi = static_cast<int>(p);
+    const int pi = static_cast<int>(p);
     float sn[V], cs[V];
-    loadWideF<S, V>(sin_t + (pi * sin_row + c0 * V), sn);
-    loadWideF<S, V>(cos_t + (pi * cos_row + c0 * V), cs);
+    loadWideF<S, V>(sin_t + (pi * sin_row + c * V), sn);
+    loadWideF<S, V>(cos_t + (pi * cos_row + c * V), cs);
 #pragma unroll
     for (int k = 0; k < P; ++k) {
-        int t = t0 + k * blockDim.x;
-        if (t >= per_tok) continue;
-        int h = csh >= 0 ? t >> csh : static_cast<int>(static_cast<unsigned>(t) / static_cast<unsigned>(chunks));
-        rotateStore(y + (h * ys_head + tok * ys_tok + lo_mul * c0 * V), hi_add, ALGO, lo[k], hi[k], cs, sn);
+        const int h = h0 + k * blockDim.y;
+        if (h < heads) rotateStore(y + (h * ys_head + tok * ys_tok + lo_mul * c * V), hi_add, ALGO, lo[k], hi[k], cs, sn);
     }
 }
 
@@ -426,23 +421,21 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     using S = decltype(stag);
                     constexpr int P = decltype(ptag)::value, VV = decltype(vtag)::value;
                     if (half % VV != 0) return false;
-                    const int chunks = static_cast<int>(half / VV), per_tok = static_cast<int>(nheads) * chunks;
-                    // at most 64 tokens: a token's pieces over 4 blocks (more SMs for the few rows)
-                    int split = P == 1 && tokens <= 64 ? 4 : 1;
-                    int threads = (per_tok + P * split - 1) / (P * split);
-                    threads = (threads + 31) / 32 * 32;
-                    if (!fits32 || threads > 256 || threads % chunks != 0) return false;
-                    int csh = -1;  // log2(chunks) when a power of two: shifts instead of divisions
-                    if ((chunks & (chunks - 1)) == 0) for (csh = 0; (1 << csh) < chunks;) ++csh;
-                    dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((per_tok + P * threads - 1) / (P * threads)));
+                    const long long chunks = half / VV;
+                    // at most 64 tokens: a token's heads over 4 blocks (more SMs for the few rows)
+                    const long long split = P == 1 && tokens <= 64 ? 4 : 1;
+                    const long long hb = std::min<long long>((nheads + P * split - 1) / (P * split), 256 / chunks);
+                    if (!fits32 || hb < 1) return false;
+                    dim3 block(static_cast<unsigned>(chunks), static_cast<unsigned>(hb));
+                    dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((nheads + P * hb - 1) / (P * hb)));
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
                         auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I> : ropeRowKernel<T, S, VV, P, 1, I>;
-                        kern<<<grid, threads, 0, a.stream>>>(
+                        kern<<<grid, block, 0, a.stream>>>(
                             py, px, static_cast<const I *>(a.data[2]), static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
-                            static_cast<int>(nseq), chunks, per_tok, static_cast<int>(max_pos), static_cast<int>(sin_row),
+                            static_cast<int>(nseq), static_cast<int>(nheads), static_cast<int>(max_pos), static_cast<int>(sin_row),
                             static_cast<int>(cos_row), static_cast<int>(xs_tok), static_cast<int>(xs_head), static_cast<int>(ys_tok),
-                            static_cast<int>(ys_head), static_cast<int>(pos_s0), static_cast<int>(pos_s1), pos_2d, csh, a.err);
+                            static_cast<int>(ys_head), static_cast<int>(pos_s0), static_cast<int>(pos_s1), pos_2d, a.err);
                     };
                     if (i64) launch(static_cast<long long>(0)); else launch(0);
                     return true;
