@@ -123,11 +123,10 @@ __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const
     }
 }
 
-// The cache block and row of a token's slot (slot_mapping element `off`); false when the slot is negative
-// (skipped) or past the cache's capacity (reported once, by the thread with `reporter` set).
-__device__ __forceinline__ bool cacheRow(const void *slots, bool i64, long long off, long long block, long long capacity,
-                                         bool reporter, DeviceError *err, long long *blk, long long *row) {
-    const long long s = readIndex(slots, i64, off);
+// The cache block and row of slot s; false when the slot is negative (skipped) or past the cache's
+// capacity (reported once, by the thread with `reporter` set).
+__device__ __forceinline__ bool slotRow(long long s, long long block, long long capacity, bool reporter, DeviceError *err,
+                                        long long *blk, long long *row) {
     if (s < 0) return false;
     if (s >= capacity) {
         if (reporter) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
@@ -135,6 +134,11 @@ __device__ __forceinline__ bool cacheRow(const void *slots, bool i64, long long 
     }
     *blk = divMod(s, block, row);
     return true;
+}
+// The same for a token's slot (slot_mapping element `off`).
+__device__ __forceinline__ bool cacheRow(const void *slots, bool i64, long long off, long long block, long long capacity,
+                                         bool reporter, DeviceError *err, long long *blk, long long *row) {
+    return slotRow(readIndex(slots, i64, off), block, capacity, reporter, err, blk, row);
 }
 
 // paged_caching with 16-byte pieces: one thread per piece of a (token, head) row (P pieces a row).
@@ -158,25 +162,25 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
 }
 
 // paged_caching with 16-byte (P = uint4) or 8-byte (uint2) pieces, for tokens < 2^31 and rows of at most
-// 256 pieces: a 2-D block of (pieces of a row, heads), a 2-D grid of (head groups, tokens grid-stride): no
-// division for the thread's place; k's and v's pieces are read before the slot (they do not depend on it):
-// one memory round trip.
-template <typename P>
-__global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const void *slots, bool i64,
-                                 int tokens, int heads, long long block, long long capacity, long long slot_stride,
-                                 long long k_s0, long long k_s1, long long v_s0, long long v_s1, long long kc_s0,
-                                 long long kc_s1, long long kc_s2, long long vc_s0, long long vc_s1, long long vc_s2,
-                                 DeviceError *err) {
-    const int q = threadIdx.x, h = blockIdx.x * blockDim.y + threadIdx.y;
-    if (h >= heads) return;
-    for (int t = blockIdx.y; t < tokens; t += gridDim.y) {
-        const P kp = loadNow(reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1) + q);
-        const P vp = loadNow(reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1) + q);
-        long long blk, row;
-        if (!cacheRow(slots, i64, t * slot_stride, block, capacity, q == 0 && h == 0, err, &blk, &row)) continue;
-        reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
-        reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp;
-    }
+// 256 pieces: a 2-D block of (pieces of a row, heads), a 2-D grid of (tokens, head groups): no division
+// for the thread's place, no loop and no early exit before the loads, so that the slot's load is the
+// kernel's first instruction chain and k's and v's pieces are read right after it (they do not depend on
+// it; a thread past the last head reads head 0's and stores nothing): one memory round trip, started as
+// early as the peers' kernels start theirs. The slot's type I fixed at compile time.
+template <typename P, typename I>
+__global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, long long block,
+                                 long long capacity, long long slot_stride, long long k_s0, long long k_s1, long long v_s0,
+                                 long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2, long long vc_s0,
+                                 long long vc_s1, long long vc_s2, DeviceError *err) {
+    const int t = blockIdx.x, q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
+    const long long s = slots[t * slot_stride];
+    const int hr = h < heads ? h : 0;
+    const P kp = loadNow(reinterpret_cast<const P *>(k + t * k_s0 + hr * k_s1) + q);
+    const P vp = loadNow(reinterpret_cast<const P *>(v + t * v_s0 + hr * v_s1) + q);
+    long long blk, row;
+    if (h >= heads || !slotRow(s, block, capacity, q == 0 && h == 0, err, &blk, &row)) return;
+    reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
+    reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp;
 }
 
 // ---- paged_caching: a block per (token, head) row pair of k and v ---------------------------------
@@ -286,16 +290,18 @@ __global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, cons
 // A token a block row (grid = tokens x parts of a token), every piece of it in one pass: a 2-D block of
 // (pieces of a head's row, heads), P heads a thread, V pairs a piece; the position read first, then x,
 // then the table pieces (one a thread: all of a thread's pieces share their offset in the row), then the
-// stores. No division: a thread's piece is threadIdx.x, its heads threadIdx.y + k * blockDim.y. ALGO (0
-// gpt_neox, 1 gpt_j) and the index type I fixed at compile time, offsets in 32 bits (the host checks that
-// they fit): a short kernel, for the latency of small batches.
+// stores. No division and no branch before the loads: a thread's piece is threadIdx.x, its heads
+// threadIdx.y + k * blockDim.y, token tok's position at tok * pos_s (the host passes 2-D positions only
+// when they are one stride over the tokens). ALGO (0 gpt_neox, 1 gpt_j) and the index type I fixed at
+// compile time, offsets in 32 bits (the host checks that they fit): a short kernel, for the latency of
+// small batches.
 template <typename T, typename S, int V, int P, int ALGO, typename I>
-__global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const I *pos, const S *sin_t, const S *cos_t, int seq,
-                                                        int heads, int max_pos, int sin_row, int cos_row, int xs_tok, int xs_head,
-                                                        int ys_tok, int ys_head, int pos_s0, int pos_s1, bool pos_2d, DeviceError *err) {
+__global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const I *pos, const S *sin_t, const S *cos_t, int heads,
+                                                        int max_pos, int sin_row, int cos_row, int xs_tok, int xs_head, int ys_tok,
+                                                        int ys_head, int pos_s, DeviceError *err) {
     using VT = Vec<T, V>;
     const int tok = blockIdx.x, c = threadIdx.x, h0 = blockIdx.y * blockDim.y * P + threadIdx.y;
-    const long long p = pos[pos_2d ? (tok / seq) * pos_s0 + (tok % seq) * pos_s1 : tok * pos_s0];
+    const long long p = pos[tok * pos_s];
     const int half = blockDim.x * V, hi_add = ALGO == 0 ? half : V, lo_mul = ALGO == 0 ? 1 : 2;
     VT lo[P], hi[P];
 #pragma unroll
@@ -393,6 +399,9 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     long long xs_tok = 0, xs_head = 0, ys_tok = 0, ys_head = 0;
     bool fast = tokenHeadStrides(dx, &xs_tok, &xs_head) && tokenHeadStrides(dy, &ys_tok, &ys_head) && tokens < (1LL << 31) &&
                 nseq > 0 && nheads * half < (1LL << 31);
+    // positions one stride over the tokens (1-D, or 2-D [batch, seq] with the batch stride seq rows)
+    bool pos_flat = !pos_2d || nseq == 1 || tokens == nseq || pos_s0 == nseq * pos_s1;
+    long long pos_flat_s = !pos_2d ? pos_s0 : nseq == 1 ? pos_s0 : pos_s1;
     // every element offset the row kernel forms fits in 32 bits
     auto span = [](long long n, long long stride) { return n > 0 ? (n - 1) * stride : 0; };
     const long long lim = 1LL << 31;
@@ -425,7 +434,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     // at most 64 tokens: a token's heads over 4 blocks (more SMs for the few rows)
                     const long long split = P == 1 && tokens <= 64 ? 4 : 1;
                     const long long hb = std::min<long long>((nheads + P * split - 1) / (P * split), 256 / chunks);
-                    if (!fits32 || hb < 1) return false;
+                    if (!fits32 || !pos_flat || hb < 1) return false;
                     dim3 block(static_cast<unsigned>(chunks), static_cast<unsigned>(hb));
                     dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((nheads + P * hb - 1) / (P * hb)));
                     auto launch = [&](auto itag) {
@@ -433,9 +442,9 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                         auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I> : ropeRowKernel<T, S, VV, P, 1, I>;
                         kern<<<grid, block, 0, a.stream>>>(
                             py, px, static_cast<const I *>(a.data[2]), static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
-                            static_cast<int>(nseq), static_cast<int>(nheads), static_cast<int>(max_pos), static_cast<int>(sin_row),
-                            static_cast<int>(cos_row), static_cast<int>(xs_tok), static_cast<int>(xs_head), static_cast<int>(ys_tok),
-                            static_cast<int>(ys_head), static_cast<int>(pos_s0), static_cast<int>(pos_s1), pos_2d, a.err);
+                            static_cast<int>(nheads), static_cast<int>(max_pos), static_cast<int>(sin_row), static_cast<int>(cos_row),
+                            static_cast<int>(xs_tok), static_cast<int>(xs_head), static_cast<int>(ys_tok), static_cast<int>(ys_head),
+                            static_cast<int>(pos_flat_s), a.err);
                     };
                     if (i64) launch(static_cast<long long>(0)); else launch(0);
                     return true;
@@ -524,12 +533,16 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                     const long long most = sizeof(P) == 8 ? 128 : 256;  // threads a block
                     unsigned hb = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, most / per_row)));
                     dim3 blk(static_cast<unsigned>(per_row), hb);
-                    dim3 grid(static_cast<unsigned>((heads + hb - 1) / hb), static_cast<unsigned>(std::min<long long>(tokens, 65535)));
-                    cachingRowKernel<P><<<grid, blk, 0, a.stream>>>(
-                        static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
-                        static_cast<const char *>(a.data[3]), a.data[4], i64, static_cast<int>(tokens), static_cast<int>(heads), block,
-                        capacity, ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e,
-                        vcs[1] * e, vcs[2] * e, a.err);
+                    dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((heads + hb - 1) / hb));
+                    auto launch = [&](auto itag) {
+                        using I = decltype(itag);
+                        cachingRowKernel<P, I><<<grid, blk, 0, a.stream>>>(
+                            static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
+                            static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]), static_cast<int>(heads), block,
+                            capacity, ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e,
+                            vcs[1] * e, vcs[2] * e, a.err);
+                    };
+                    if (i64) launch(static_cast<long long>(0)); else launch(0);
                 };
                 if (tokens <= 64 && pieces <= 64) go(uint2{}, 2 * pieces); else go(uint4{}, pieces);
                 return launched(op);
