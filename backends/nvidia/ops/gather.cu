@@ -123,10 +123,11 @@ __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const
     }
 }
 
-// The cache block and row of slot s; false when the slot is negative (skipped) or past the cache's
-// capacity (reported once, by the thread with `reporter` set).
-__device__ __forceinline__ bool slotRow(long long s, long long block, long long capacity, bool reporter, DeviceError *err,
-                                        long long *blk, long long *row) {
+// The cache block and row of a token's slot (slot_mapping element `off`); false when the slot is negative
+// (skipped) or past the cache's capacity (reported once, by the thread with `reporter` set).
+__device__ __forceinline__ bool cacheRow(const void *slots, bool i64, long long off, long long block, long long capacity,
+                                         bool reporter, DeviceError *err, long long *blk, long long *row) {
+    const long long s = readIndex(slots, i64, off);
     if (s < 0) return false;
     if (s >= capacity) {
         if (reporter) reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
@@ -134,11 +135,6 @@ __device__ __forceinline__ bool slotRow(long long s, long long block, long long 
     }
     *blk = divMod(s, block, row);
     return true;
-}
-// The same for a token's slot (slot_mapping element `off`).
-__device__ __forceinline__ bool cacheRow(const void *slots, bool i64, long long off, long long block, long long capacity,
-                                         bool reporter, DeviceError *err, long long *blk, long long *row) {
-    return slotRow(readIndex(slots, i64, off), block, capacity, reporter, err, blk, row);
 }
 
 // paged_caching with 16-byte pieces: one thread per piece of a (token, head) row (P pieces a row).
@@ -161,15 +157,16 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
     }
 }
 
-// paged_caching with 16-byte (P = uint4) or 8-byte (uint2) pieces, for tokens < 2^31 and rows of at most
-// 256 pieces: a 2-D block of (pieces of a row, heads), a 2-D grid of (tokens, head groups): no division
-// for the thread's place, no loop and no early exit before the loads, so that the slot's load is the
-// kernel's first instruction chain and k's and v's pieces are read right after it (they do not depend on
-// it; a thread past the last head reads head 0's and stores nothing): one memory round trip, started as
-// early as the peers' kernels start theirs. The slot's type I fixed at compile time.
+// paged_caching with 16-byte (P = uint4) or 8-byte (uint2) pieces, for tokens < 2^31, caches of fewer than
+// 2^31 slots and rows of at most 256 pieces: a 2-D block of (pieces of a row, heads), a 2-D grid of
+// (tokens, head groups) ((head groups, tokens) measured the same). No division for the thread's place, no loop and
+// no branch between the loads and the stores: the slot's load first, then k's and v's pieces (they do not
+// depend on it; a thread past the last head reads head 0's), then the stores, predicated on the slot
+// being valid (32-bit block/row math): one memory round trip (k and v through loadNow: ptxas sinks a plain
+// load into the store's branch even here). A slot past the capacity is reported after. The slot's type I fixed at compile time.
 template <typename P, typename I>
-__global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, long long block,
-                                 long long capacity, long long slot_stride, long long k_s0, long long k_s1, long long v_s0,
+__global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, int block,
+                                 int capacity, long long slot_stride, long long k_s0, long long k_s1, long long v_s0,
                                  long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2, long long vc_s0,
                                  long long vc_s1, long long vc_s2, DeviceError *err) {
     const int t = blockIdx.x, q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
@@ -177,10 +174,14 @@ __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *
     const int hr = h < heads ? h : 0;
     const P kp = loadNow(reinterpret_cast<const P *>(k + t * k_s0 + hr * k_s1) + q);
     const P vp = loadNow(reinterpret_cast<const P *>(v + t * v_s0 + hr * v_s1) + q);
-    long long blk, row;
-    if (h >= heads || !slotRow(s, block, capacity, q == 0 && h == 0, err, &blk, &row)) return;
-    reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
-    reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp;
+    const bool ok = h < heads && s >= 0 && s < capacity;
+    const unsigned sc = ok ? static_cast<unsigned>(s) : 0u, blk = sc / static_cast<unsigned>(block), row = sc - blk * block;
+    if (ok) {
+        reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
+        reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp;
+    } else if (s >= capacity && q == 0 && h == 0) {
+        reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
+    }
 }
 
 // ---- paged_caching: a block per (token, head) row pair of k and v ---------------------------------
@@ -525,22 +526,24 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                           reinterpret_cast<uintptr_t>(a.data[2]) | reinterpret_cast<uintptr_t>(a.data[3])) & 15) == 0;
         if (v) {
             long long pieces = d * e / 16, total = tokens * heads * pieces;
-            if (pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31)) {
+            if (pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31) && capacity < (1LL << 31)) {
                 // at most 64 tokens: 8-byte pieces, twice the threads (H100, 8 heads of 128: 1 token 1.98 ->
-                // 1.82 us, 64 tokens 2.37 -> 2.30-2.34)
+                // 1.82 us, 64 tokens 2.37 -> 2.30-2.34); predicated stores, loads before them: 1 token 1.57 ->
+                // 1.41, 64 tokens 2.02 -> 1.89 (compile 2.62 / 1.76)
                 auto go = [&](auto ptag, long long per_row) {
                     using P = decltype(ptag);
                     const long long most = sizeof(P) == 8 ? 128 : 256;  // threads a block
                     unsigned hb = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, most / per_row)));
+                    unsigned groups = static_cast<unsigned>((heads + hb - 1) / hb);
                     dim3 blk(static_cast<unsigned>(per_row), hb);
-                    dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((heads + hb - 1) / hb));
+                    dim3 grid(static_cast<unsigned>(tokens), groups);
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
                         cachingRowKernel<P, I><<<grid, blk, 0, a.stream>>>(
                             static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
-                            static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]), static_cast<int>(heads), block,
-                            capacity, ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e,
-                            vcs[1] * e, vcs[2] * e, a.err);
+                            static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]), static_cast<int>(heads),
+                            static_cast<int>(block), static_cast<int>(capacity), ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e,
+                            kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e, vcs[2] * e, a.err);
                     };
                     if (i64) launch(static_cast<long long>(0)); else launch(0);
                 };
