@@ -117,6 +117,14 @@ __device__ __forceinline__ uint2 loadNow(const uint2 *p) {
     return r;
 }
 
+// Ends the SASS basic block here (`never` is false at run time, which the compiler cannot know). ptxas
+// schedules within a block and issues a load whose value is first used after a reduction late, after the
+// reduction's first steps (rms_norm's weights: a second memory round trip); loads placed before this stay
+// before it.
+__device__ __forceinline__ void loadsEndHere(bool never) {
+    if (never) __trap();
+}
+
 __device__ __forceinline__ float warpSum(float v) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);

@@ -19,6 +19,17 @@ __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
     for (int i = 0; i < static_cast<int>(sizeof(W) * N / 16); ++i) dst[i] = src[i];
 }
 
+// The same, each piece loaded where it stands (loadNow): for loads whose values are used only after a
+// reduction, which ptxas would otherwise issue after it (a second memory round trip).
+template <typename W, int N>
+__device__ __forceinline__ void loadRawNow(const W *p, Vec<W, N> &out) {
+    static_assert(sizeof(W) * N % 16 == 0, "whole 16-byte pieces");
+    const uint4 *src = reinterpret_cast<const uint4 *>(p);
+    uint4 *dst = reinterpret_cast<uint4 *>(&out);
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(W) * N / 16); ++i) dst[i] = loadNow(src + i);
+}
+
 // Blocks of plain rows that hold 1 or 2 vectors a thread have at most 256 threads and fit 8 to an SM
 // (32 registers): a thousand rows of 4096 run in one wave, as Triton's kernel does.
 constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached && plain && per <= 2 ? 256 : 1024; }
@@ -61,9 +72,10 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
             if (tid + i * step < nvi) {
                 xr[i] = xa[i * step];
                 if constexpr (K == Norm::kAddRms) br2[i] = xb[i * step];
-                if constexpr (kWEarly) loadRaw<W, N>(wt + i * step * N, wr[i]);
+                if constexpr (kWEarly) loadRawNow<W, N>(wt + i * step * N, wr[i]);
             }
         }
+        if constexpr (kWEarly) loadsEndHere(n < 0);
 #pragma unroll
         for (int i = 0; i < PER; ++i) {
             if (tid + i * step < nvi) {
