@@ -1,5 +1,6 @@
-# Eleventh session, second call: rope's row kernel as a 2-D block (no division, 8-byte table loads) and
-# paged_caching's k/v loads kept before the slot check (relaxed gpu-scope loads): the tests that reach
+# Eleventh session, second and third calls (the third after commit "no branch or loop before the first
+# load"): rope's row kernel as a 2-D block (no division, 8-byte table loads) and paged_caching's k/v loads
+# kept before the slot check (relaxed gpu-scope loads): the tests that reach
 # rope and paged_caching, memcheck over them, kernel durations with the peers, the tool on both ops.
 # Usage: bash benchmarks/probe/gpu_verify_s11.sh
 source .ci/gpu_setup.sh || exit 1

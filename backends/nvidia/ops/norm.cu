@@ -9,25 +9,18 @@ namespace {
 
 enum class Norm { kRms, kAddRms, kLayer };
 
-// N elements of W from p (aligned to 16 bytes) as stored, in 16-byte pieces.
-template <typename W, int N>
+// N elements of W from p (aligned to 16 bytes) as stored, in 16-byte pieces; NOW: each piece loaded where
+// it stands (loadNow), for loads whose values are used only after a reduction, which ptxas would
+// otherwise issue after it (a second memory round trip).
+template <typename W, int N, bool NOW = false>
 __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
     static_assert(sizeof(W) * N % 16 == 0, "whole 16-byte pieces");
     const uint4 *src = reinterpret_cast<const uint4 *>(p);
     uint4 *dst = reinterpret_cast<uint4 *>(&out);
 #pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(W) * N / 16); ++i) dst[i] = src[i];
-}
-
-// The same, each piece loaded where it stands (loadNow): for loads whose values are used only after a
-// reduction, which ptxas would otherwise issue after it (a second memory round trip).
-template <typename W, int N>
-__device__ __forceinline__ void loadRawNow(const W *p, Vec<W, N> &out) {
-    static_assert(sizeof(W) * N % 16 == 0, "whole 16-byte pieces");
-    const uint4 *src = reinterpret_cast<const uint4 *>(p);
-    uint4 *dst = reinterpret_cast<uint4 *>(&out);
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(W) * N / 16); ++i) dst[i] = loadNow(src + i);
+    for (int i = 0; i < static_cast<int>(sizeof(W) * N / 16); ++i) {
+        if constexpr (NOW) dst[i] = loadNow(src + i); else dst[i] = src[i];
+    }
 }
 
 // Blocks of plain rows that hold 1 or 2 vectors a thread have at most 256 threads and fit 8 to an SM
@@ -72,7 +65,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
             if (tid + i * step < nvi) {
                 xr[i] = xa[i * step];
                 if constexpr (K == Norm::kAddRms) br2[i] = xb[i * step];
-                if constexpr (kWEarly) loadRawNow<W, N>(wt + i * step * N, wr[i]);
+                if constexpr (kWEarly) loadRaw<W, N, true>(wt + i * step * N, wr[i]);
             }
         }
         if constexpr (kWEarly) loadsEndHere(n < 0);
