@@ -159,23 +159,26 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
 
 // paged_caching with 16-byte (P = uint4) or 8-byte (uint2) pieces, for tokens < 2^31, caches of fewer than
 // 2^31 slots and rows of at most 256 pieces: a 2-D block of (pieces of a row, heads), a 2-D grid of
-// (tokens, head groups) ((head groups, tokens) measured the same). No division for the thread's place, no loop and
-// no branch between the loads and the stores: the slot's load first, then k's and v's pieces (they do not
-// depend on it; a thread past the last head reads head 0's), then the stores, predicated on the slot
-// being valid (32-bit block/row math): one memory round trip (k and v through loadNow: ptxas sinks a plain
-// load into the store's branch even here). A slot past the capacity is reported after. The slot's type I fixed at compile time.
+// (tokens, head groups) ((head groups, tokens) measured the same). No division for the thread's place, no
+// loop and no branch between the loads and the stores: the slot's load first, then k's and v's pieces
+// (they do not depend on it; a thread past the last head reads head 0's), then the stores, predicated on
+// the slot being valid: one memory round trip (k and v through loadNow: ptxas sinks a plain load into
+// the store's branch even here). The slot's block and row by a multiply-shift (bmul, bsh: block's
+// magic numbers, exact for slots < 2^31). A slot past the capacity is reported after. The slot's type I
+// fixed at compile time. (32-bit k/v offsets, 15 fewer instructions before the loads: no faster.)
 template <typename P, typename I>
 __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, int block,
-                                 int capacity, long long slot_stride, long long k_s0, long long k_s1, long long v_s0,
-                                 long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2, long long vc_s0,
-                                 long long vc_s1, long long vc_s2, DeviceError *err) {
-    const int t = blockIdx.x, q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
+                                 unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0, long long k_s1,
+                                 long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2, long long vc_s0, long long vc_s1,
+                                 long long vc_s2, DeviceError *err) {
+    const long long t = blockIdx.x;
+    const int q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
     const long long s = slots[t * slot_stride];
-    const int hr = h < heads ? h : 0;
-    const P kp = loadNow(reinterpret_cast<const P *>(k + t * k_s0 + hr * k_s1) + q);
-    const P vp = loadNow(reinterpret_cast<const P *>(v + t * v_s0 + hr * v_s1) + q);
+    const long long hr = h < heads ? h : 0;
+    const P kp = loadNow(reinterpret_cast<const P *>(k + (t * k_s0 + hr * k_s1)) + q);
+    const P vp = loadNow(reinterpret_cast<const P *>(v + (t * v_s0 + hr * v_s1)) + q);
     const bool ok = h < heads && s >= 0 && s < capacity;
-    const unsigned sc = ok ? static_cast<unsigned>(s) : 0u, blk = sc / static_cast<unsigned>(block), row = sc - blk * block;
+    const unsigned sc = ok ? static_cast<unsigned>(s) : 0u, blk = (__umulhi(sc, bmul) + sc) >> bsh, row = sc - blk * block;
     if (ok) {
         reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
         reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp;
@@ -505,6 +508,11 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
     bool i64 = slots.dtype == INFINI_DTYPE_I64;
     long long ss = slots.strides[0];
     auto ks = kk.strides, vs = vv.strides, kcs = kc.strides, vcs = vc.strides;
+    // block's magic numbers for the row kernel: slot / block = (umulhi(slot, bmul) + slot) >> bsh
+    int bsh = 0;
+    while (bsh < 31 && (1LL << bsh) < block) ++bsh;
+    const unsigned bmul = block > 0 ? static_cast<unsigned>((((1ULL << 32) * static_cast<unsigned long long>((1LL << bsh) - block)) /
+                                                             static_cast<unsigned long long>(block)) + 1) : 0u;
     auto launchT = [=](auto tag, const LaunchArgs &a) {
         using T = decltype(tag);
         long long rows = tokens * heads;
@@ -542,8 +550,8 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                         cachingRowKernel<P, I><<<grid, blk, 0, a.stream>>>(
                             static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
                             static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]), static_cast<int>(heads),
-                            static_cast<int>(block), static_cast<int>(capacity), ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e,
-                            kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e, vcs[2] * e, a.err);
+                            static_cast<int>(block), bmul, bsh, static_cast<int>(capacity), ss, ks[0] * e, ks[1] * e, vs[0] * e,
+                            vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e, vcs[2] * e, a.err);
                     };
                     if (i64) launch(static_cast<long long>(0)); else launch(0);
                 };
