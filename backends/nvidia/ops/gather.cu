@@ -169,8 +169,8 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
 template <typename P, typename I>
 __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, int block,
                                  unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0, long long k_s1,
-                                 long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2, long long vc_s0, long long vc_s1,
-                                 long long vc_s2, DeviceError *err) {
+                                 long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2,
+                                 long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err) {
     const long long t = blockIdx.x;
     const int q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
     const long long s = slots[t * slot_stride];
@@ -403,16 +403,15 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     long long xs_tok = 0, xs_head = 0, ys_tok = 0, ys_head = 0;
     bool fast = tokenHeadStrides(dx, &xs_tok, &xs_head) && tokenHeadStrides(dy, &ys_tok, &ys_head) && tokens < (1LL << 31) &&
                 nseq > 0 && nheads * half < (1LL << 31);
-    // positions one stride over the tokens (1-D, or 2-D [batch, seq] with the batch stride seq rows)
+    // The row kernel takes the positions as one stride over the tokens (1-D, or 2-D [batch, seq] with the
+    // batch stride seq rows), and every element offset it forms fits in 32 bits.
     bool pos_flat = !pos_2d || nseq == 1 || tokens == nseq || pos_s0 == nseq * pos_s1;
-    long long pos_flat_s = !pos_2d ? pos_s0 : nseq == 1 ? pos_s0 : pos_s1;
-    // every element offset the row kernel forms fits in 32 bits
+    long long pos_flat_s = !pos_2d || nseq == 1 ? pos_s0 : pos_s1;
     auto span = [](long long n, long long stride) { return n > 0 ? (n - 1) * stride : 0; };
     const long long lim = 1LL << 31;
-    bool fits32 = fast && span(max_pos, sin_row) + half < lim && span(max_pos, cos_row) + half < lim && max_pos < lim &&
-                 span(tokens, xs_tok) + span(nheads, xs_head) + 2 * half < lim &&
-                 span(tokens, ys_tok) + span(nheads, ys_head) + 2 * half < lim &&
-                 (pos_2d ? span(tokens / nseq, pos_s0) + span(nseq, pos_s1) : span(tokens, pos_s0)) < lim;
+    bool row_ok = fast && pos_flat && span(max_pos, sin_row) + half < lim && span(max_pos, cos_row) + half < lim &&
+                  max_pos < lim && span(tokens, xs_tok) + span(nheads, xs_head) + 2 * half < lim &&
+                  span(tokens, ys_tok) + span(nheads, ys_head) + 2 * half < lim && span(tokens, pos_flat_s) < lim;
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {
             long long total = tokens * nheads * half;
@@ -424,9 +423,8 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                      ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px) |
                        reinterpret_cast<uintptr_t>(a.data[3]) | reinterpret_cast<uintptr_t>(a.data[4])) & 15) == 0;
             if (v && fast) {
-                // A token a block in one pass where a block covers it (P pieces a thread, blockDim.x a
-                // multiple of the row's chunks) and offsets fit in 32 bits: 1 piece a thread below 512 tokens,
-                // else 2 (H100, bf16, 32 heads of 128, against the token kernel: 1 token 4.9 -> 4.4 us, 16
+                // The row kernel where a block row covers a token (P heads a thread) and row_ok: 1 head a
+                // thread below 512 tokens, else 2 (H100, bf16, 32 heads of 128, against the token kernel: 1 token 4.9 -> 4.4 us, 16
                 // 5.1 -> 4.6, 16384 100.2 -> 95.5, Triton 4.4 / 4.6 / 96.1); else the grid-stride token kernel.
                 // At most 64 tokens: half pieces (8 bytes), a token over 4 blocks (kernel, 16 tokens: 2.21 ->
                 // 2.18 with 16-byte pieces over 4 blocks -> 2.11).
@@ -438,7 +436,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     // at most 64 tokens: a token's heads over 4 blocks (more SMs for the few rows)
                     const long long split = P == 1 && tokens <= 64 ? 4 : 1;
                     const long long hb = std::min<long long>((nheads + P * split - 1) / (P * split), 256 / chunks);
-                    if (!fits32 || !pos_flat || hb < 1) return false;
+                    if (!row_ok || hb < 1) return false;
                     dim3 block(static_cast<unsigned>(chunks), static_cast<unsigned>(hb));
                     dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((nheads + P * hb - 1) / (P * hb)));
                     auto launch = [&](auto itag) {
