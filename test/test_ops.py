@@ -244,6 +244,10 @@ def test_rope(device, dtype, head_dim, algo):
     xb = rand(2, 7, 4, head_dim, dtype=dtype, device=device)
     posb = torch.randint(0, 512, (2, 7), dtype=torch.int32).to(device)
     close(ops.rope(xb, posb, sin, cos, algo), ref_rope(xb, posb, sin, cos, algo), dtype, scale=2)
+    posb_t = torch.randint(0, 512, (7, 2)).to(device).t()  # 2-D positions that are not one stride over the tokens
+    close(ops.rope(xb, posb_t, sin, cos, algo), ref_rope(xb, posb_t, sin, cos, algo), dtype, scale=2)
+    pos_s = torch.randint(0, 512, (14,)).to(device)[::2]  # 1-D positions with a stride
+    close(ops.rope(x, pos_s, sin, cos, algo), ref_rope(x, pos_s, sin, cos, algo), dtype, scale=2)
     xs = rand(7, 8, head_dim, dtype=dtype, device=device)[:, ::2]  # strided heads
     close(ops.rope(xs, pos, sin.to(dtype), cos.to(dtype), algo), ref_rope(xs, pos, sin.to(dtype), cos.to(dtype), algo),
           dtype, scale=2)
