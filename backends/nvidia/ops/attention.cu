@@ -3,7 +3,10 @@
 // partition of the keys. Scores: each lane of a warp takes its own key row (the warp's 32 rows stay in
 // L1 while it reads them 16 bytes at a time) and dots it with the group's queries held as floats in
 // shared memory; softmax within the partition; values: threads split head_dim into 16-byte chunks and
-// the tokens into groups. Partitions are merged by a second kernel (log-sum-exp) when there are several.
+// the tokens into groups. Partitions are merged by a second kernel (log-sum-exp) when there are several
+// (or, for the tensor-core decode kernel with little work, inside a cluster of their blocks).
+#include <cooperative_groups.h>
+
 #include <algorithm>
 
 #include "common.cuh"
@@ -427,10 +430,14 @@ __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const vo
 
 // The block's last step in decode: merges its warps' (max, sum, unnormalized output) from shared
 // memory (log-sum-exp) for heads head0 .. head0 + hc, into the output or into the partition's slot.
-template <typename T, int D, int R>
-__device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const float (&sm_acc)[kDecWarps][R][D],
+// CL: the partitions of (sequence, kv head) are one cluster of p.parts blocks: each block merges its
+// warps into shared memory (its first warp's slots), then the blocks merge each other's through
+// distributed shared memory, each taking its share of the outputs (no workspace, no second kernel).
+template <typename T, int D, int R, bool CL>
+__device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, float (&sm_acc)[kDecWarps][R][D],
                                            const float (&sm_ml)[kDecWarps][R][2], int hc, long long head0, long long seq,
                                            long long part, float *part_out, float *part_ml) {
+    __shared__ float blk_ml[CL ? R : 1][2];
     for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
         int h = i / D, e = i % D;
         float mm = -INFINITY;
@@ -446,7 +453,13 @@ __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const fl
             o += sm_acc[w][h][e] * f;
         }
         long long head = head0 + h;
-        if (p.parts == 1) {
+        if constexpr (CL) {
+            sm_acc[0][h][e] = o;  // (this thread has read every warp's element (h, e))
+            if (e == 0) {
+                blk_ml[h][0] = mm;
+                blk_ml[h][1] = ll;
+            }
+        } else if (p.parts == 1) {
             out[seq * p.o_row + head * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
         } else {
             long long slot = (seq * p.heads + head) * p.parts + part;
@@ -456,6 +469,27 @@ __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const fl
                 part_ml[slot * 2 + 1] = ll;
             }
         }
+    }
+    if constexpr (CL) {
+        namespace cg = cooperative_groups;
+        cg::cluster_group cl = cg::this_cluster();
+        cl.sync();  // every block's merge is in its shared memory
+        const int nr = p.parts, rank = static_cast<int>(cl.block_rank());
+        for (int i = rank * kDecWarps * 32 + threadIdx.x; i < hc * D; i += nr * kDecWarps * 32) {
+            int h = i / D, e = i % D;
+            float mm = -INFINITY;
+            for (int r = 0; r < nr; ++r) mm = fmaxf(mm, cl.map_shared_rank(&blk_ml[h][0], r)[0]);
+            float ll = 0.0f, o = 0.0f;
+            for (int r = 0; r < nr; ++r) {
+                const float *ml = cl.map_shared_rank(&blk_ml[h][0], r);
+                if (ml[0] == -INFINITY) continue;
+                float f = __expf(ml[0] - mm);
+                ll += ml[1] * f;
+                o += cl.map_shared_rank(&sm_acc[0][h][e], r)[0] * f;
+            }
+            out[seq * p.o_row + (head0 + h) * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
+        }
+        cl.sync();  // no block leaves while another reads its shared memory
     }
 }
 
@@ -596,7 +630,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
         }
     }
     __syncthreads();
-    mergeWarps<T, D>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
+    mergeWarps<T, D, G, false>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 }
 
 // ---- paged_attention decode on tensor cores (GQA: 4+ query heads per kv head; fp16/bf16, head_dim
@@ -641,7 +675,15 @@ __device__ __forceinline__ uint32_t packPair(float lo, float hi) {
     return r;
 }
 
-template <typename T, int D>
+// A key/value piece, the L2 asked to fetch the 256 bytes around it (a token's row: GQA 64x2048 kernel
+// 207.5 -> 206.2 us on the H100).
+__device__ __forceinline__ uint4 loadKV(const void *p) {
+    uint4 r;
+    asm("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    return r;
+}
+
+template <typename T, int D, bool CL>
 __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                    const void *bt, const void *lens, float *part_out,
                                                                    float *part_ml, DeviceError *err) {
@@ -693,7 +735,7 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
             bool ok = t < t1 && !(tile ? badb : bada);
             const T *row = kbase + static_cast<long long>(tile ? idb : ida) * p.k_s0 + (t & bmask) * p.k_s2 + 8 * c;
 #pragma unroll
-            for (int jj = 0; jj < KP; ++jj) kr[tile][jj] = ok ? *reinterpret_cast<const uint4 *>(row + 32 * jj) : make_uint4(0, 0, 0, 0);
+            for (int jj = 0; jj < KP; ++jj) kr[tile][jj] = ok ? loadKV(row + 32 * jj) : make_uint4(0, 0, 0, 0);
         }
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
@@ -701,7 +743,7 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
             bool ok = t < t1 && !((u >> 1) ? badb : bada);
             const T *row = vbase + static_cast<long long>((u >> 1) ? idb : ida) * p.v_s0 + (t & bmask) * p.v_s2 + g * NT;
 #pragma unroll
-            for (int i = 0; i < VP; ++i) vr[u][i] = ok ? *reinterpret_cast<const uint4 *>(row + 8 * i) : make_uint4(0, 0, 0, 0);
+            for (int i = 0; i < VP; ++i) vr[u][i] = ok ? loadKV(row + 8 * i) : make_uint4(0, 0, 0, 0);
         }
         if (s0 + kDecWarps * 16 < t1) readIds(s0 + kDecWarps * 16, na, nb);
         float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
@@ -769,7 +811,7 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
         }
     }
     __syncthreads();
-    mergeWarps<T, D>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
+    mergeWarps<T, D, kTcRows, CL>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 #endif
 }
 
@@ -796,7 +838,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // blocks to aim for: 16 per SM of an H100; the tensor-core kernel wants fewer, longer partitions: 4
     // per SM with much work (GQA 64x2048: 215.6 us with 16, 212.3 with 8, 211.0 with 4, 216.6 with 3),
     // 1 with little (8x512: 28.7 with 4, 22.0 with 1; 16x1024: 51.6 with 4, 43.9 with 1)
-    long long target = 132LL * (tc ? (pairs * p.max_tokens >= (1LL << 19) ? 4 : 1) : 16);
+    const bool little = pairs * p.max_tokens < (1LL << 19);
+    long long target = 132LL * (tc ? (little ? 1 : 4) : 16);
     long long want = std::max(1LL, (target + pairs - 1) / pairs);
     long long part_len = (p.max_tokens + want - 1) / want;
     part_len = std::max(unit, (part_len + unit - 1) / unit * unit);
@@ -804,8 +847,13 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     if (parts > 65535) return false;
     p.part_len = static_cast<int>(part_len);
     p.parts = static_cast<int>(parts);
-    made->workspace = parts > 1 ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
-    auto launch = [p, G, tc, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    // The tensor-core kernel with little work (one wave of blocks) merges its 2-8 partitions inside a
+    // cluster, with no second kernel (H100: 8x512 18.7 -> 18.3 us, 16x1024 40.1 -> 39.8). Not with much
+    // work: a block that finishes first holds its SM while it waits for its cluster (GQA 64x2048 206.2 ->
+    // 207.2, MHA 732 -> 748). Else combineKernel merges them.
+    const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
+    made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
+    auto launch = [p, G, tc, cl, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
@@ -814,7 +862,24 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         const float *alibi = has_alibi ? static_cast<const float *>(a.data[6]) : nullptr;
         float *part_out = static_cast<float *>(a.workspace);
         float *part_ml = part_out ? part_out + p.rows * p.heads * p.parts * p.d : nullptr;
-        dim3 grid(static_cast<unsigned>(p.parts), static_cast<unsigned>(p.kv_heads * p.hpasses), static_cast<unsigned>(p.rows));
+        unsigned gp = static_cast<unsigned>(p.parts), gk = static_cast<unsigned>(p.kv_heads * p.hpasses), gs = static_cast<unsigned>(p.rows);
+        dim3 grid(gp, gk, gs);
+        // the partitions of (sequence, kv head) as one cluster where they merge there, else a plain launch
+        auto runTc = [&](auto kern_cl, auto kern) {
+            cudaLaunchConfig_t cfg = {};
+            cfg.gridDim = grid;
+            cfg.blockDim = dim3(kDecWarps * 32);
+            cfg.stream = a.stream;
+            cudaLaunchAttribute attr[1];
+            attr[0].id = cudaLaunchAttributeClusterDimension;
+            attr[0].val.clusterDim.x = gp;
+            attr[0].val.clusterDim.y = 1;
+            attr[0].val.clusterDim.z = 1;
+            cfg.attrs = attr;
+            cfg.numAttrs = cl ? 1 : 0;
+            if (cl) cudaLaunchKernelEx(&cfg, kern_cl, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
+            else cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
+        };
         auto go = [&](auto dtag, auto gtag) {
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
             decodeKernel<T, DD, GG><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
@@ -826,15 +891,12 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             else go(std::integral_constant<int, 256>{}, gtag);
         };
         if (tc) {
-            if (p.d == 64) {
-                decodeTcKernel<T, 64><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
-            } else {
-                decodeTcKernel<T, 128><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
-            }
+            if (p.d == 64) runTc(decodeTcKernel<T, 64, true>, decodeTcKernel<T, 64, false>);
+            else runTc(decodeTcKernel<T, 128, true>, decodeTcKernel<T, 128, false>);
         } else if (G == 4) byD(std::integral_constant<int, 4>{});
         else if (G == 2) byD(std::integral_constant<int, 2>{});
         else byD(std::integral_constant<int, 1>{});
-        if (p.parts > 1) {
+        if (p.parts > 1 && !cl) {
             combineKernel<T><<<dim3(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows)), 128, 0, a.stream>>>(
                 p, out, part_out, part_ml);
         }

@@ -282,6 +282,17 @@ __device__ __forceinline__ void reportError(DeviceError *e, int kind, int op, in
     }
 }
 
+// Whether the GPUs here launch clusters (compute capability 9.0 or newer); asked once.
+inline bool clustersAvailable() {
+    static const bool ok = [] {
+        int dev = 0, major = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess) return false;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return false;
+        return major >= 9;
+    }();
+    return ok;
+}
+
 inline unsigned blocksFor(long long n, int threads, long long cap = 1 << 20) {
     long long b = (n + threads - 1) / threads;
     if (b < 1) b = 1;

@@ -401,17 +401,6 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
     }
 }
 
-// Whether the GPUs here launch clusters (compute capability 9.0 or newer); asked once.
-bool clustersAvailable() {
-    static const bool ok = [] {
-        int dev = 0, major = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess) return false;
-        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return false;
-        return major >= 9;
-    }();
-    return ok;
-}
-
 // Launches over `rows` lines of n elements; y and x line starts given by dy/dx, element strides sy/sx.
 infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, long long n, long long sy, long long sx,
                          const Dims &dy, const Dims &dx, long long causal_q, Made *m) {

@@ -1,0 +1,85 @@
+"""paged_attention decode: kernel durations (profiler, flushed, the tool's Timer) of ours with the cache's
+blocks shuffled (the tool's layout) and in order, for each value of a temporary launch-time knob, against
+SDPA on the same keys and values stored contiguously. Rounds interleave everything; prints medians.
+Usage: python3 benchmarks/probe/pa_layout.py [VAR=v1,v2] [--shapes 64x2048x8,64x2048x32] [--rounds 3]"""
+import argparse
+import os
+import statistics
+from collections import defaultdict
+
+import torch
+import torch.nn.functional as F
+import infinicore_torch  # noqa: F401
+from infinicore_torch.bench import measure
+from cases import kernel_durations
+
+ap = argparse.ArgumentParser()
+ap.add_argument("knob", nargs="?", default="")
+ap.add_argument("--shapes", default="64x2048x8,64x2048x32,16x1024x8,8x512x8")
+ap.add_argument("--rounds", type=int, default=3)
+ap.add_argument("--reps", type=int, default=30)
+args = ap.parse_args()
+var, _, vals = args.knob.partition("=")
+vals = vals.split(",") if var else [None]
+dev = torch.device("cuda")
+timer = measure.Timer(dev, 100.0)
+base = set(kernel_durations(timer, lambda: None, (), 3))
+HEADS, D, BS = 32, 128, 16
+
+
+def make(seqs, ctx, kvh, shuffled, g):
+    k = torch.randn(seqs, kvh, ctx, D, generator=g).to(dev, torch.bfloat16)
+    v = torch.randn(seqs, kvh, ctx, D, generator=g).to(dev, torch.bfloat16)
+    nb = seqs * ctx // BS
+    perm = torch.randperm(nb, generator=g) if shuffled else torch.arange(nb)
+    kc = torch.empty(nb, kvh, BS, D, dtype=torch.bfloat16, device=dev)
+    vc = torch.empty_like(kc)
+    kc[perm.to(dev)] = k.view(seqs, kvh, ctx // BS, BS, D).transpose(1, 2).reshape(nb, kvh, BS, D)
+    vc[perm.to(dev)] = v.view(seqs, kvh, ctx // BS, BS, D).transpose(1, 2).reshape(nb, kvh, BS, D)
+    tables = perm.view(seqs, ctx // BS).to(device=dev, dtype=torch.int32)
+    lens = torch.full((seqs,), ctx, dtype=torch.int32, device=dev)
+    q = torch.randn(seqs, HEADS, D, generator=g).to(dev, torch.bfloat16)
+    return q, kc, vc, tables, lens, k, v
+
+
+def ours(q, kc, vc, tables, lens, k, v):
+    return torch.ops.infini.paged_attention(q, kc, vc, tables, lens, None, D ** -0.5)
+
+
+def sdpa(q, kc, vc, tables, lens, k, v):
+    return F.scaled_dot_product_attention(q.unsqueeze(2), k, v, enable_gqa=True).squeeze(2)
+
+
+def total(fn, inputs):
+    rows = [(k, v) for k, v in kernel_durations(timer, fn, inputs, args.reps).items() if k not in base]
+    return sum(statistics.median(v) * len(v) / args.reps for k, v in rows)
+
+
+g = torch.Generator().manual_seed(0)
+cases = []
+for sh in args.shapes.split(","):
+    seqs, ctx, kvh = map(int, sh.split("x"))
+    for shuffled in (True, False):
+        inputs = make(seqs, ctx, kvh, shuffled, g)
+        ref = sdpa(*inputs).float()
+        got = ours(*inputs).float()
+        err = (got - ref).abs().max().item()
+        assert err < 0.05, f"{sh} shuffled={shuffled}: max error {err}"
+        for v in vals:
+            cases.append((sh, "shuffled" if shuffled else "in-order", f"ours {var}={v}" if v else "ours", v, ours, inputs))
+        if shuffled:
+            cases.append((sh, "contiguous", "sdpa", None, sdpa, inputs))
+got = defaultdict(list)
+for rnd in range(args.rounds):
+    for sh, layout, name, v, fn, inputs in cases:
+        if v is not None:
+            os.environ[var] = v
+        for _ in range(3):
+            fn(*inputs)
+        torch.cuda.synchronize()
+        t = total(fn, inputs)
+        got[(sh, layout, name)].append(t)
+        print(f"round {rnd} {sh:12s} {layout:10s} {name:20s} {t:7.2f} us", flush=True)
+print("medians over rounds (kernel us):")
+for (sh, layout, name), ts in got.items():
+    print(f"{sh:12s} {layout:10s} {name:20s} {statistics.median(ts):7.2f}  ({' '.join(f'{t:.1f}' for t in ts)})")
