@@ -682,14 +682,21 @@ __device__ __forceinline__ uint32_t packPair(float lo, float hi) {
 }
 
 // A key/value piece, the L2 asked to fetch the 256 bytes around it (a token's row: GQA 64x2048 kernel
-// 207.5 -> 206.2 us on the H100).
+// 207.5 -> 206.2 us on the H100); NA: not kept in L1 either (nothing is read twice), which pays with
+// little work (one wave of blocks: 16x1024 38.5 -> 33.4 us, 8x512 16.9 -> 15.9) but not with much
+// (GQA 64x2048 202.7 -> 205.6; with only the keys not kept: 204.6).
+template <bool NA>
 __device__ __forceinline__ uint4 loadKV(const void *p) {
     uint4 r;
-    asm("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    if constexpr (NA) {
+        asm("ld.global.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    } else {
+        asm("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    }
     return r;
 }
 
-template <typename T, int D, bool CL>
+template <typename T, int D, bool CL, bool NA>
 __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                    const void *bt, const void *lens, float *part_out,
                                                                    float *part_ml, DeviceError *err) {
@@ -741,7 +748,7 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
             bool ok = t < t1 && !(tile ? badb : bada);
             const T *row = kbase + static_cast<long long>(tile ? idb : ida) * p.k_s0 + (t & bmask) * p.k_s2 + 8 * c;
 #pragma unroll
-            for (int jj = 0; jj < KP; ++jj) kr[tile][jj] = ok ? loadKV(row + 32 * jj) : make_uint4(0, 0, 0, 0);
+            for (int jj = 0; jj < KP; ++jj) kr[tile][jj] = ok ? loadKV<NA>(row + 32 * jj) : make_uint4(0, 0, 0, 0);
         }
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
@@ -749,7 +756,7 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
             bool ok = t < t1 && !((u >> 1) ? badb : bada);
             const T *row = vbase + static_cast<long long>((u >> 1) ? idb : ida) * p.v_s0 + (t & bmask) * p.v_s2 + 8 * g;
 #pragma unroll
-            for (int i = 0; i < VP; ++i) vr[u][i] = ok ? loadKV(row + 64 * i) : make_uint4(0, 0, 0, 0);
+            for (int i = 0; i < VP; ++i) vr[u][i] = ok ? loadKV<NA>(row + 64 * i) : make_uint4(0, 0, 0, 0);
         }
         if (s0 + kDecWarps * 16 < t1) readIds(s0 + kDecWarps * 16, na, nb);
         float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
@@ -859,7 +866,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // 207.2, MHA 732 -> 748). Else combineKernel merges them.
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
     made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
-    auto launch = [p, G, tc, cl, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    auto launch = [p, G, tc, cl, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
@@ -897,8 +904,10 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             else go(std::integral_constant<int, 256>{}, gtag);
         };
         if (tc) {
-            if (p.d == 64) runTc(decodeTcKernel<T, 64, true>, decodeTcKernel<T, 64, false>);
-            else runTc(decodeTcKernel<T, 128, true>, decodeTcKernel<T, 128, false>);
+            if (p.d == 64 && little) runTc(decodeTcKernel<T, 64, true, true>, decodeTcKernel<T, 64, false, true>);
+            else if (p.d == 64) runTc(decodeTcKernel<T, 64, false, false>, decodeTcKernel<T, 64, false, false>);
+            else if (little) runTc(decodeTcKernel<T, 128, true, true>, decodeTcKernel<T, 128, false, true>);
+            else runTc(decodeTcKernel<T, 128, false, false>, decodeTcKernel<T, 128, false, false>);
         } else if (G == 4) byD(std::integral_constant<int, 4>{});
         else if (G == 2) byD(std::integral_constant<int, 2>{});
         else byD(std::integral_constant<int, 1>{});
