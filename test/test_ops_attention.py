@@ -9,7 +9,7 @@ from torch.library import opcheck
 import infinicore_torch  # noqa: F401
 from infinicore_torch import ops
 
-from _devices import OP_DEVICES as DEVICES  # noqa: E402
+from _devices import CUDA, OP_DEVICES as DEVICES  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 TOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}
 I = torch.ops.infini
@@ -110,6 +110,35 @@ def test_paged_attention_decode(device, dtype, heads, kv_heads, d, block_size, a
 def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
     """Contexts long enough to be split into several partitions (and merged), GQA groups of 8 and 3."""
     check_decode(device, dtype, [1, 300, 1029, 2048], heads, kv_heads, d, 16, torch.rand(heads) / 64 if alibi else None)
+
+
+@pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("d", [64, 128])
+def test_paged_attention_decode_much_work_cuda(dtype, d):
+    """Enough sequences x kv heads x tokens (2^19) that the nvidia tensor-core decode takes its plan for
+    much work (partitions merged by a second kernel, loads kept in L1), which the small cases above do
+    not reach; lengths differ, so partitions run short or empty. Reference: float32 SDPA on the GPU."""
+    seqs, heads, kv_heads, ctx, bs = 32, 32, 8, 2048, 16
+    dev = torch.device("cuda")
+    lens = torch.randint(ctx // 2, ctx + 1, (seqs,))
+    lens[0], lens[1] = ctx, 1
+    k = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
+    v = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
+    nb = seqs * ctx // bs
+    perm = torch.randperm(nb).to(dev)
+    kc = torch.empty(nb, kv_heads, bs, d, device=dev, dtype=dtype)
+    vc = torch.empty_like(kc)
+    kc[perm] = k.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
+    vc[perm] = v.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
+    tables = perm.view(seqs, ctx // bs).to(torch.int32)
+    q = torch.randn(seqs, heads, d, device=dev, dtype=dtype)
+    scale = 1 / math.sqrt(d)
+    out = ops.paged_attention(q, kc, vc, tables, lens.to(device=dev, dtype=torch.int32), None, scale)
+    mask = (torch.arange(ctx) < lens[:, None]).to(dev)[:, None, None, :]  # [seqs, 1, 1, ctx]
+    ref = torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
+                                                           scale=scale, enable_gqa=True).squeeze(2)
+    close(out, ref.cpu(), dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)
