@@ -1,6 +1,9 @@
 """The calls the GPU probes time or profile: for each `op[:set[,set]]` item (default set: decode), each
 shape of the comparison tool's sets, and each implementation that resolves on `device` (the others are
-left out), one (op, label, impl, fn, inputs) case, inputs made once a shape, in bfloat16."""
+left out), one (op, label, impl, fn, inputs) case, inputs made once a shape, in bfloat16; and the rounds of
+kernel durations the A/B probes (ab_knobs.py, pa_layout.py) print."""
+import os
+import statistics
 from collections import defaultdict
 
 import torch
@@ -32,4 +35,30 @@ def kernel_durations(timer, fn, inputs, reps):
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CPU:  # kernels (labelled PrivateUse1 once infini is registered)
             got[e.name].append(e.device_time if hasattr(e, "device_time") else e.cuda_time)
+    return got
+
+
+def knob_rounds(timer, work, rounds, reps, var=""):
+    """Times each case of `work` [(key: tuple of str, knob value or None, fn, inputs)] in every round: the
+    sum of the medians of its kernels' durations (those an empty call launches left out), after setting
+    the environment knob `var` to the case's value where it has one. Prints every round and the medians
+    over rounds; returns {key: [per-round totals]}."""
+    base = set(kernel_durations(timer, lambda: None, (), 3))
+    got = defaultdict(list)
+    for rnd in range(rounds):
+        for key, value, fn, inputs in work:
+            if value is not None:
+                os.environ[var] = value
+            for _ in range(3):
+                fn(*inputs)
+            torch.cuda.synchronize()
+            rows = [d for k, d in kernel_durations(timer, fn, inputs, reps).items() if k not in base]
+            t = sum(statistics.median(d) * len(d) / reps for d in rows)
+            got[key].append(t)
+            print(f"round {rnd} " + " ".join(f"{x:20s}" for x in key) + f" {t:7.2f} us", flush=True)
+    if var:
+        os.environ.pop(var, None)
+    print("medians over rounds (kernel us):")
+    for key, ts in got.items():
+        print(" ".join(f"{x:20s}" for x in key) + f" {statistics.median(ts):7.2f}  ({' '.join(f'{t:.2f}' for t in ts)})")
     return got

@@ -3,15 +3,12 @@ blocks shuffled (the tool's layout) and in order, for each value of a temporary 
 SDPA on the same keys and values stored contiguously. Rounds interleave everything; prints medians.
 Usage: python3 benchmarks/probe/pa_layout.py [VAR=v1,v2] [--shapes 64x2048x8,64x2048x32] [--rounds 3]"""
 import argparse
-import os
-import statistics
-from collections import defaultdict
 
 import torch
 import torch.nn.functional as F
 import infinicore_torch  # noqa: F401
 from infinicore_torch.bench import measure
-from cases import kernel_durations
+from cases import knob_rounds
 
 ap = argparse.ArgumentParser()
 ap.add_argument("knob", nargs="?", default="")
@@ -23,7 +20,6 @@ var, _, vals = args.knob.partition("=")
 vals = vals.split(",") if var else [None]
 dev = torch.device("cuda")
 timer = measure.Timer(dev, 100.0)
-base = set(kernel_durations(timer, lambda: None, (), 3))
 HEADS, D, BS = 32, 128, 16
 
 
@@ -50,11 +46,6 @@ def sdpa(q, kc, vc, tables, lens, k, v):
     return F.scaled_dot_product_attention(q.unsqueeze(2), k, v, enable_gqa=True).squeeze(2)
 
 
-def total(fn, inputs):
-    rows = [(k, v) for k, v in kernel_durations(timer, fn, inputs, args.reps).items() if k not in base]
-    return sum(statistics.median(v) * len(v) / args.reps for k, v in rows)
-
-
 g = torch.Generator().manual_seed(0)
 cases = []
 for sh in args.shapes.split(","):
@@ -66,20 +57,7 @@ for sh in args.shapes.split(","):
         err = (got - ref).abs().max().item()
         assert err < 0.05, f"{sh} shuffled={shuffled}: max error {err}"
         for v in vals:
-            cases.append((sh, "shuffled" if shuffled else "in-order", f"ours {var}={v}" if v else "ours", v, ours, inputs))
+            cases.append(((sh, "shuffled" if shuffled else "in-order", f"ours {var}={v}" if v else "ours"), v, ours, inputs))
         if shuffled:
-            cases.append((sh, "contiguous", "sdpa", None, sdpa, inputs))
-got = defaultdict(list)
-for rnd in range(args.rounds):
-    for sh, layout, name, v, fn, inputs in cases:
-        if v is not None:
-            os.environ[var] = v
-        for _ in range(3):
-            fn(*inputs)
-        torch.cuda.synchronize()
-        t = total(fn, inputs)
-        got[(sh, layout, name)].append(t)
-        print(f"round {rnd} {sh:12s} {layout:10s} {name:20s} {t:7.2f} us", flush=True)
-print("medians over rounds (kernel us):")
-for (sh, layout, name), ts in got.items():
-    print(f"{sh:12s} {layout:10s} {name:20s} {statistics.median(ts):7.2f}  ({' '.join(f'{t:.1f}' for t in ts)})")
+            cases.append(((sh, "contiguous", "sdpa"), None, sdpa, inputs))
+knob_rounds(timer, cases, args.rounds, args.reps, var)
