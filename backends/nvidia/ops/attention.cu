@@ -877,8 +877,10 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         float *part_ml = part_out ? part_out + p.rows * p.heads * p.parts * p.d : nullptr;
         unsigned gp = static_cast<unsigned>(p.parts), gk = static_cast<unsigned>(p.kv_heads * p.hpasses), gs = static_cast<unsigned>(p.rows);
         dim3 grid(gp, gk, gs);
-        // the partitions of (sequence, kv head) as one cluster where they merge there, else a plain launch
-        auto runTc = [&](auto kern_cl, auto kern) {
+        // the tensor-core kernel: with little work its loads skip L1 and, where cl, the partitions of
+        // (sequence, kv head) are one cluster that merges them; else a plain launch
+        auto runTc = [&](auto dtag) {
+            constexpr int DD = decltype(dtag)::value;
             cudaLaunchConfig_t cfg = {};
             cfg.gridDim = grid;
             cfg.blockDim = dim3(kDecWarps * 32);
@@ -890,8 +892,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             attr[0].val.clusterDim.z = 1;
             cfg.attrs = attr;
             cfg.numAttrs = cl ? 1 : 0;
-            if (cl) cudaLaunchKernelEx(&cfg, kern_cl, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
-            else cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
+            auto kern = cl ? decodeTcKernel<T, DD, true, true> : little ? decodeTcKernel<T, DD, false, true> : decodeTcKernel<T, DD, false, false>;
+            cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
         };
         auto go = [&](auto dtag, auto gtag) {
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
@@ -904,10 +906,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             else go(std::integral_constant<int, 256>{}, gtag);
         };
         if (tc) {
-            if (p.d == 64 && little) runTc(decodeTcKernel<T, 64, true, true>, decodeTcKernel<T, 64, false, true>);
-            else if (p.d == 64) runTc(decodeTcKernel<T, 64, false, false>, decodeTcKernel<T, 64, false, false>);
-            else if (little) runTc(decodeTcKernel<T, 128, true, true>, decodeTcKernel<T, 128, false, true>);
-            else runTc(decodeTcKernel<T, 128, false, false>, decodeTcKernel<T, 128, false, false>);
+            if (p.d == 64) runTc(std::integral_constant<int, 64>{});
+            else runTc(std::integral_constant<int, 128>{});
         } else if (G == 4) byD(std::integral_constant<int, 4>{});
         else if (G == 2) byD(std::integral_constant<int, 2>{});
         else byD(std::integral_constant<int, 1>{});
