@@ -148,6 +148,18 @@ def test_flush_can_be_turned_off_on_cuda():
     assert measure.Timer(torch.device("cuda"), flush=False).flush_buf is None
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the L2 flush exists on CUDA devices only")
+def test_flush_resets_persisting_lines_on_cuda():
+    """The flush first returns persisting (evict_last) L2 lines to normal through the driver, and the
+    call succeeds; reset_persisting=False (the old flush, for comparison) skips it."""
+    t = measure.Timer(torch.device("cuda"))
+    assert t.reset_persisting is not None
+    torch.cuda.synchronize()
+    t.flush()  # raises if cuCtxResetPersistingL2Cache fails
+    torch.cuda.synchronize()
+    assert measure.Timer(torch.device("cuda"), reset_persisting=False).reset_persisting is None
+
+
 def test_cli_exit_status_flags_a_wrong_implementation(tmp_path, monkeypatch, capsys):
     spec = SPECS["silu"]
     monkeypatch.setattr(spec, "infini", lambda x: torch.ops.infini.silu(x) + 0.5)

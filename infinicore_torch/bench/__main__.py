@@ -33,6 +33,9 @@ def main(argv=None):
     ap.add_argument("--busy-us", type=float, default=0.0,
                     help="CUDA: keep the GPU busy this many microseconds after each cache flush, so that the "
                          "implementations' host-side launch cost is not timed (0: off)")
+    ap.add_argument("--keep-persisting", action="store_true",
+                    help="CUDA: flush the L2 without first returning persisting (evict_last) lines to normal, as "
+                         "before the thirteenth session: those lines then outlive the flush (for comparison)")
     args = ap.parse_args(argv)
 
     dtypes = []
@@ -50,9 +53,11 @@ def main(argv=None):
     print(report.header(), flush=True)
     meta, results = run(args.device, ops, tuple(args.shapes.split(",")), tuple(dtypes), impls, check=not args.no_check,
                         repeat=args.repeat, budget_s=args.budget, busy_us=args.busy_us,
-                        on_result=lambda r: print(report.row(r), flush=True))
+                        keep_persisting=args.keep_persisting, on_result=lambda r: print(report.row(r), flush=True))
     print(f"# {meta['device']} ({meta['device_name']}), torch {meta['torch']}: device-to-device copy "
           f"{meta['copy_gbps']:.1f} GB/s ({meta['copy_bytes'] >> 20} MiB)")
+    if meta.get("l2_flush"):
+        print(f"# L2 flush before each timed call: {meta['l2_flush']}")
     failed = [r for r in results if r.get("accuracy") and not r["accuracy"].get("ok")]
     for r in failed:
         print(f"# accuracy FAIL: {r['op']} {r['shape']} {r['dtype']} {r['impl']}: {r['accuracy']}")

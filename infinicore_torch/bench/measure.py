@@ -9,7 +9,12 @@ cumulative probability lies within float32 rounding of the threshold, as OPS.md 
 Timing: warm-up calls, then timed calls until the time budget or the repetition cap is reached (at
 least `min_reps`), reported as median, p10 and p90. Only the call is timed: on CUDA and infini
 devices between two events on the current stream, on the CPU with perf_counter. On GPUs the L2
-cache is flushed before every timed call (a write of 256 MB, outside the events). `busy_us` keeps the
+cache is flushed before every timed call (outside the events): the lines an earlier call marked
+persisting (PTX `L2::evict_last`, which torch.compile's kernels put on the inputs they read) are first
+returned to normal status (cuCtxResetPersistingL2Cache), then 256 MB are written. Without the reset
+those lines outlive the write, and whichever implementation runs next reads its inputs from the L2
+(ncu on an H100, rms_norm [16, 4096] after torch.compile's call: Triton's and Liger's kernels read
+256 bytes from DRAM, ours 139 KB). `busy_us` keeps the
 GPU busy that much longer before the start event, so that host-side launch cost (the subject of
 benchmarks/host_overhead.py) is not timed: without it, an implementation whose host side outlasts the
 flush (~90 us on an H100) is timed with the GPU idle in front of its kernel.
@@ -17,6 +22,7 @@ flush (~90 us on an H100) is timed with the GPU idle in front of its kernel.
 
 from __future__ import annotations
 
+import ctypes
 import statistics
 import time
 
@@ -70,16 +76,46 @@ def check(spec, fn, inputs, dtype, ref=None) -> dict:
     return result
 
 
+def _persisting_reset():
+    """The CUDA driver's cuCtxResetPersistingL2Cache (persisting L2 lines back to normal status, for the
+    current context, effective on return: call it with the GPU idle), or None where it cannot be had."""
+    try:
+        fn = ctypes.CDLL("libcuda.so.1").cuCtxResetPersistingL2Cache
+    except (OSError, AttributeError):
+        return None
+    fn.restype = ctypes.c_int
+    fn.argtypes = []
+    return fn
+
+
 class Timer:
     """Times one call: events on GPU-like devices, perf_counter on the CPU; flushes the L2 on CUDA
-    (`flush=False`: not, to tell what the flush costs a kernel)."""
+    (`flush=False`: not, to tell what the flush costs a kernel; `reset_persisting=False`: without
+    returning persisting lines to normal first, the flush of earlier sessions)."""
 
-    def __init__(self, device: torch.device, busy_us: float = 0.0, flush: bool = True):
+    def __init__(self, device: torch.device, busy_us: float = 0.0, flush: bool = True, reset_persisting: bool = True):
         self.device = device
         self.busy_cycles = int(busy_us * 2000) if device.type == "cuda" else 0  # ~2 GHz clock
         self.flush_buf = None
+        self.reset_persisting = None
         if device.type == "cuda" and flush:
             self.flush_buf = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=device)
+            if reset_persisting:
+                self.reset_persisting = _persisting_reset()
+                if self.reset_persisting is None:
+                    raise RuntimeError("bench: cuCtxResetPersistingL2Cache is not available from libcuda.so.1; "
+                                       "without it the L2 flush leaves lines marked evict_last in the cache")
+
+    def flush(self):
+        """Empties the L2 of the data of earlier calls (CUDA; the GPU must be idle: the reset is not
+        ordered on a stream)."""
+        if self.flush_buf is None:
+            return
+        if self.reset_persisting is not None:
+            rc = self.reset_persisting()
+            if rc != 0:
+                raise RuntimeError(f"bench: cuCtxResetPersistingL2Cache failed with CUresult {rc}")
+        self.flush_buf.zero_()
 
     def _events(self):
         if self.device.type == "cuda":
@@ -97,8 +133,7 @@ class Timer:
             t0 = time.perf_counter()
             fn(*inputs)
             return time.perf_counter() - t0
-        if self.flush_buf is not None:
-            self.flush_buf.zero_()
+        self.flush()  # (the GPU is idle: the previous call was synchronized, and so were the warm-ups)
         if self.busy_cycles:
             # the GPU spins on after the flush, so that the host has enqueued the call before the start
             # event is reached: an implementation with a slow host side (a Python launcher, compiled-graph
