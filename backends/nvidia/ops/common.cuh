@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../../common/dtype.h"
 #include "ops.h"
 
 namespace infini::nvidia::ops {
@@ -291,6 +292,13 @@ inline bool clustersAvailable() {
         return major >= 9;
     }();
     return ok;
+}
+
+// The L2 cache's size in bytes on device `dev` (0 if it cannot be read).
+inline long long l2Bytes(int dev) {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, dev) != cudaSuccess) return 0;
+    return v;
 }
 
 inline unsigned blocksFor(long long n, int threads, long long cap = 1 << 20) {

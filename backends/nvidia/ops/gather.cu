@@ -210,15 +210,6 @@ __global__ void cachingKernel(T *kc, T *vc, const T *k, const T *v, const void *
     }
 }
 
-size_t dtypeBytes(infiniDtype_t t) {
-    switch (t) {
-        case INFINI_DTYPE_F32: case INFINI_DTYPE_I32: return 4;
-        case INFINI_DTYPE_F16: case INFINI_DTYPE_BF16: return 2;
-        case INFINI_DTYPE_I64: case INFINI_DTYPE_F64: return 8;
-        default: return 1;
-    }
-}
-
 // The rotation of a thread's two pieces (16 bytes each, as stored) written to yr and yr + hi_add:
 // algo 0 (gpt_neox): lo holds pairs' first halves, hi their second halves; algo 1 (gpt_j): interleaved.
 template <typename T, int V>
@@ -355,7 +346,7 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
     INFINI_RETURN_IF_ERROR(checks::embedding(y, idx, w));
     Dims didx{}, dy{};
     if (!dimsOf(idx, &didx) || !dimsOf(y, &dy, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
-    long long elem = static_cast<long long>(dtypeBytes(w.dtype));
+    long long elem = static_cast<long long>(dtypeSize(w.dtype));
     long long tokens = static_cast<long long>(idx.numel()), dim = static_cast<long long>(w.shape[1]);
     long long row_bytes = dim * elem, w_row_bytes = static_cast<long long>(w.strides[0]) * elem;
     long long vocab = static_cast<long long>(w.shape[0]);
@@ -426,8 +417,9 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                 // The row kernel where a block row covers a token (P heads a thread) and row_ok: 1 head a
                 // thread below 512 tokens, else 2 (H100, bf16, 32 heads of 128, against the token kernel: 1 token 4.9 -> 4.4 us, 16
                 // 5.1 -> 4.6, 16384 100.2 -> 95.5, Triton 4.4 / 4.6 / 96.1); else the grid-stride token kernel.
-                // At most 64 tokens: half pieces (8 bytes), a token over 4 blocks (kernel, 16 tokens: 2.21 ->
-                // 2.18 with 16-byte pieces over 4 blocks -> 2.11).
+                // At most 64 tokens: a token over 4 blocks, in 8-byte pieces up to 4 tokens, else 16-byte ones
+                // (kernel after a flush that leaves no line in the L2: 1 token 1.68-1.71 us with 8-byte pieces,
+                // 1.70-1.79 with 16-byte ones, torch.compile 1.70-1.73; 16 tokens 1.92 / 1.86, compile 1.98, Triton 2.03).
                 auto row = [&](auto stag, auto ptag, auto vtag) {
                     using S = decltype(stag);
                     constexpr int P = decltype(ptag)::value, VV = decltype(vtag)::value;
@@ -457,7 +449,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                 auto go = [&](auto stag) {
                     using S = decltype(stag);
                     using One = std::integral_constant<int, 1>;
-                    if (tokens <= 64 && row(stag, One{}, std::integral_constant<int, V / 2>{})) return;
+                    if (tokens <= 4 && row(stag, One{}, std::integral_constant<int, V / 2>{})) return;
                     if (tokens < 512 && row(stag, One{}, std::integral_constant<int, V>{})) return;
                     if (row(stag, std::integral_constant<int, 2>{}, std::integral_constant<int, V>{})) return;
                     ropeTokenKernel<T, S, V, P><<<grid, threads, 0, a.stream>>>(
@@ -521,7 +513,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
             capacity, ss, ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], kcs[2], vcs[0], vcs[1], vcs[2], a.err);
         return launched(op);
     };
-    size_t elem = dtypeBytes(kk.dtype);
+    size_t elem = dtypeSize(kk.dtype);
     if (elem != 2 && elem != 4) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: k must be a 16- or 32-bit float type", op);
     long long e = static_cast<long long>(elem);
     bool vec = (d * e) % 16 == 0;

@@ -35,7 +35,7 @@ constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached
 // (latency counts, registers do not), without the 8-blocks register cap.
 template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false>
 __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRowThreads(PER, CACHED, PLAIN) == 256 && !FEW ? 8 : 1) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
-                           RowsOf<PLAIN> dy, RowsOf<PLAIN> dres, RowsOf<PLAIN> da, RowsOf<PLAIN> db) {
+                           RowsOf<PLAIN> dy, RowsOf<PLAIN> dres, RowsOf<PLAIN> da, RowsOf<PLAIN> db, float inv_n) {  // inv_n = 1 / n
     __shared__ float smem[32];
     long long row = blockIdx.x;
     T *yr = y + rowOffset(dy, row);
@@ -84,7 +84,9 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
             }
         }
         sum = blockSum(sum, smem);
-        float scale = rsqrtf(sum / static_cast<float>(n) + eps);
+        // the mean by the host's 1/n: no division on the path to the output (H100, bf16, kernel: rms_norm
+        // 1x4096 1.95 -> 1.90 us, 16x4096 2.11 -> 2.08; add_rms_norm 1x4096 2.05 -> 2.02)
+        float scale = rsqrtf(sum * inv_n + eps);
         if constexpr (!kWEarly) {
 #pragma unroll
             for (int i = 0; i < PER; ++i) {
@@ -198,7 +200,7 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                     int threads = static_cast<int>(std::min<long long>(1024, (want + 31) / 32 * 32));
                     threads = std::min(threads, maxThreads(kern));
                     kern<<<grid, threads, 0, x.stream>>>(py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias),
-                                                         n, eps, RowsArg{dy}, RowsArg{dres}, RowsArg{da}, RowsArg{db});
+                                                         n, eps, RowsArg{dy}, RowsArg{dres}, RowsArg{da}, RowsArg{db}, 1.0f / static_cast<float>(n));
                 };
                 if constexpr (NN > 1) {
                     // a cached kernel must cover the row: its register limit may allow fewer threads
