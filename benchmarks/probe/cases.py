@@ -2,13 +2,30 @@
 shape of the comparison tool's sets, and each implementation that resolves on `device` (the others are
 left out), one (op, label, impl, fn, inputs) case, inputs made once a shape, in bfloat16; and the rounds of
 kernel durations the A/B probes (ab_knobs.py, pa_layout.py) print."""
+import argparse
 import os
 import statistics
 from collections import defaultdict
 
 import torch
 from infinicore_torch.bench import impls as IM
+from infinicore_torch.bench import measure
 from infinicore_torch.bench import specs as S
+
+
+def probe_setup(doc, reps, impls="infini,compile,triton,liger", extra=()):
+    """The probes' common command line (op items, --reps, --busy-us, --impls, and `extra` as (flags,
+    keywords) pairs for argparse) and the comparison tool's timer on the CUDA device: (args, device, timer)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("items", nargs="+", help="op or op:shape_set[,shape_set] (default set: decode)")
+    ap.add_argument("--reps", type=int, default=reps)
+    ap.add_argument("--busy-us", type=float, default=100.0)
+    ap.add_argument("--impls", default=impls)
+    for flags, keywords in extra:
+        ap.add_argument(*flags, **keywords)
+    args = ap.parse_args()
+    dev = torch.device("cuda")
+    return args, dev, measure.Timer(dev, args.busy_us)
 
 
 def cases(items, impls, device, seed=0):

@@ -2,22 +2,13 @@
 CUPTI), each call timed as the comparison tool times it (its Timer: L2 flush, GPU kept busy): tells a slow
 kernel from extra kernels or gaps. Eager torch is left out (many kernels a call, never the closest peer
 at these shapes). Usage: python3 benchmarks/probe/kernel_times.py op[:set[,set]] ... [--reps N] [--busy-us U] [--impls a,b]"""
-import argparse
 import statistics
 
 import torch
 import infinicore_torch  # noqa: F401
-from infinicore_torch.bench import measure
-from cases import cases, kernel_durations  # (benchmarks/probe, this script's folder)
+from cases import cases, kernel_durations, probe_setup  # (benchmarks/probe, this script's folder)
 
-ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-ap.add_argument("items", nargs="+", help="op or op:shape_set[,shape_set] (default set: decode)")
-ap.add_argument("--reps", type=int, default=30)
-ap.add_argument("--busy-us", type=float, default=100.0)
-ap.add_argument("--impls", default="infini,compile,triton,liger")
-args = ap.parse_args()
-dev = torch.device("cuda")
-timer = measure.Timer(dev, args.busy_us)
+args, dev, timer = probe_setup(__doc__, reps=30)
 
 
 def kernels(fn, inputs):

@@ -4,22 +4,13 @@ profiler trace of the same sequence, the gap from the end of the spin kernel (ju
 event) to the first kernel of the call, and the span from that kernel's start to the call's last
 kernel's end. tool - (gap + span) is what follows the last kernel (the end event). Usage:
     python3 benchmarks/probe/launch_gap.py op[:set] ... [--reps N] [--impls a,b]"""
-import argparse
 import statistics
 
 import torch
 import infinicore_torch  # noqa: F401
-from infinicore_torch.bench import measure
-from cases import cases  # (benchmarks/probe, this script's folder)
+from cases import cases, probe_setup  # (benchmarks/probe, this script's folder)
 
-ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-ap.add_argument("items", nargs="+")
-ap.add_argument("--reps", type=int, default=40)
-ap.add_argument("--busy-us", type=float, default=100.0)
-ap.add_argument("--impls", default="infini,compile,triton,liger")
-args = ap.parse_args()
-dev = torch.device("cuda")
-timer = measure.Timer(dev, args.busy_us)
+args, dev, timer = probe_setup(__doc__, reps=40)
 
 
 def trace(fn, inputs):

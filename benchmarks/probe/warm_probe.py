@@ -9,25 +9,16 @@ implementation's kernels for one call in five conditions, interleaved by rounds:
              warm, the timed call's page translations not warmed by the copies;
   noflush    no flush (data, code and translations from the previous call).
 Usage: python3 benchmarks/probe/warm_probe.py op[:set] ... [--reps N] [--rounds R] [--impls a,b] [--modes m,...]"""
-import argparse
 import statistics
 from collections import defaultdict
 
 import torch
 import infinicore_torch  # noqa: F401
 from infinicore_torch.bench import measure
-from cases import cases  # (benchmarks/probe, this script's folder)
+from cases import cases, probe_setup  # (benchmarks/probe, this script's folder)
 
-ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-ap.add_argument("items", nargs="+")
-ap.add_argument("--reps", type=int, default=30)
-ap.add_argument("--rounds", type=int, default=3)
-ap.add_argument("--busy-us", type=float, default=100.0)
-ap.add_argument("--impls", default="infini,compile,triton,liger")
-ap.add_argument("--modes", default="flush,old,warm,warm_far,noflush")
-args = ap.parse_args()
-dev = torch.device("cuda")
-timer = measure.Timer(dev, args.busy_us)
+args, dev, timer = probe_setup(__doc__, reps=30, extra=[(("--rounds",), {"type": int, "default": 3}),
+                                                        (("--modes",), {"default": "flush,old,warm,warm_far,noflush"})])
 MODES = tuple(args.modes.split(","))
 old_timer = measure.Timer(dev, args.busy_us, reset_persisting=False)
 

@@ -104,7 +104,8 @@ class Timer:
                 self.reset_persisting = _persisting_reset()
                 if self.reset_persisting is None:
                     raise RuntimeError("bench: cuCtxResetPersistingL2Cache is not available from libcuda.so.1; "
-                                       "without it the L2 flush leaves lines marked evict_last in the cache")
+                                       "without it the L2 flush leaves lines marked evict_last in the cache "
+                                       "(--keep-persisting / reset_persisting=False time without the reset)")
 
     def flush(self):
         """Empties the L2 of the data of earlier calls (CUDA; the GPU must be idle: the reset is not
