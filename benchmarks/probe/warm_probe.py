@@ -73,10 +73,12 @@ def carve(inputs):
 base = set(durations("flush", lambda: None, (), (), ()))
 todo = []
 for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev):
-    todo.append((op, label, impl, fn, inputs, clone(inputs), carve(inputs), None))
+    # the copies only for the modes that call on them (carve holds 64 MB a case)
+    todo.append((op, label, impl, fn, inputs, clone(inputs) if "warm" in MODES else None,
+                 carve(inputs) if "warm_far" in MODES else None))
 res = defaultdict(list)
 for rnd in range(args.rounds):
-    for op, label, impl, fn, inputs, near, far, _ in todo:
+    for op, label, impl, fn, inputs, near, far in todo:
         for _ in range(3):
             fn(*inputs)
         for mode in MODES:
