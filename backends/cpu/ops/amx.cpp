@@ -45,7 +45,7 @@ struct alignas(64) TileConfig {
 // Every tile is 16 rows of 64 bytes; edges are zero-padded in the packed operands instead. The
 // configuration lives in a static object: built on the stack, GCC 12 treated its stores as dead
 // (the ldtilecfg builtin does not tell it the memory is read) and loaded rows = 0, columns = 0.
-TileConfig makeConfig() {
+constexpr TileConfig makeConfig() {
     TileConfig cfg;
     for (int t = 0; t < 8; ++t) {
         cfg.colsb[t] = 64;
@@ -54,7 +54,9 @@ TileConfig makeConfig() {
     return cfg;
 }
 
-const TileConfig kTileConfig = makeConfig();
+// constexpr: constant-initialized data, no load-time initializer (this file is built for AVX-512,
+// and a dynamic initializer would run AVX-512 code at library load on any CPU; CMakeLists.txt checks).
+constexpr TileConfig kTileConfig = makeConfig();
 
 void configureTiles() { _tile_loadconfig(&kTileConfig); }
 
