@@ -57,6 +57,12 @@ template <typename T, bool Binary, typename F>
 inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict b, size_t n, F f) {
     if constexpr (std::is_same_v<T, float>) {
         applyFloat<Binary>(y, a, b, n, f);
+#ifndef __AVX512F__
+    } else if constexpr (hasVec<F, __m256>(0)) {  // AVX2: convert in registers, no float block
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) store8(y + i, f.vec(load8(a + i), Binary ? load8(b + i) : _mm256_setzero_ps()));
+        for (; i < n; ++i) y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f));
+#endif
     } else {
         constexpr size_t kBlock = 256;
         alignas(64) float fa[kBlock], fb[kBlock], fy[kBlock];

@@ -147,6 +147,28 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
             };
         });
     }
+    if (!amx && !f32 && b.strides[nd - 2] == 1 && gemvDotShape(M) && N > 0) {
+        // decode with B's k contiguous (linear's weight; gemv.cpp): B read once in its own dtype
+        ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bn = b.strides[nd - 1];
+        ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
+        ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
+        return dispatchFloat(a.dtype, op, [&](auto t) {
+            using T = decltype(t);
+            if constexpr (!std::is_same_v<T, float>) {
+                *k = [=](void *const *data) {
+                    auto *pc = static_cast<T *>(data[0]);
+                    const auto *pa = static_cast<const T *>(data[1]);
+                    const auto *pb = static_cast<const T *>(data[2]);
+                    const auto *pi = has_cin && beta != 0.0f ? static_cast<const T *>(data[3]) : nullptr;
+                    for (size_t q = 0; q < batch; ++q) {
+                        gemvDotB<T>(M, N, K, pa + static_cast<ptrdiff_t>(q) * bsa, am, ak, pb + static_cast<ptrdiff_t>(q) * bsb,
+                                    bn, pc + static_cast<ptrdiff_t>(q) * bsc, cm, cn,
+                                    pi ? pi + static_cast<ptrdiff_t>(q) * bsi : nullptr, im, in, alpha, beta);
+                    }
+                };
+            }
+        });
+    }
     if (amx && M > 0 && N > 0 && K > 0) {
         // AMX (amx.cpp): the operand whose k is contiguous, and the larger one when both are, goes
         // on the A side, where it is read in place; computing c^T = b^T a^T when that is b.

@@ -116,6 +116,94 @@ void gemvRowMajorB(size_t, size_t, size_t, const T *, ptrdiff_t, ptrdiff_t, cons
 
 #endif
 
+// ---- B's rows along k contiguous (linear's weight [N, K]): dot products along k ----
+// Each thread takes a range of B's rows (C's columns); a tile is NR = 2 rows of B against MR <= 4
+// rows of A (a float copy), 8 accumulators of 8 lanes running down k together; B is converted in
+// registers (no widened copy of the weight: that copy cost more than the product at decode sizes).
+// The NR rows of B (2 x K elements) stay in L1 while the tile walks A's rows in fours.
+namespace {
+
+template <int MR, int NR, typename T>
+inline void dotTile(const float *a, size_t K, const T *const *b, float (*out)[2]) {
+    __m256 acc[MR][NR];
+    for (int m = 0; m < MR; ++m)
+        for (int r = 0; r < NR; ++r) acc[m][r] = _mm256_setzero_ps();
+    size_t k = 0;
+    for (; k + 8 <= K; k += 8) {
+        __m256 bv[NR];
+        for (int r = 0; r < NR; ++r) bv[r] = load8(b[r] + k);
+        for (int m = 0; m < MR; ++m) {
+            __m256 av = _mm256_loadu_ps(a + m * K + k);
+            for (int r = 0; r < NR; ++r) acc[m][r] = _mm256_fmadd_ps(av, bv[r], acc[m][r]);
+        }
+    }
+    for (int m = 0; m < MR; ++m) {
+        for (int r = 0; r < NR; ++r) {
+            float s = hsum256(acc[m][r]);
+            for (size_t q = k; q < K; ++q) s += a[m * K + q] * toFloat(b[r][q]);
+            out[m][r] = s;
+        }
+    }
+}
+
+template <int NR, typename T>
+inline void dotRows(const float *a, size_t M, size_t K, const T *const *b, float (*out)[2]) {
+    size_t m = 0;
+    for (; m + 4 <= M; m += 4) dotTile<4, NR>(a + m * K, K, b, out + m);
+    switch (M - m) {
+        case 3: dotTile<3, NR>(a + m * K, K, b, out + m); break;
+        case 2: dotTile<2, NR>(a + m * K, K, b, out + m); break;
+        case 1: dotTile<1, NR>(a + m * K, K, b, out + m); break;
+        default: break;
+    }
+}
+
+}  // namespace
+
+bool gemvDotShape(size_t M) { return M >= 1 && M <= kGemvDotMaxRows; }
+
+template <typename T>
+void gemvDotB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sj,
+              T *C, ptrdiff_t c_si, ptrdiff_t c_sj, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha,
+              float beta) {
+    thread_local std::vector<float> a;  // A as float, row-major [M][K]; kept between calls
+    a.resize(M * K);
+    const float *af = a.data();
+    for (size_t m = 0; m < M; ++m) {
+        float *row = a.data() + m * K;
+        const T *src = A + static_cast<ptrdiff_t>(m) * a_si;
+        if (a_sk == 1) {
+            loadRow(row, src, K);
+        } else {
+            for (size_t k = 0; k < K; ++k) row[k] = toFloat(src[static_cast<ptrdiff_t>(k) * a_sk]);
+        }
+    }
+    parallelFor((N + 1) / 2, 2 * M * K, [&](size_t p0, size_t p1) {
+        float out[kGemvDotMaxRows][2];
+        for (size_t p = p0; p < p1; ++p) {
+            size_t j = 2 * p, nr = std::min<size_t>(2, N - j);
+            const T *rows[2] = {B + static_cast<ptrdiff_t>(j) * b_sj, B + static_cast<ptrdiff_t>(j + nr - 1) * b_sj};
+            if (nr == 2) {
+                dotRows<2>(af, M, K, rows, out);
+            } else {
+                dotRows<1>(af, M, K, rows, out);
+            }
+            for (size_t m = 0; m < M; ++m) {
+                for (size_t r = 0; r < nr; ++r) {
+                    float v = alpha * out[m][r];
+                    if (Cin != nullptr) v += beta * toFloat(Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj]);
+                    C[static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j + r) * c_sj] = fromFloat<T>(v);
+                }
+            }
+        }
+    });
+}
+
+template void gemvDotB<f16>(size_t, size_t, size_t, const f16 *, ptrdiff_t, ptrdiff_t, const f16 *, ptrdiff_t, f16 *,
+                            ptrdiff_t, ptrdiff_t, const f16 *, ptrdiff_t, ptrdiff_t, float, float);
+template void gemvDotB<bf16>(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, bf16 *,
+                             ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float);
+
 template void gemvRowMajorB<float>(size_t, size_t, size_t, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t,
                                    float *, ptrdiff_t, const float *, ptrdiff_t, ptrdiff_t, float, float);
 template void gemvRowMajorB<f16>(size_t, size_t, size_t, const f16 *, ptrdiff_t, ptrdiff_t, const f16 *, ptrdiff_t, f16 *,
