@@ -61,6 +61,9 @@ def test_gemm_2d(device, dtype, m, k, n):
 def test_gemm_batched_and_edges(device, dtype):
     a, b = torch.randn(3, 7, 40).to(dtype), torch.randn(3, 40, 9).to(dtype)
     check(ops.gemm(a.to(device), b.to(device)), a.double() @ b.double(), dtype, 40)
+    # b's k contiguous (a transposed view per batch: the decode dot-product path) with a row-sliced a
+    bt, a_rows = b.transpose(1, 2).contiguous().transpose(1, 2), torch.randn(3, 14, 40).to(dtype)[:, ::2]
+    check(ops.gemm(a_rows.to(device), bt.to(device)), a_rows.double() @ b.double(), dtype, 40)
     strided = torch.randn(3, 7, 80).to(dtype)[..., ::2]  # neither of the last two strides is 1: copied
     check(ops.gemm(strided.to(device), b.to(device)), strided.double() @ b.double(), dtype, 40)
     empty_k = ops.gemm(torch.randn(4, 0).to(dtype).to(device), torch.randn(0, 3).to(dtype).to(device))
