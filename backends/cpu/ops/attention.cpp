@@ -62,13 +62,6 @@ void weightedValues(T *out, ptrdiff_t os, size_t G, size_t n, const float *score
     for (size_t g = 0; g < G; ++g) storeRow(out + g * os, acc + g * D, D);
 }
 
-// The lane sums of eight vectors, as one vector (lane j: the sum of a[j]'s lanes).
-inline __m256 reduceAdd8(const __m256 *a) {
-    __m256 h01 = _mm256_hadd_ps(a[0], a[1]), h23 = _mm256_hadd_ps(a[2], a[3]);
-    __m256 h45 = _mm256_hadd_ps(a[4], a[5]), h67 = _mm256_hadd_ps(a[6], a[7]);
-    __m256 lo = _mm256_hadd_ps(h01, h23), hi = _mm256_hadd_ps(h45, h67);  // [0..3 | 0..3], [4..7 | 4..7] halves
-    return _mm256_add_ps(_mm256_permute2f128_ps(lo, hi, 0x20), _mm256_permute2f128_ps(lo, hi, 0x31));
-}
 #endif
 
 template <typename T, typename KV>
@@ -141,6 +134,7 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
 #elif defined(__AVX2__)
     if (d % 8 == 0 && d <= 256) {
         // 8 keys at a time (converted to float once, in L1): 8 dot products per head, summed in one tree
+        // (common.h reduceAdd8)
         alignas(32) float kb[8 * 256];
         size_t nv = d / 8;
         for (; t + 8 <= n; t += 8) {

@@ -138,9 +138,7 @@ inline void loadRow(float *__restrict dst, const T *__restrict src, size_t n) {
             _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i))));
         }
 #endif
-        for (; i + 8 <= n; i += 8) {
-            _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i))));
-        }
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, load8(src + i));
     } else {
 #ifdef __AVX512F__
         for (; i + 16 <= n; i += 16) {
@@ -172,10 +170,7 @@ inline void storeRow(T *__restrict dst, const float *__restrict src, size_t n) {
                                 _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         }
 #endif
-        for (; i + 8 <= n; i += 8) {
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
-                             _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-        }
+        for (; i + 8 <= n; i += 8) store8(dst + i, _mm256_loadu_ps(src + i));
     } else {
 #ifdef __AVX512BF16__
         for (; i + 16 <= n; i += 16) {
@@ -201,6 +196,14 @@ inline float hsum256(__m256 v) {
     q = _mm_add_ps(q, _mm_movehl_ps(q, q));
     q = _mm_add_ss(q, _mm_movehdup_ps(q));
     return _mm_cvtss_f32(q);
+}
+
+// The lane sums of eight vectors, as one vector (lane j: the sum of a[j]'s lanes).
+inline __m256 reduceAdd8(const __m256 *a) {
+    __m256 h01 = _mm256_hadd_ps(a[0], a[1]), h23 = _mm256_hadd_ps(a[2], a[3]);
+    __m256 h45 = _mm256_hadd_ps(a[4], a[5]), h67 = _mm256_hadd_ps(a[6], a[7]);
+    __m256 lo = _mm256_hadd_ps(h01, h23), hi = _mm256_hadd_ps(h45, h67);  // [0..3 | 0..3], [4..7 | 4..7] halves
+    return _mm256_add_ps(_mm256_permute2f128_ps(lo, hi, 0x20), _mm256_permute2f128_ps(lo, hi, 0x31));
 }
 #endif
 

@@ -15,6 +15,30 @@
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 
+namespace {
+
+// A's M rows (row stride a_si, column stride a_sk) as float, row-major [rows][K] in the calling thread's
+// buffer, kept between calls (no allocation once grown); rows past M (up to `rows`) are zero. The
+// parallel workers must reach it through the returned pointer: inside a parallel region the buffer's
+// name would mean each worker's own thread_local copy.
+template <typename T>
+const float *widenRows(const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, size_t M, size_t K, size_t rows) {
+    thread_local std::vector<float> a;
+    a.assign(rows * K, 0.0f);
+    for (size_t m = 0; m < M; ++m) {
+        float *row = a.data() + m * K;
+        const T *src = A + static_cast<ptrdiff_t>(m) * a_si;
+        if (a_sk == 1) {
+            loadRow(row, src, K);
+        } else {
+            for (size_t k = 0; k < K; ++k) row[k] = toFloat(src[static_cast<ptrdiff_t>(k) * a_sk]);
+        }
+    }
+    return a.data();
+}
+
+}  // namespace
+
 #ifdef __AVX512F__
 namespace {
 
@@ -63,14 +87,7 @@ template <typename T>
 void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sk,
                    T *C, ptrdiff_t c_si, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
     int mr = M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : M <= 8 ? 8 : 16;
-    // A as float, rows past M zero; kept between calls (no allocation). The workers reach it through
-    // `af`: inside the parallel region the name would mean each worker's own thread_local copy.
-    thread_local std::vector<float> a;
-    a.assign(static_cast<size_t>(mr) * K, 0.0f);
-    const float *af = a.data();
-    for (size_t m = 0; m < M; ++m) {
-        for (size_t k = 0; k < K; ++k) a[m * K + k] = toFloat(A[m * a_si + k * a_sk]);
-    }
+    const float *af = widenRows(A, a_si, a_sk, M, K, static_cast<size_t>(mr));  // rows past M zero
     size_t full = N / 16 * 16;  // the last N % 16 columns go through the scalar loop below
     parallelFor(full / 16, K * 16 * 2, [&](size_t j0, size_t j1) {
         size_t c0 = j0 * 16, c1 = j1 * 16;
@@ -166,18 +183,7 @@ template <typename T>
 void gemvDotB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sj,
               T *C, ptrdiff_t c_si, ptrdiff_t c_sj, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha,
               float beta) {
-    thread_local std::vector<float> a;  // A as float, row-major [M][K]; kept between calls
-    a.resize(M * K);
-    const float *af = a.data();
-    for (size_t m = 0; m < M; ++m) {
-        float *row = a.data() + m * K;
-        const T *src = A + static_cast<ptrdiff_t>(m) * a_si;
-        if (a_sk == 1) {
-            loadRow(row, src, K);
-        } else {
-            for (size_t k = 0; k < K; ++k) row[k] = toFloat(src[static_cast<ptrdiff_t>(k) * a_sk]);
-        }
-    }
+    const float *af = widenRows(A, a_si, a_sk, M, K, M);
     parallelFor((N + 1) / 2, 2 * M * K, [&](size_t p0, size_t p1) {
         float out[kGemvDotMaxRows][2];
         for (size_t p = p0; p < p1; ++p) {
