@@ -178,6 +178,23 @@ def test_softmax_many_long_rows(device, dtype):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_many_wide_rows(device, dtype):
+    """Enough vocabulary-wide lines to fill a GPU several times (on H100/H200: clusters whose blocks bring
+    their parts into shared memory by bulk copies), with a dominant logit, -inf stretches across parts and
+    causal masks at the lines' ends."""
+    for cols in (40008, 128256):
+        x = rand(160 if cols < 100000 else 80, cols, dtype=dtype, device=device, scale=6)
+        x[3, cols // 2] = 50.0
+        x[9, 100 : cols - 100] = float("-inf")
+        (fx,) = f32(x)
+        out = ops.softmax(x, -1)
+        close(out, torch.softmax(fx, -1), dtype)
+        assert bool((out[9, 100 : cols - 100] == 0).all())
+    check_causal_softmax(rand(2, 80, 40008, dtype=dtype, device=device, scale=4), dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_softmax_decode_size_lines(device, dtype):
     """Short lines with little work in all (decode-size attention rows; on GPUs a warp a line), line
     lengths around the pieces a lane holds, with -inf stretches that leave some lanes no finite element."""
@@ -196,7 +213,7 @@ def test_softmax_of_a_line_of_only_minus_inf_is_nan(device, dtype):
     """As torch: 0/0 is NaN. causal_softmax: NaN where the line is live, 0 where masked (as the CPU
     backend). On GPUs the sizes reach every kernel: a warp a line, a block a line (in registers, and read
     twice), many long lines, a cluster a line, a strided line."""
-    for rows, cols in ((3, 8), (64, 4104), (2, 300000), (2048, 8192), (3, 40000)):
+    for rows, cols in ((3, 8), (64, 4104), (2, 300000), (2048, 8192), (3, 40000), (160, 40008)):
         x = rand(rows, cols, dtype=dtype, device=device)
         x[1] = float("-inf")
         out = ops.softmax(x, -1).cpu()
@@ -207,7 +224,7 @@ def test_softmax_of_a_line_of_only_minus_inf_is_nan(device, dtype):
     out = ops.softmax(xt, 0).cpu()  # lines along dim 0: stride 3
     assert bool(out[:, 1].isnan().all())
     close(out[:, 0], torch.softmax(xt[:, 0].cpu().float(), 0), dtype)
-    for q, kv in ((1, 1024), (4, 16), (4, 40000), (3, 8192)):
+    for q, kv in ((1, 1024), (4, 16), (4, 40000), (3, 8192), (80, 40008)):
         s = rand(2, q, kv, dtype=dtype, device=device)
         row = q - 1 if q > 1 else 0
         live = row + kv - q + 1

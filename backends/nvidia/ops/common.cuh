@@ -294,6 +294,37 @@ inline bool clustersAvailable() {
     return ok;
 }
 
+// The current device's SM count (132 if it cannot be read); asked once.
+inline int smCount() {
+    static const int n = [] {
+        int dev = 0, v = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || v <= 0) {
+            return 132;
+        }
+        return v;
+    }();
+    return n;
+}
+
+// Launches kern over `blocks` blocks of `threads` along x in clusters of C, with `smem` bytes of dynamic
+// shared memory, on `stream`.
+template <typename... P, typename... A>
+inline void launchClusters(void (*kern)(P...), long long blocks, int threads, size_t smem, int C, cudaStream_t stream, A... args) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(C);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cudaLaunchKernelEx(&cfg, kern, args...);
+}
+
 // The L2 cache's size in bytes on device `dev` (0 if it cannot be read).
 inline long long l2Bytes(int dev) {
     int v = 0;

@@ -1,8 +1,9 @@
 // softmax.cu: softmax along any dim (a line per block, walked with its stride) and causal_softmax over
 // the last dim. Lines with stride 1 use 16-byte loads and stay in registers between the reductions
 // and the write when they fit: as floats (a block per line), as stored (8 pieces a thread, for many
-// lines), or split over a cluster of blocks (longer than a block holds); the rest are read twice
-// (max and sum in one online pass, then written).
+// lines), or split over a cluster of blocks (longer than a block holds; many such lines: each block's
+// part in shared memory, brought in by one bulk copy); the rest are read twice (max and sum in one
+// online pass, then written).
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -329,6 +330,106 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
 #endif
 }
 
+// The cluster kernel with each block's part of the line in shared memory instead of registers: block
+// `rank` brings its pieces [rank * per, rank * per + per) in with one bulk copy (the TMA unit: one thread
+// issues it, an mbarrier counts the bytes in), so its threads hold no registers for the data and shared
+// memory decides how many blocks an SM keeps (3 of 64 KiB); then the part's max, its exps written back
+// in place (one exp an element), the cluster's (max, sum) as in softmaxPackedKernel, and the scaled write.
+constexpr int kBulkThreads = 256, kBulkPartBytes = 64 * 1024;
+
+__device__ __forceinline__ uint32_t smemAddr(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+
+template <typename T, bool CAUSAL>
+__global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T *x, int n, Dims dy, Dims dx, long long causal_q, int C,
+                                                         int per) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int N = kVec16<T>;
+    using V = Vec<T, N>;
+    namespace cg = cooperative_groups;
+    extern __shared__ __align__(128) unsigned char dyn_smem[];
+    V *chunk = reinterpret_cast<V *>(dyn_smem);
+    __shared__ float smem[32];
+    __shared__ float2 slots[8];
+    __shared__ __align__(8) unsigned long long bar;
+    long long row = blockIdx.x / C;
+    const int rank = static_cast<int>(cg::this_cluster().block_rank());
+    clusterArriveRelaxed();
+    const V *xr = reinterpret_cast<const V *>(x + offsetOf(dx, row));
+    V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row));
+    const int limit = causal_q > 0 ? static_cast<int>(causalLimit(row, n, causal_q)) : n;
+    const int vbeg = rank * per, vend = min(n / N, vbeg + per);
+    const int vlive = CAUSAL ? min(vend, (limit + N - 1) / N) : vend;  // pieces read: the wholly masked are not
+    const int cnt = max(0, vlive - vbeg);
+    const uint32_t b = smemAddr(&bar);
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        if (cnt > 0) {  // one arrival (this one) plus cnt * 16 bytes complete the barrier's phase 0
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(cnt * 16) : "memory");
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smemAddr(chunk)),
+                         "l"(xr + vbeg), "r"(cnt * 16), "r"(b)
+                         : "memory");
+        }
+    }
+    __syncthreads();  // (the barrier is initialized before anyone waits on it)
+    if (cnt > 0) {
+        asm volatile(
+            "{\n\t.reg .pred done;\n"
+            "WAIT_%=:\n\t"
+            "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n\t"
+            "@!done bra WAIT_%=;\n}" ::"r"(b)
+            : "memory");
+    }
+    const int tid = static_cast<int>(threadIdx.x), step = static_cast<int>(blockDim.x);
+    float m = -INFINITY;
+    if constexpr (CAUSAL) {
+        for (int v = vbeg + tid; v < vlive; v += step) maxLive(chunk[v - vbeg], v * N, limit, m);
+    } else {
+        typename MaxAcc<T>::type acc = MaxAcc<T>::init();
+#pragma unroll 4
+        for (int v = vbeg + tid; v < vlive; v += step) maxInto(acc, chunk[v - vbeg]);
+        m = maxOf(acc);
+    }
+    m = blockMax(m, smem);
+    const float mb = m, mL = m * kLog2e;
+    float s = 0.0f;
+#pragma unroll 4
+    for (int v = vbeg + tid; v < vlive; v += step) {
+        V piece = chunk[v - vbeg];
+        expInPlace<CAUSAL>(piece, v * N, limit, mb, mL, s);
+        chunk[v - vbeg] = piece;
+    }
+    s = blockSum(s, smem);
+    {
+        cg::cluster_group cl = cg::this_cluster();
+        clusterWait();
+        if (tid < C) cl.map_shared_rank(slots, tid)[rank] = make_float2(m, s);
+        clusterArrive();
+        clusterWait();
+        float gm = -INFINITY, gs = 0.0f;
+        for (int r = 0; r < C; ++r) gm = fmaxf(gm, slots[r].x);
+        for (int r = 0; r < C; ++r) {
+            if (slots[r].x != -INFINITY) gs += slots[r].y * __expf(slots[r].x - gm);
+        }
+        m = gm;
+        s = gs;
+    }
+    if (CAUSAL && m == -INFINITY) {
+        for (int v = vbeg + tid; v < vend; v += step) nanPiece<T, N>(reinterpret_cast<T *>(yr + v), v * N, limit);
+        return;
+    }
+    const float scale = m == -INFINITY ? NAN : mb == -INFINITY ? 0.0f : __expf(mb - m) / s;
+#pragma unroll 4
+    for (int v = vbeg + tid; v < vend; v += step) {
+        if (!CAUSAL || v < vlive) {
+            scaleStore<T, N>(reinterpret_cast<T *>(yr + v), chunk[v - vbeg], scale);
+        } else {
+            yr[v] = V{};  // wholly masked
+        }
+    }
+#endif
+}
+
 // The reduction of a line held by G warps, each warp's value already reduced: through shared memory `sm`
 // (G floats; every thread gets it). G = 1: the warp's value.
 template <int G, typename Op>
@@ -457,20 +558,30 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 }
                 if (rows * C >= (1LL << 31)) C = 0;
             }
+            // Many such lines (blocks of the register kernel's cluster at least 4 an SM): clusters of the
+            // fewest blocks (2, 4 or 8) whose parts fit kBulkPartBytes of shared memory, each part brought in
+            // by one bulk copy (H200, 512x128256 bf16: 82.6 -> 76.5 us; 256x128256 43.3 -> 41.5; 32 KiB parts
+            // in clusters of 8: 83.7; with few lines, 16x128256: 6.9 -> 8.3, hence the bound).
+            static const bool bulk_ok = [] {  // (once per dtype: both kernels may take up to kBulkPartBytes)
+                return cudaFuncSetAttribute(softmaxBulkKernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kBulkPartBytes) ==
+                           cudaSuccess &&
+                       cudaFuncSetAttribute(softmaxBulkKernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kBulkPartBytes) ==
+                           cudaSuccess;
+            }();
+            if (C > 0 && bulk_ok && rows * C >= 4LL * smCount()) {
+                for (int c : {2, 4, 8}) {
+                    long long pc = (nv + c - 1) / c;
+                    if (pc * 16 > kBulkPartBytes) continue;
+                    auto kern = causal_q > 0 ? softmaxBulkKernel<T, true> : softmaxBulkKernel<T, false>;
+                    launchClusters(kern, rows * c, kBulkThreads, static_cast<size_t>(pc * 16), c, a.stream, py, px, static_cast<int>(n), dy,
+                                   dx, causal_q, c, static_cast<int>(pc));
+                    return launched(op);
+                }
+            }
             if (C > 0) {
-                cudaLaunchConfig_t cfg = {};
-                cfg.gridDim = dim3(static_cast<unsigned>(rows * C));
-                cfg.blockDim = dim3(static_cast<unsigned>(threads));
-                cfg.stream = a.stream;
-                cudaLaunchAttribute attr[1];
-                attr[0].id = cudaLaunchAttributeClusterDimension;
-                attr[0].val.clusterDim.x = static_cast<unsigned>(C);
-                attr[0].val.clusterDim.y = 1;
-                attr[0].val.clusterDim.z = 1;
-                cfg.attrs = attr;
-                cfg.numAttrs = 1;
                 auto kern = causal_q > 0 ? softmaxPackedKernel<T, true, true> : softmaxPackedKernel<T, true, false>;
-                cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), dy, dx, causal_q, C, static_cast<int>(per));
+                launchClusters(kern, rows * C, threads, 0, C, a.stream, py, px, static_cast<int>(n), dy, dx, causal_q, C,
+                               static_cast<int>(per));
             } else {
                 // a block a line; lines collapsed to one dimension get their row strides, not two Dims
                 auto run = [&](auto plain) {
