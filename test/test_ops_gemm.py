@@ -43,8 +43,10 @@ def check(out, ref64, dtype, k):
 @pytest.mark.parametrize("dtype", DTYPES)
 # (96, 4160, 300) and (48, 2048, 96): on AMX, the k-blocked schedule of a row-major B (three k blocks,
 # the last partial; a partial panel and group; 16-row remainders)
-@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (7, 769, 83), (83, 33, 129), (1, 4096, 16), (16, 64, 5125),
-                                     (96, 4160, 300), (48, 2048, 96)])
+# (3, 129, 48), (5, 300, 37), (7, 769, 83), (16, 64, 5125): few rows and a row-major B (decode; on AVX2 in
+# groups of 4 rows: 3 = one group with a zero row, 5 = a full group and one of 1)
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (3, 129, 48), (5, 300, 37), (7, 769, 83), (83, 33, 129), (1, 4096, 16),
+                                     (16, 64, 5125), (96, 4160, 300), (48, 2048, 96)])
 def test_gemm_2d(device, dtype, m, k, n):
     a, b = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype)
     ref = a.double() @ b.double()
@@ -64,6 +66,9 @@ def test_gemm_batched_and_edges(device, dtype):
     # b's k contiguous (a transposed view per batch: the decode dot-product path) with a row-sliced a
     bt, a_rows = b.transpose(1, 2).contiguous().transpose(1, 2), torch.randn(3, 14, 40).to(dtype)[:, ::2]
     check(ops.gemm(a_rows.to(device), bt.to(device)), a_rows.double() @ b.double(), dtype, 40)
+    # few rows, B row-major with 16+ columns (the decode path for row-major B), per batch
+    a5, b33 = torch.randn(3, 5, 40).to(dtype), torch.randn(3, 40, 33).to(dtype)
+    check(ops.gemm(a5.to(device), b33.to(device)), a5.double() @ b33.double(), dtype, 40)
     strided = torch.randn(3, 7, 80).to(dtype)[..., ::2]  # neither of the last two strides is 1: copied
     check(ops.gemm(strided.to(device), b.to(device)), strided.double() @ b.double(), dtype, 40)
     empty_k = ops.gemm(torch.randn(4, 0).to(dtype).to(device), torch.randn(0, 3).to(dtype).to(device))

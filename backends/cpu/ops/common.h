@@ -530,9 +530,9 @@ void amxEnd();
 void amxPackQ(const bf16 *q, ptrdiff_t qs, size_t G, size_t d, uint16_t *qpack);
 void amxScores16(const bf16 *krows, size_t ldk, const uint16_t *qpack, size_t d, float *out);
 
-// gemm with M <= 16 rows and B's columns contiguous (gemv.cpp; only when gemvShape(M, N)):
+// gemm with M <= 16 rows and B's columns contiguous (gemv.cpp; only when gemvShape(M, N, dtype is float32)):
 // C[m, :] = alpha * A[m, :] @ B + beta * Cin[m, :], C's columns contiguous.
-bool gemvShape(size_t M, size_t N);
+bool gemvShape(size_t M, size_t N, bool f32);
 template <typename T>
 void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sk,
                    T *C, ptrdiff_t c_si, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);

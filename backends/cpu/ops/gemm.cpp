@@ -128,7 +128,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     ptrdiff_t bsi = has_cin && nd == 3 ? cin.strides[0] : 0;
     int ldc = static_cast<int>(std::max<ptrdiff_t>(c.strides[nd - 2], std::max<size_t>(N, 1)));
     bool amx = a.dtype == INFINI_DTYPE_BF16 && amxAvailable();
-    if (!amx && b.strides[nd - 1] == 1 && gemvShape(M, N) && K > 0 && c.strides[nd - 1] == 1) {
+    if (!amx && b.strides[nd - 1] == 1 && gemvShape(M, N, f32) && K > 0 && c.strides[nd - 1] == 1) {
         // decode with B row-major (gemv.cpp): B streamed once, no packing
         ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], cm = c.strides[nd - 2];
         ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;

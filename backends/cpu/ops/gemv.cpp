@@ -1,14 +1,18 @@
-// gemv.cpp: gemm with few rows (decode: M <= 16) and B row-major (its columns contiguous), for float32
-// and float16, and bfloat16 where there is no AMX (on AMX it measured faster), with AVX-512 (the AVX2 build leaves these
-// shapes to the general path).
+// gemv.cpp: gemm with few rows (decode: M <= 16) and B row-major (its columns contiguous), for float16,
+// bfloat16 where there is no AMX (on AMX it measured faster) and float32 (AVX2: up to 4 rows), with
+// AVX-512 or AVX2; and gemm with few rows and B's k contiguous (linear's weight) for float16/bfloat16.
 //
 // Such a product reads all of B once and does little arithmetic per element, so it is a question of
 // streaming B well. Each thread takes a range of columns; a micro-kernel keeps the MR x 16 block of C
 // in registers for a pass over 16 rows of k, every B vector feeding MR fused multiply-adds with A
-// broadcast from a float copy (MR = M rounded up to 1, 2, 4, 8 or 16, the extra rows zero). A pass
+// broadcast from a float copy (MR = M rounded up to 1, 2, 4, 8 or 16, the extra rows zero; AVX2 has
+// registers for 4 rows, so more go through in groups of 4, each reusing the B tile from L1). A pass
 // walks the 16 rows across the thread's columns side by side, so that B streams as 16 sequential
 // reads (a pass down one column strip over many rows, at B's row stride, was 2-4x slower); rows are
-// also prefetched a few ahead.
+// also prefetched a few ahead. (AVX2, bfloat16 [M, 4096] x [4096, 4096]: M = 1 56 -> 2.1-2.5 ms, M = 16
+// 74 -> 9.1 ms; before, B was widened to a float copy for sgemm.)
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "common.h"
@@ -39,8 +43,11 @@ const float *widenRows(const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, size_t M, siz
 
 }  // namespace
 
-#ifdef __AVX512F__
+#if defined(__AVX512F__) || defined(__AVX2__)
 namespace {
+
+#ifdef __AVX512F__
+constexpr int kMaxMR = 16;  // rows a micro-kernel keeps: MR x 16 columns in MR zmm registers
 
 template <typename T>
 inline __m512 load16(const T *p) {
@@ -67,39 +74,88 @@ inline void micro(const float *a, size_t lda, const T *b, size_t ldb, size_t k0,
     }
     for (int m = 0; m < MR; ++m) _mm512_storeu_ps(acc + m * ldacc, c[m]);
 }
+#else
+constexpr int kMaxMR = 4;  // 16 ymm registers: 4 rows x 16 columns (8 accumulators), B's two vectors, A's broadcast
 
+// The same with two 8-lane vectors a row (AVX2); more than 4 rows go through in groups of 4.
 template <int MR, typename T>
-void columns(const float *a, size_t K, const T *b, size_t ldb, size_t c0, size_t c1, float *acc) {
-    // acc: [MR][c1 - c0] floats, zeroed by the caller
+inline void micro(const float *a, size_t lda, const T *b, size_t ldb, size_t k0, size_t k1, float *acc, size_t ldacc) {
+    __m256 lo[MR], hi[MR];
+    for (int m = 0; m < MR; ++m) {
+        lo[m] = _mm256_loadu_ps(acc + m * ldacc);
+        hi[m] = _mm256_loadu_ps(acc + m * ldacc + 8);
+    }
+    constexpr size_t kAhead = 8;
+    for (size_t k = k0; k < k1; ++k) {
+        _mm_prefetch(reinterpret_cast<const char *>(b + (k + kAhead) * ldb), _MM_HINT_T0);
+        __m256 b0 = load8(b + k * ldb), b1 = load8(b + k * ldb + 8);
+        for (int m = 0; m < MR; ++m) {
+            __m256 av = _mm256_set1_ps(a[m * lda + k]);
+            lo[m] = _mm256_fmadd_ps(av, b0, lo[m]);
+            hi[m] = _mm256_fmadd_ps(av, b1, hi[m]);
+        }
+    }
+    for (int m = 0; m < MR; ++m) {
+        _mm256_storeu_ps(acc + m * ldacc, lo[m]);
+        _mm256_storeu_ps(acc + m * ldacc + 8, hi[m]);
+    }
+}
+#endif
+
+// MR for a group of `rows` rows: the next of 1, 2, 4, 8, 16 (at most kMaxMR; the extra rows are zero).
+inline int roundRows(size_t rows) { return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 ? 4 : rows <= 8 ? 8 : 16; }
+
+template <typename T>
+inline void microOf(int mr, const float *a, size_t lda, const T *b, size_t ldb, size_t k0, size_t k1, float *acc, size_t ldacc) {
+    switch (mr) {
+        case 1: micro<1>(a, lda, b, ldb, k0, k1, acc, ldacc); break;
+        case 2: micro<2>(a, lda, b, ldb, k0, k1, acc, ldacc); break;
+        case 4: micro<4>(a, lda, b, ldb, k0, k1, acc, ldacc); break;
+#ifdef __AVX512F__
+        case 8: micro<8>(a, lda, b, ldb, k0, k1, acc, ldacc); break;
+        case 16: micro<16>(a, lda, b, ldb, k0, k1, acc, ldacc); break;
+#endif
+        default: std::abort();
+    }
+}
+
+// acc[rows][c1 - c0] (zeroed by the caller; rows: M padded as widenRows pads A) += A B[:, c0 .. c1): for
+// each block of 16 rows of k, each 16-column strip, every group of kMaxMR rows in turn, so that the
+// 16 x 16 tile of B is read from memory once and reused from L1 by the groups.
+template <typename T>
+void columns(const float *a, size_t M, size_t K, const T *b, size_t ldb, size_t c0, size_t c1, float *acc) {
     constexpr size_t kKb = 16;  // rows of B per pass: their 16 streams run side by side
     size_t w = c1 - c0;
     for (size_t k0 = 0; k0 < K; k0 += kKb) {
         size_t k1 = std::min(K, k0 + kKb);
-        for (size_t c = c0; c < c1; c += 16) micro<MR>(a, K, b + c, ldb, k0, k1, acc + (c - c0), w);
+        for (size_t c = c0; c < c1; c += 16) {
+            for (size_t g0 = 0; g0 < M; g0 += kMaxMR) {
+                int mr = roundRows(std::min<size_t>(kMaxMR, M - g0));
+                microOf(mr, a + g0 * K, K, b + c, ldb, k0, k1, acc + g0 * w + (c - c0), w);
+            }
+        }
     }
 }
 
 }  // namespace
 
-bool gemvShape(size_t M, size_t N) { return M >= 1 && M <= 16 && N >= 16; }
+// float32 only while the rows fit one group: with more, the AVX2 build's groups make it compute-bound
+// and OpenBLAS is faster (this AMD EPYC, 2 threads, [M, 4096] x [4096, 4096]: M = 1 3.6-3.9 ms against
+// 4.9-5.0 through BLAS, M = 4 4.1-4.8 / 4.4-5.2, M = 8 6.2 / 5.0-5.3, M = 16 12.4 / 5.7-6.5).
+bool gemvShape(size_t M, size_t N, bool f32) { return M >= 1 && M <= (f32 ? static_cast<size_t>(kMaxMR) : 16) && N >= 16; }
 
 template <typename T>
 void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sk,
                    T *C, ptrdiff_t c_si, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
-    int mr = M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : M <= 8 ? 8 : 16;
-    const float *af = widenRows(A, a_si, a_sk, M, K, static_cast<size_t>(mr));  // rows past M zero
+    // rows in groups of kMaxMR (one group with AVX-512); A widened with zero rows up to the last group's MR
+    const size_t last0 = (M - 1) / kMaxMR * kMaxMR, rows = last0 + static_cast<size_t>(roundRows(M - last0));
+    const float *af = widenRows(A, a_si, a_sk, M, K, rows);
     size_t full = N / 16 * 16;  // the last N % 16 columns go through the scalar loop below
-    parallelFor(full / 16, K * 16 * 2, [&](size_t j0, size_t j1) {
+    parallelFor(full / 16, K * 16 * 2 * (last0 / kMaxMR + 1), [&](size_t j0, size_t j1) {
         size_t c0 = j0 * 16, c1 = j1 * 16;
         thread_local std::vector<float> acc;
-        acc.assign(static_cast<size_t>(mr) * (c1 - c0), 0.0f);
-        switch (mr) {
-            case 1: columns<1>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-            case 2: columns<2>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-            case 4: columns<4>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-            case 8: columns<8>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-            default: columns<16>(af, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data()); break;
-        }
+        acc.assign(rows * (c1 - c0), 0.0f);
+        columns(af, M, K, B, static_cast<size_t>(b_sk), c0, c1, acc.data());
         for (size_t m = 0; m < M; ++m) {
             const float *src = acc.data() + m * (c1 - c0);
             T *out = C + m * c_si + c0;
@@ -121,9 +177,9 @@ void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptr
     }
 }
 
-#else
+#else  // neither AVX-512 nor AVX2
 
-bool gemvShape(size_t, size_t) { return false; }
+bool gemvShape(size_t, size_t, bool) { return false; }
 
 template <typename T>
 void gemvRowMajorB(size_t, size_t, size_t, const T *, ptrdiff_t, ptrdiff_t, const T *, ptrdiff_t, T *, ptrdiff_t, const T *,
