@@ -1,7 +1,7 @@
 # Fifteenth session, second call (H200): SMX_STREAM=C*10+S (persistent clusters of C blocks, S bulk-copy
-# (The knobs named here were removed after the session's experiments: RESULTS.md, fifteenth session.)
 # buffers a block, SMX_T threads) against the present softmax; PA_PARTS (partitions of the paged decode)
 # over values, a process each (the plan reads it). Usage: bash benchmarks/probe/gpu_exp2_s15.sh
+# (The knobs named here were removed after the session's experiments: RESULTS.md, fifteenth session.)
 source .ci/gpu_setup.sh || exit 1
 for e in SMX_STREAM=43 SMX_STREAM=83; do
   t=$(date +%s); env $e timeout 100 python3 -m pytest -q -x test/test_ops.py -k softmax -p no:cacheprovider > $OUT/t_$e.txt 2>&1

@@ -1,7 +1,7 @@
 # Fifteenth session, third call (H200): the bulk-copy softmax (SMX_BULK=KiB a block) at every softmax set
-# (The knobs named here were removed after the session's experiments: RESULTS.md, fifteenth session.)
 # against the peers, and SMX_SUB (its part copied in sub-parts, computed as they land).
 # Usage: bash benchmarks/probe/gpu_exp3_s15.sh
+# (The knobs named here were removed after the session's experiments: RESULTS.md, fifteenth session.)
 source .ci/gpu_setup.sh || exit 1
 for e in "SMX_BULK=64 SMX_SUB=4" "SMX_BULK=64 SMX_SUB=2" "SMX_BULK=32 SMX_SUB=8"; do
   t=$(date +%s); env $e timeout 100 python3 -m pytest -q -x test/test_ops.py -k softmax -p no:cacheprovider > $OUT/tests.txt 2>&1

@@ -1,9 +1,9 @@
 # Fifteenth session, first call (H200): two experiments behind temporary knobs, their op tests, their
-# (The knobs named here were removed after the session's experiments: RESULTS.md, fifteenth session.)
 # kernel times against the present kernels, and ncu (occupancy, stalls, throughput) of both.
 # SMX_BULK=KiB: softmax lines split over a cluster with each block's part in shared memory by one bulk
 # copy. PA_STG=S: the tensor-core paged decode's keys/values through S stages of cp.async.
 # Usage: bash benchmarks/probe/gpu_exp_s15.sh
+# (The knobs named here were removed after the session's experiments: RESULTS.md, fifteenth session.)
 source .ci/gpu_setup.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee $OUT/gpu.txt
 for kv in SMX_BULK=32:softmax SMX_BULK=64:softmax PA_STG=2:paged_attention_decode PA_STG=3:paged_attention_decode; do
