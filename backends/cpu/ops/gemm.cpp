@@ -37,6 +37,28 @@ SgemmFn loadSgemm(std::string *why) {
     return fn;
 }
 
+// Where a batched gemm's matrices start (element strides between batches) and whether c_in is read.
+struct BatchPlace {
+    size_t batch;
+    ptrdiff_t c, a, b, cin;
+    bool read_cin;  // c_in given and beta != 0 (else f gets nullptr and c_in is never read)
+};
+
+// The kernel that calls f(c, a, b, c_in) on each batch's matrices (data: c, a, b, c_in).
+template <typename T, typename F>
+Kernel perBatch(const BatchPlace &at, F f) {
+    return [at, f](void *const *data) {
+        auto *pc = static_cast<T *>(data[0]);
+        const auto *pa = static_cast<const T *>(data[1]);
+        const auto *pb = static_cast<const T *>(data[2]);
+        const auto *pi = at.read_cin ? static_cast<const T *>(data[3]) : nullptr;
+        for (size_t q = 0; q < at.batch; ++q) {
+            auto off = static_cast<ptrdiff_t>(q);
+            f(pc + off * at.c, pa + off * at.a, pb + off * at.b, pi ? pi + off * at.cin : nullptr);
+        }
+    };
+}
+
 // How BLAS sees one matrix of a [.., rows, cols] tensor: row-major with leading dimension ld, or
 // its transpose; `ok` is false when neither dimension has stride 1.
 struct BlasView {
@@ -126,6 +148,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     }
     ptrdiff_t bsa = nd == 3 ? a.strides[0] : 0, bsb = nd == 3 ? b.strides[0] : 0, bsc = nd == 3 ? c.strides[0] : 0;
     ptrdiff_t bsi = has_cin && nd == 3 ? cin.strides[0] : 0;
+    const BatchPlace place{batch, bsc, bsa, bsb, bsi, has_cin && beta != 0.0f};
     int ldc = static_cast<int>(std::max<ptrdiff_t>(c.strides[nd - 2], std::max<size_t>(N, 1)));
     bool amx = a.dtype == INFINI_DTYPE_BF16 && amxAvailable();
     if (!amx && b.strides[nd - 1] == 1 && gemvShape(M, N, f32) && K > 0 && c.strides[nd - 1] == 1) {
@@ -134,17 +157,9 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
         ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
         return dispatchFloat(a.dtype, op, [&](auto t) {
             using T = decltype(t);
-            *k = [=](void *const *data) {
-                auto *pc = static_cast<T *>(data[0]);
-                const auto *pa = static_cast<const T *>(data[1]);
-                const auto *pb = static_cast<const T *>(data[2]);
-                const auto *pi = has_cin && beta != 0.0f ? static_cast<const T *>(data[3]) : nullptr;
-                for (size_t q = 0; q < batch; ++q) {
-                    gemvRowMajorB<T>(M, N, K, pa + static_cast<ptrdiff_t>(q) * bsa, am, ak, pb + static_cast<ptrdiff_t>(q) * bsb,
-                                     bk, pc + static_cast<ptrdiff_t>(q) * bsc, cm,
-                                     pi ? pi + static_cast<ptrdiff_t>(q) * bsi : nullptr, im, in, alpha, beta);
-                }
-            };
+            *k = perBatch<T>(place, [=](T *qc, const T *qa, const T *qb, const T *qi) {
+                gemvRowMajorB<T>(M, N, K, qa, am, ak, qb, bk, qc, cm, qi, im, in, alpha, beta);
+            });
         });
     }
     if (!amx && !f32 && b.strides[nd - 2] == 1 && gemvDotShape(M) && N > 0) {
@@ -155,17 +170,9 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
         return dispatchFloat(a.dtype, op, [&](auto t) {
             using T = decltype(t);
             if constexpr (!std::is_same_v<T, float>) {
-                *k = [=](void *const *data) {
-                    auto *pc = static_cast<T *>(data[0]);
-                    const auto *pa = static_cast<const T *>(data[1]);
-                    const auto *pb = static_cast<const T *>(data[2]);
-                    const auto *pi = has_cin && beta != 0.0f ? static_cast<const T *>(data[3]) : nullptr;
-                    for (size_t q = 0; q < batch; ++q) {
-                        gemvDotB<T>(M, N, K, pa + static_cast<ptrdiff_t>(q) * bsa, am, ak, pb + static_cast<ptrdiff_t>(q) * bsb,
-                                    bn, pc + static_cast<ptrdiff_t>(q) * bsc, cm, cn,
-                                    pi ? pi + static_cast<ptrdiff_t>(q) * bsi : nullptr, im, in, alpha, beta);
-                    }
-                };
+                *k = perBatch<T>(place, [=](T *qc, const T *qa, const T *qb, const T *qi) {
+                    gemvDotB<T>(M, N, K, qa, am, ak, qb, bn, qc, cm, cn, qi, im, in, alpha, beta);
+                });
             }
         });
     }
@@ -176,22 +183,13 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
         ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
         ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
         bool swap = bk == 1 && (ak != 1 || N > M);
-        *k = [=](void *const *data) {
-            auto *pc = static_cast<bf16 *>(data[0]);
-            const auto *pa = static_cast<const bf16 *>(data[1]);
-            const auto *pb = static_cast<const bf16 *>(data[2]);
-            const auto *pi = has_cin && beta != 0.0f ? static_cast<const bf16 *>(data[3]) : nullptr;
-            for (size_t q = 0; q < batch; ++q) {
-                const bf16 *qa = pa + static_cast<ptrdiff_t>(q) * bsa, *qb = pb + static_cast<ptrdiff_t>(q) * bsb;
-                const bf16 *qi = pi ? pi + static_cast<ptrdiff_t>(q) * bsi : nullptr;
-                bf16 *qc = pc + static_cast<ptrdiff_t>(q) * bsc;
-                if (swap) {
-                    amxGemmBf16(N, M, K, qb, bn, bk, qa, ak, am, qc, cn, cm, qi, in, im, alpha, beta);
-                } else {
-                    amxGemmBf16(M, N, K, qa, am, ak, qb, bk, bn, qc, cm, cn, qi, im, in, alpha, beta);
-                }
+        *k = perBatch<bf16>(place, [=](bf16 *qc, const bf16 *qa, const bf16 *qb, const bf16 *qi) {
+            if (swap) {
+                amxGemmBf16(N, M, K, qb, bn, bk, qa, ak, am, qc, cn, cm, qi, in, im, alpha, beta);
+            } else {
+                amxGemmBf16(M, N, K, qa, am, ak, qb, bk, bn, qc, cm, cn, qi, im, in, alpha, beta);
             }
-        };
+        });
         return INFINI_STATUS_SUCCESS;
     }
     return dispatchFloat(a.dtype, op, [&](auto t) {

@@ -217,6 +217,27 @@ __device__ __forceinline__ void clusterArriveRelaxed() { asm volatile("barrier.c
 __device__ __forceinline__ void clusterArrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void clusterWait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 
+// The line's (max, sum) from each of the cluster's C blocks' (m, s) (this block: `rank`), into m and s.
+// Every block writes its pair into slot `rank` of every block's `slots` (C entries), then one cluster
+// barrier; each reads its own copy, so no block reads another's memory after the barrier and none has
+// to wait at the end for the others before it leaves (one barrier, not two). The kernel arrived
+// (clusterArriveRelaxed) when it started: the first wait here means every block of the cluster runs.
+__device__ __forceinline__ void clusterMaxSum(float &m, float &s, float2 *slots, int C, int rank) {
+    namespace cg = cooperative_groups;
+    cg::cluster_group cl = cg::this_cluster();
+    clusterWait();
+    if (static_cast<int>(threadIdx.x) < C) cl.map_shared_rank(slots, static_cast<int>(threadIdx.x))[rank] = make_float2(m, s);
+    clusterArrive();
+    clusterWait();
+    float gm = -INFINITY, gs = 0.0f;
+    for (int r = 0; r < C; ++r) gm = fmaxf(gm, slots[r].x);
+    for (int r = 0; r < C; ++r) {
+        if (slots[r].x != -INFINITY) gs += slots[r].y * __expf(slots[r].x - gm);
+    }
+    m = gm;
+    s = gs;
+}
+
 // A running max over pieces as stored: bf16 and fp16 pairs by the packed max (two elements an
 // instruction, no conversion), floats one by one. NaN as fmaxf: the other operand.
 __device__ __forceinline__ void maxInto(__nv_bfloat162 &acc, const Vec<__nv_bfloat16, 8> &p) {
@@ -295,23 +316,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
         }
     }
     blockMaxSum(m, s, smem);
-    if constexpr (CLUSTER) {
-        // Every block writes its (max, sum) into slot `rank` of every block's slots, then one cluster
-        // barrier; each reads its own copy, so no block reads another's memory after the barrier and
-        // none has to wait at the end for the others before it leaves (one barrier, not two).
-        cg::cluster_group cl = cg::this_cluster();
-        clusterWait();
-        if (static_cast<int>(threadIdx.x) < C) cl.map_shared_rank(slots, static_cast<int>(threadIdx.x))[rank] = make_float2(m, s);
-        clusterArrive();
-        clusterWait();
-        float gm = -INFINITY, gs = 0.0f;
-        for (int r = 0; r < C; ++r) gm = fmaxf(gm, slots[r].x);
-        for (int r = 0; r < C; ++r) {
-            if (slots[r].x != -INFINITY) gs += slots[r].y * __expf(slots[r].x - gm);
-        }
-        m = gm;
-        s = gs;
-    }
+    if constexpr (CLUSTER) clusterMaxSum(m, s, slots, C, rank);
     if (CAUSAL && m == -INFINITY) {  // the live elements are all -inf
 #pragma unroll
         for (int i = 0; i < kClusterVecs; ++i) {
@@ -400,20 +405,7 @@ __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T 
         chunk[v - vbeg] = piece;
     }
     s = blockSum(s, smem);
-    {
-        cg::cluster_group cl = cg::this_cluster();
-        clusterWait();
-        if (tid < C) cl.map_shared_rank(slots, tid)[rank] = make_float2(m, s);
-        clusterArrive();
-        clusterWait();
-        float gm = -INFINITY, gs = 0.0f;
-        for (int r = 0; r < C; ++r) gm = fmaxf(gm, slots[r].x);
-        for (int r = 0; r < C; ++r) {
-            if (slots[r].x != -INFINITY) gs += slots[r].y * __expf(slots[r].x - gm);
-        }
-        m = gm;
-        s = gs;
-    }
+    clusterMaxSum(m, s, slots, C, rank);
     if (CAUSAL && m == -INFINITY) {
         for (int v = vbeg + tid; v < vend; v += step) nanPiece<T, N>(reinterpret_cast<T *>(yr + v), v * N, limit);
         return;
