@@ -36,6 +36,7 @@ struct AttnParams {
     int parts, part_len, gc;  // partitions, tokens per partition, heads per pass
     int hpasses;              // decode fast path: blocks per kv head (G query heads each)
     int block_shift;          // decode fast path: log2(block_size), or -1
+    int pf;                   // decode fast path: L2 prefetch distance in a warp's steps (0: none)
     int op;
 };
 
@@ -407,6 +408,18 @@ bool alignedRows(std::initializer_list<long long> strides, int vec) {
 // the warps merge through shared memory (log-sum-exp), into the output or into the partition's slot.
 constexpr int kDecWarps = 4;
 
+// Asks the L2 to fetch rows [row, row + n) of one kv head's part of paged block id (keys or values)
+// ahead of the loads that read them: one bulk prefetch by one lane, no registers held (sm_90).
+template <typename T>
+__device__ __forceinline__ void prefetchRows(const T *head_base, long long id, long long s0, long long s2, int row, int n,
+                                             int d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const T *a = head_base + id * s0 + row * s2;
+    unsigned bytes = static_cast<unsigned>(((n - 1) * s2 + d) * static_cast<long long>(sizeof(T)));
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"(bytes) : "memory");
+#endif
+}
+
 // A decode block's place (grid: parts, kv_heads * hpasses, rows; R query heads a block): partition,
 // sequence, kv head, its first query head and how many it takes, and the sequence's length as
 // rowMeta checks it (a bad one reported once, by the first block of the sequence, and taken as 0).
@@ -537,6 +550,26 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
         }
     };
     if (t0 + warp * S < t1) readIds(t0 + warp * S, blk);
+    // L2 prefetch of the step p.pf steps ahead: lane j < 2 NC takes chunk j / 2 (CR tokens, within one
+    // block) of its keys (j even) or values; the chunk's block id is read a step before it is used
+    constexpr int CR = S < 8 ? S : 8, NC = S / CR;
+    const int PF = p.pf;
+    auto pfRead = [&](long long s) -> long long {
+        long long t = s + (lane >> 1) * CR;
+        long long x = lane < 2 * NC && t < t1 ? readIndex(bt, p.bt64, bt_row + (t >> shift) * p.bt_s1) : -1;
+        return x >= 0 && x < p.num_blocks ? x : -1;
+    };
+    auto pfIssue = [&](long long s, long long id) {
+        if (id < 0) return;
+        int row = static_cast<int>((s + (lane >> 1) * CR) & (bs - 1));
+        if (lane & 1) prefetchRows(vc + g * p.v_s1, id, p.v_s0, p.v_s2, row, CR, D);
+        else prefetchRows(kc + g * p.k_s1, id, p.k_s0, p.k_s2, row, CR, D);
+    };
+    long long pfid = -1;
+    if (PF > 0) {
+        for (int k = 1; k < PF; ++k) pfIssue(t0 + warp * S + k * kDecWarps * S, pfRead(t0 + warp * S + k * kDecWarps * S));
+        pfid = pfRead(t0 + warp * S + PF * kDecWarps * S);
+    }
     for (long long s0 = t0 + warp * S; s0 < t1; s0 += kDecWarps * S) {
         Vec<T, 8> kr[L], vr[L];
         bool ok[L];
@@ -566,6 +599,10 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
             }
         }
         if (s0 + kDecWarps * S < t1) readIds(s0 + kDecWarps * S, blk_next);
+        if (PF > 0) {
+            pfIssue(s0 + PF * kDecWarps * S, pfid);
+            pfid = pfRead(s0 + (PF + 1) * kDecWarps * S);
+        }
         float sc[G][L];
 #pragma unroll
         for (int i = 0; i < L; ++i) {
@@ -738,6 +775,25 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
     };
     int ida = 0, idb = 0, na = 0, nb = 0;
     if (t0 + warp * 16 < t1) readIds(t0 + warp * 16, ida, idb);
+    // L2 prefetch of the step p.pf steps ahead: lanes 0-3 each take one 8-token tile (lane & 1) of its
+    // keys or values (lane & 2); the tile's block id is read a step before it is used
+    const int PF = p.pf;
+    auto pfRead = [&](int s) -> int {
+        int t = s + 8 * (lane & 1);
+        long long x = lane < 4 && t < t1 ? readIndex(bt, p.bt64, bt_row + (t >> shift) * p.bt_s1) : -1;
+        return x >= 0 && x < nblocks ? static_cast<int>(x) : -1;
+    };
+    auto pfIssue = [&](int s, int id) {
+        if (id < 0) return;
+        int row = (s + 8 * (lane & 1)) & bmask;
+        if (lane & 2) prefetchRows(vbase, id, p.v_s0, p.v_s2, row, 8, D);
+        else prefetchRows(kbase, id, p.k_s0, p.k_s2, row, 8, D);
+    };
+    int pfid = -1;
+    if (PF > 0) {
+        for (int k = 1; k < PF; ++k) pfIssue(t0 + warp * 16 + k * kDecWarps * 16, pfRead(t0 + warp * 16 + k * kDecWarps * 16));
+        pfid = pfRead(t0 + warp * 16 + PF * kDecWarps * 16);
+    }
     for (int s0 = t0 + warp * 16; s0 < t1; s0 += kDecWarps * 16) {
         bool bada = ida < 0, badb = idb < 0;
         // keys: tokens s0 + g (tile 0) and s0 + 8 + g (tile 1); values: tokens 2c, 2c+1 (block a), 2c+8, 2c+9 (b)
@@ -759,6 +815,10 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
             for (int i = 0; i < VP; ++i) vr[u][i] = ok ? loadKV<NA>(row + 64 * i) : make_uint4(0, 0, 0, 0);
         }
         if (s0 + kDecWarps * 16 < t1) readIds(s0 + kDecWarps * 16, na, nb);
+        if (PF > 0) {
+            pfIssue(s0 + PF * kDecWarps * 16, pfid);
+            pfid = pfRead(s0 + (PF + 1) * kDecWarps * 16);
+        }
         float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
 #pragma unroll
         for (int tile = 0; tile < 2; ++tile) {
@@ -866,8 +926,16 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // 207.2, MHA 732 -> 748). Else combineKernel merges them.
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
     made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
-    auto launch = [p, G, tc, cl, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    auto launch = [p0 = p, S, G, tc, cl, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
+        AttnParams p = p0;
+        {
+            const char *e = getenv("PA_PF");  // temporary knob (experiment)
+            p.pf = e ? atoi(e) : 0;
+            // prefetch chunks of min(8, S) tokens must each lie in one block
+            long long cr = std::min(8LL, S);
+            if (p.block_shift < 0 || p.block_size < cr) p.pf = 0;
+        }
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
         const T *kc = static_cast<const T *>(a.data[2]);
