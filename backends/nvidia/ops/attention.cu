@@ -36,7 +36,6 @@ struct AttnParams {
     int parts, part_len, gc;  // partitions, tokens per partition, heads per pass
     int hpasses;              // decode fast path: blocks per kv head (G query heads each)
     int block_shift;          // decode fast path: log2(block_size), or -1
-    int pf;                   // decode fast path: L2 prefetch distance in a warp's steps (0: none)
     int op;
 };
 
@@ -408,18 +407,6 @@ bool alignedRows(std::initializer_list<long long> strides, int vec) {
 // the warps merge through shared memory (log-sum-exp), into the output or into the partition's slot.
 constexpr int kDecWarps = 4;
 
-// Asks the L2 to fetch rows [row, row + n) of one kv head's part of paged block id (keys or values)
-// ahead of the loads that read them: one bulk prefetch by one lane, no registers held (sm_90).
-template <typename T>
-__device__ __forceinline__ void prefetchRows(const T *head_base, long long id, long long s0, long long s2, int row, int n,
-                                             int d) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const T *a = head_base + id * s0 + row * s2;
-    unsigned bytes = static_cast<unsigned>(((n - 1) * s2 + d) * static_cast<long long>(sizeof(T)));
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"(bytes) : "memory");
-#endif
-}
-
 // A decode block's place (grid: parts, kv_heads * hpasses, rows; R query heads a block): partition,
 // sequence, kv head, its first query head and how many it takes, and the sequence's length as
 // rowMeta checks it (a bad one reported once, by the first block of the sequence, and taken as 0).
@@ -550,26 +537,6 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
         }
     };
     if (t0 + warp * S < t1) readIds(t0 + warp * S, blk);
-    // L2 prefetch of the step p.pf steps ahead: lane j < 2 NC takes chunk j / 2 (CR tokens, within one
-    // block) of its keys (j even) or values; the chunk's block id is read a step before it is used
-    constexpr int CR = S < 8 ? S : 8, NC = S / CR;
-    const int PF = p.pf;
-    auto pfRead = [&](long long s) -> long long {
-        long long t = s + (lane >> 1) * CR;
-        long long x = lane < 2 * NC && t < t1 ? readIndex(bt, p.bt64, bt_row + (t >> shift) * p.bt_s1) : -1;
-        return x >= 0 && x < p.num_blocks ? x : -1;
-    };
-    auto pfIssue = [&](long long s, long long id) {
-        if (id < 0) return;
-        int row = static_cast<int>((s + (lane >> 1) * CR) & (bs - 1));
-        if (lane & 1) prefetchRows(vc + g * p.v_s1, id, p.v_s0, p.v_s2, row, CR, D);
-        else prefetchRows(kc + g * p.k_s1, id, p.k_s0, p.k_s2, row, CR, D);
-    };
-    long long pfid = -1;
-    if (PF > 0) {
-        for (int k = 1; k < PF; ++k) pfIssue(t0 + warp * S + k * kDecWarps * S, pfRead(t0 + warp * S + k * kDecWarps * S));
-        pfid = pfRead(t0 + warp * S + PF * kDecWarps * S);
-    }
     for (long long s0 = t0 + warp * S; s0 < t1; s0 += kDecWarps * S) {
         Vec<T, 8> kr[L], vr[L];
         bool ok[L];
@@ -599,10 +566,6 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
             }
         }
         if (s0 + kDecWarps * S < t1) readIds(s0 + kDecWarps * S, blk_next);
-        if (PF > 0) {
-            pfIssue(s0 + PF * kDecWarps * S, pfid);
-            pfid = pfRead(s0 + (PF + 1) * kDecWarps * S);
-        }
         float sc[G][L];
 #pragma unroll
         for (int i = 0; i < L; ++i) {
@@ -775,25 +738,6 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
     };
     int ida = 0, idb = 0, na = 0, nb = 0;
     if (t0 + warp * 16 < t1) readIds(t0 + warp * 16, ida, idb);
-    // L2 prefetch of the step p.pf steps ahead: lanes 0-3 each take one 8-token tile (lane & 1) of its
-    // keys or values (lane & 2); the tile's block id is read a step before it is used
-    const int PF = p.pf;
-    auto pfRead = [&](int s) -> int {
-        int t = s + 8 * (lane & 1);
-        long long x = lane < 4 && t < t1 ? readIndex(bt, p.bt64, bt_row + (t >> shift) * p.bt_s1) : -1;
-        return x >= 0 && x < nblocks ? static_cast<int>(x) : -1;
-    };
-    auto pfIssue = [&](int s, int id) {
-        if (id < 0) return;
-        int row = (s + 8 * (lane & 1)) & bmask;
-        if (lane & 2) prefetchRows(vbase, id, p.v_s0, p.v_s2, row, 8, D);
-        else prefetchRows(kbase, id, p.k_s0, p.k_s2, row, 8, D);
-    };
-    int pfid = -1;
-    if (PF > 0) {
-        for (int k = 1; k < PF; ++k) pfIssue(t0 + warp * 16 + k * kDecWarps * 16, pfRead(t0 + warp * 16 + k * kDecWarps * 16));
-        pfid = pfRead(t0 + warp * 16 + PF * kDecWarps * 16);
-    }
     for (int s0 = t0 + warp * 16; s0 < t1; s0 += kDecWarps * 16) {
         bool bada = ida < 0, badb = idb < 0;
         // keys: tokens s0 + g (tile 0) and s0 + 8 + g (tile 1); values: tokens 2c, 2c+1 (block a), 2c+8, 2c+9 (b)
@@ -815,10 +759,6 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
             for (int i = 0; i < VP; ++i) vr[u][i] = ok ? loadKV<NA>(row + 64 * i) : make_uint4(0, 0, 0, 0);
         }
         if (s0 + kDecWarps * 16 < t1) readIds(s0 + kDecWarps * 16, na, nb);
-        if (PF > 0) {
-            pfIssue(s0 + PF * kDecWarps * 16, pfid);
-            pfid = pfRead(s0 + (PF + 1) * kDecWarps * 16);
-        }
         float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
 #pragma unroll
         for (int tile = 0; tile < 2; ++tile) {
@@ -888,6 +828,186 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
 #endif
 }
 
+// ---- the same, keys and values through shared memory by bulk copies ----
+// decodeTcKernel's split, fragments and math, but each warp brings its steps' 16 key rows and 16 value
+// rows into a ring of NS slots of shared memory (a lane a row: lanes 0-15 copy the keys, 16-31 the values
+// of token s0 + lane % 16, each one bulk copy counted by the slot's mbarrier), NS steps ahead of the one
+// it computes: its registers hold no data in flight, and a row's block id is read a step before its copy
+// is issued. Rows are D * sizeof(T) + 16 bytes apart, so that the value fragments of a quarter-warp (4
+// tokens) fall on distinct banks. A value row that is not copied (past the sequence's end, or a bad
+// block id) is zeroed (its probability is 0, and 0 times stale bits may be NaN); key rows need not be:
+// their scores are replaced. The ring is reused for the warps' merge.
+template <typename T, int D>
+constexpr int kBulkPitch = D * static_cast<int>(sizeof(T)) + 16;
+
+template <typename T, int D, int NS>
+constexpr int kBulkRing = kDecWarps * NS * 32 * kBulkPitch<T, D>;
+
+template <typename T, int D, bool CL, int NS>
+__global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+                                                                  const void *bt, const void *lens, float *part_out,
+                                                                  float *part_ml, DeviceError *err) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int KP = D / 32, NT = D / 8, VP = NT / 8, PITCH = kBulkPitch<T, D>, SLOT = 32 * PITCH;
+    constexpr int ROW = D * static_cast<int>(sizeof(T));
+    static_assert(kDecWarps * kTcRows * D * 4 <= kBulkRing<T, D, NS>, "the merge's sums fit in the ring");
+    extern __shared__ __align__(128) unsigned char ring[];
+    __shared__ __align__(8) unsigned long long full[kDecWarps][NS];
+    __shared__ unsigned valid[kDecWarps][NS];  // the slot's tokens whose rows came in (bit r: token s0 + r)
+    __shared__ uint4 sm_q[KP][32];
+    __shared__ float sm_ml[kDecWarps][kTcRows][2];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+    const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
+    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0, n = at.n;
+    const int hc = at.hc;
+    const int t0 = static_cast<int>(part * p.part_len), t1 = static_cast<int>(min(n, static_cast<long long>(t0) + p.part_len));
+    if (warp == 0) {
+#pragma unroll
+        for (int jj = 0; jj < KP; ++jj) {
+            uint4 w = make_uint4(0, 0, 0, 0);
+            if (g < hc) w = *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c);
+            sm_q[jj][lane] = w;
+        }
+    }
+    if (lane == 0) {
+#pragma unroll
+        for (int k = 0; k < NS; ++k) mbarInit(smemAddr(&full[warp][k]));
+    }
+    __syncthreads();
+    unsigned char *wring = ring + warp * NS * SLOT;
+    const bool isv = lane >= 16;
+    const int r = lane % 16;
+    const T *src_base = isv ? vc + kvh * p.v_s1 : kc + kvh * p.k_s1;
+    const long long src_s0 = isv ? p.v_s0 : p.k_s0, src_s2 = isv ? p.v_s2 : p.k_s2;
+    const int bs = static_cast<int>(p.block_size), shift = p.block_shift;
+    const long long bt_row = seq * p.bt_s0;
+    // the block id of the lane's token of step s: -1 past the end, -2 when bad (reported by the key lane)
+    auto idOf = [&](int s) -> long long {
+        int t = s + r;
+        if (t >= t1) return -1;
+        int pg = shift >= 0 ? t >> shift : t / bs;
+        long long x = readIndex(bt, p.bt64, bt_row + pg * p.bt_s1);
+        if (x < 0 || x >= p.num_blocks) {
+            if (!isv) reportError(err, kErrIndex, p.op, kArgBlockTables, x, p.num_blocks);
+            return -2;
+        }
+        return x;
+    };
+    // step s's rows into slot k (the whole warp calls it)
+    auto issue = [&](int s, long long id, int k) {
+        const unsigned ok = __ballot_sync(0xffffffffu, id >= 0);
+        const uint32_t bar = smemAddr(&full[warp][k]);
+        unsigned char *row = wring + k * SLOT + lane * PITCH;
+        if (lane == 0) {
+            valid[warp][k] = ok & 0xffffu;
+            mbarExpect(bar, __popc(ok) * ROW);
+        }
+        if (id >= 0) {
+            int t = s + r;
+            int within = shift >= 0 ? t & (bs - 1) : t % bs;
+            bulkLoad(smemAddr(row), src_base + id * src_s0 + within * src_s2, ROW, bar);
+        } else if (isv) {
+#pragma unroll
+            for (int i = 0; i < ROW / 16; ++i) reinterpret_cast<uint4 *>(row)[i] = make_uint4(0, 0, 0, 0);
+            fenceToBulk();
+        }
+    };
+    float acc[NT][2];
+#pragma unroll
+    for (int i = 0; i < NT; ++i) acc[i][0] = acc[i][1] = 0.0f;
+    float m = -INFINITY, l = 0.0f;
+    const int first = t0 + warp * 16, stride = kDecWarps * 16;
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+        if (first + k * stride < t1) issue(first + k * stride, idOf(first + k * stride), k);
+    }
+    long long pend = idOf(first + NS * stride);
+    int it = 0;
+    for (int s0 = first; s0 < t1; s0 += stride, ++it) {
+        const int k = it % NS;
+        mbarWait(smemAddr(&full[warp][k]), static_cast<uint32_t>((it / NS) & 1));
+        const unsigned char *ks = wring + k * SLOT, *vs = ks + 16 * PITCH;
+        const unsigned vm = valid[warp][k];
+        float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
+#pragma unroll
+        for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+            for (int jj = 0; jj < KP; ++jj) {
+                uint4 kw = *reinterpret_cast<const uint4 *>(ks + (tile * 8 + g) * PITCH + (32 * jj + 8 * c) * sizeof(T));
+                uint4 qw = sm_q[jj][lane];
+                mma16816<T>(sc[tile], qw.x, qw.y, kw.x, kw.y);
+                mma16816<T>(sc[tile], qw.z, qw.w, kw.z, kw.w);
+            }
+        }
+        float mx = -INFINITY;
+#pragma unroll
+        for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                bool ok = (vm >> (tile * 8 + 2 * c + e)) & 1u;
+                sc[tile][e] = ok ? sc[tile][e] * p.scale : -INFINITY;
+                mx = fmaxf(mx, sc[tile][e]);
+            }
+        }
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        float mn = fmaxf(m, mx);
+        float alpha = mn == -INFINITY ? 1.0f : __expf(m - mn);  // 0 when m was -inf
+        float pr[2][2];
+#pragma unroll
+        for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) pr[tile][e] = mn == -INFINITY ? 0.0f : __expf(sc[tile][e] - mn);
+        }
+        m = mn;
+        l = l * alpha + (pr[0][0] + pr[0][1] + pr[1][0] + pr[1][1]);
+        uint32_t pa0 = packPair<T>(pr[0][0], pr[0][1]), pa2 = packPair<T>(pr[1][0], pr[1][1]);
+        uint4 vr[4][VP];  // tokens 2c, 2c+1, 2c+8, 2c+9 at d = 64 i + 8 g
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+#pragma unroll
+            for (int i = 0; i < VP; ++i) {
+                vr[u][i] = *reinterpret_cast<const uint4 *>(vs + ((u >> 1) * 8 + 2 * c + (u & 1)) * PITCH + (64 * i + 8 * g) * sizeof(T));
+            }
+        }
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) {
+            acc[nt][0] *= alpha;
+            acc[nt][1] *= alpha;
+            const uint32_t *w0 = reinterpret_cast<const uint32_t *>(&vr[0][nt / 8]);
+            const uint32_t *w1 = reinterpret_cast<const uint32_t *>(&vr[1][nt / 8]);
+            const uint32_t *w2 = reinterpret_cast<const uint32_t *>(&vr[2][nt / 8]);
+            const uint32_t *w3 = reinterpret_cast<const uint32_t *>(&vr[3][nt / 8]);
+            const unsigned sel = (nt & 1) ? 0x7632u : 0x5410u;
+            uint32_t b0 = __byte_perm(w0[(nt % 8) / 2], w1[(nt % 8) / 2], sel);
+            uint32_t b1 = __byte_perm(w2[(nt % 8) / 2], w3[(nt % 8) / 2], sel);
+            mma16816<T>(acc[nt], pa0, pa2, b0, b1);
+        }
+        __syncwarp();  // every lane has read the slot
+        const int sn = s0 + NS * stride;
+        if (sn < t1) issue(sn, pend, k);
+        pend = idOf(sn + stride);
+    }
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    __syncthreads();  // every warp is done with the ring: it takes the merge's sums
+    auto &sm_acc = *reinterpret_cast<float (*)[kDecWarps][kTcRows][D]>(ring);
+    if (g < hc) {
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) {
+            sm_acc[warp][g][vDim(nt, 2 * c)] = acc[nt][0];
+            sm_acc[warp][g][vDim(nt, 2 * c + 1)] = acc[nt][1];
+        }
+        if (c == 0) {
+            sm_ml[warp][g][0] = m;
+            sm_ml[warp][g][1] = l;
+        }
+    }
+    __syncthreads();
+    mergeWarps<T, D, kTcRows, CL>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
+#endif
+}
+
 template <typename T>
 struct TypeTag {
     using type = T;
@@ -926,16 +1046,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // 207.2, MHA 732 -> 748). Else combineKernel merges them.
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
     made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
-    auto launch = [p0 = p, S, G, tc, cl, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    auto launch = [p, G, tc, cl, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
-        AttnParams p = p0;
-        {
-            const char *e = getenv("PA_PF");  // temporary knob (experiment)
-            p.pf = e ? atoi(e) : 0;
-            // prefetch chunks of min(8, S) tokens must each lie in one block
-            long long cr = std::min(8LL, S);
-            if (p.block_shift < 0 || p.block_size < cr) p.pf = 0;
-        }
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
         const T *kc = static_cast<const T *>(a.data[2]);
@@ -960,8 +1072,25 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             attr[0].val.clusterDim.z = 1;
             cfg.attrs = attr;
             cfg.numAttrs = cl ? 1 : 0;
-            auto kern = cl ? decodeTcKernel<T, DD, true, true> : little ? decodeTcKernel<T, DD, false, true> : decodeTcKernel<T, DD, false, false>;
-            cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
+            const char *e = getenv("PA_BULK");  // temporary knob (experiment): ring slots, 0 = registers
+            int ns = e ? atoi(e) : 0;
+            auto bulk = [&](auto stag) {
+                constexpr int NS = decltype(stag)::value;
+                constexpr int bytes = kBulkRing<T, DD, NS>;
+                static const bool ok = cudaFuncSetAttribute(decodeBulkKernel<T, DD, true, NS>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess &&
+                                       cudaFuncSetAttribute(decodeBulkKernel<T, DD, false, NS>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess;
+                (void)ok;
+                cfg.dynamicSmemBytes = bytes;
+                auto kern = cl ? decodeBulkKernel<T, DD, true, NS> : decodeBulkKernel<T, DD, false, NS>;
+                cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
+            };
+            if (ns == 2) bulk(std::integral_constant<int, 2>{});
+            else if (ns == 3) bulk(std::integral_constant<int, 3>{});
+            else if (ns == 4) bulk(std::integral_constant<int, 4>{});
+            else {
+                auto kern = cl ? decodeTcKernel<T, DD, true, true> : little ? decodeTcKernel<T, DD, false, true> : decodeTcKernel<T, DD, false, false>;
+                cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
+            }
         };
         auto go = [&](auto dtag, auto gtag) {
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;

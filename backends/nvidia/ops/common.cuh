@@ -283,6 +283,53 @@ __device__ __forceinline__ void reportError(DeviceError *e, int kind, int op, in
     }
 }
 
+// ---- bulk copies into shared memory (the TMA unit, sm_90), an mbarrier counting the bytes in ----
+__device__ __forceinline__ uint32_t smemAddr(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+
+// An mbarrier of one arrival a phase (the thread that announces the phase's bytes).
+__device__ __forceinline__ void mbarInit(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+// The arrival of the barrier's phase, announcing that `bytes` will come in by bulk copies.
+__device__ __forceinline__ void mbarExpect(uint32_t bar, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+#endif
+}
+
+// Copies `bytes` (a multiple of 16; both ends 16-byte aligned) from global src to shared dst, counted by bar.
+__device__ __forceinline__ void bulkLoad(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst), "l"(src),
+                 "r"(bytes), "r"(bar)
+                 : "memory");
+#endif
+}
+
+// Waits for the barrier's phase of the given parity to complete (its bytes are then visible).
+__device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n\t.reg .pred done;\n"
+        "WAIT_%=:\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+        "@!done bra WAIT_%=;\n}" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+#endif
+}
+
+// Orders this thread's ordinary writes to shared memory before later bulk copies into the same bytes.
+__device__ __forceinline__ void fenceToBulk() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
 // Whether the GPUs here launch clusters (compute capability 9.0 or newer); asked once.
 inline bool clustersAvailable() {
     static const bool ok = [] {

@@ -342,8 +342,6 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
 // in place (one exp an element), the cluster's (max, sum) as in softmaxPackedKernel, and the scaled write.
 constexpr int kBulkThreads = 256, kBulkPartBytes = 64 * 1024;
 
-__device__ __forceinline__ uint32_t smemAddr(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-
 template <typename T, bool CAUSAL>
 __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T *x, int n, Dims dy, Dims dx, long long causal_q, int C,
                                                          int per) {
@@ -367,24 +365,14 @@ __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T 
     const int cnt = max(0, vlive - vbeg);
     const uint32_t b = smemAddr(&bar);
     if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        mbarInit(b);
         if (cnt > 0) {  // one arrival (this one) plus cnt * 16 bytes complete the barrier's phase 0
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(cnt * 16) : "memory");
-            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smemAddr(chunk)),
-                         "l"(xr + vbeg), "r"(cnt * 16), "r"(b)
-                         : "memory");
+            mbarExpect(b, cnt * 16);
+            bulkLoad(smemAddr(chunk), xr + vbeg, cnt * 16, b);
         }
     }
     __syncthreads();  // (the barrier is initialized before anyone waits on it)
-    if (cnt > 0) {
-        asm volatile(
-            "{\n\t.reg .pred done;\n"
-            "WAIT_%=:\n\t"
-            "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n\t"
-            "@!done bra WAIT_%=;\n}" ::"r"(b)
-            : "memory");
-    }
+    if (cnt > 0) mbarWait(b, 0);
     const int tid = static_cast<int>(threadIdx.x), step = static_cast<int>(blockDim.x);
     float m = -INFINITY;
     if constexpr (CAUSAL) {
