@@ -1021,7 +1021,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     if (p.rows > 65535 || p.rows == 0 || p.max_tokens > (1LL << 30) || p.block_size <= 0) return false;
     p.block_shift = (p.block_size & (p.block_size - 1)) == 0 ? __builtin_ctzll(p.block_size) : -1;
     // 4+ query heads per kv head: the tensor-core kernel, 8 heads a block
-    bool tc = !has_alibi && p.num_blocks < (1LL << 31) && p.group >= 4 && (p.d == 64 || p.d == 128) && p.block_shift >= 3;
+    bool tc = !has_alibi && p.num_blocks < (1LL << 31) && p.group >= (getenv("PA_TC1") ? 1 : 4) && (p.d == 64 || p.d == 128) && p.block_shift >= 3;
     // else query heads per block: 4 (GQA 32/8 on H100: 282 us against 323 with 2 and 545 with 1)
     int G = tc ? kTcRows : (p.group >= 4 ? 4 : (p.group >= 2 ? 2 : 1));
     p.hpasses = static_cast<int>((p.group + G - 1) / G);
