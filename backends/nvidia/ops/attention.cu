@@ -837,20 +837,20 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
 // tokens) fall on distinct banks. A value row that is not copied (past the sequence's end, or a bad
 // block id) is zeroed (its probability is 0, and 0 times stale bits may be NaN); key rows need not be:
 // their scores are replaced. The ring is reused for the warps' merge.
-template <typename T, int D>
-constexpr int kBulkPitch = D * static_cast<int>(sizeof(T)) + 16;
+template <typename T, int D, bool TILE>
+constexpr int kBulkPitch = D * static_cast<int>(sizeof(T)) + (TILE ? 0 : 16);
 
-template <typename T, int D, int NS>
-constexpr int kBulkRing = kDecWarps * NS * 32 * kBulkPitch<T, D>;
+template <typename T, int D, int NS, bool TILE>
+constexpr int kBulkRing = kDecWarps * NS * 32 * kBulkPitch<T, D, TILE>;
 
-template <typename T, int D, bool CL, int NS>
+template <typename T, int D, bool CL, int NS, bool TILE>
 __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                   const void *bt, const void *lens, float *part_out,
                                                                   float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int KP = D / 32, NT = D / 8, VP = NT / 8, PITCH = kBulkPitch<T, D>, SLOT = 32 * PITCH;
+    constexpr int KP = D / 32, NT = D / 8, VP = NT / 8, PITCH = kBulkPitch<T, D, TILE>, SLOT = 32 * PITCH;
     constexpr int ROW = D * static_cast<int>(sizeof(T));
-    static_assert(kDecWarps * kTcRows * D * 4 <= kBulkRing<T, D, NS>, "the merge's sums fit in the ring");
+    static_assert(kDecWarps * kTcRows * D * 4 <= kBulkRing<T, D, NS, TILE>, "the merge's sums fit in the ring");
     extern __shared__ __align__(128) unsigned char ring[];
     __shared__ __align__(8) unsigned long long full[kDecWarps][NS];
     __shared__ unsigned valid[kDecWarps][NS];  // the slot's tokens whose rows came in (bit r: token s0 + r)
@@ -875,7 +875,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     }
     __syncthreads();
     unsigned char *wring = ring + warp * NS * SLOT;
-    const bool isv = lane >= 16;
+    const bool isv = TILE ? (lane & 2) != 0 : lane >= 16;
     const int r = lane % 16;
     const T *src_base = isv ? vc + kvh * p.v_s1 : kc + kvh * p.k_s1;
     const long long src_s0 = isv ? p.v_s0 : p.k_s0, src_s2 = isv ? p.v_s2 : p.k_s2;
@@ -883,18 +883,42 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     const long long bt_row = seq * p.bt_s0;
     // the block id of the lane's token of step s: -1 past the end, -2 when bad (reported by the key lane)
     auto idOf = [&](int s) -> long long {
-        int t = s + r;
+        int t = TILE ? s + 8 * (lane & 1) : s + r;
+        if (TILE && lane >= 4) return -1;
         if (t >= t1) return -1;
         int pg = shift >= 0 ? t >> shift : t / bs;
         long long x = readIndex(bt, p.bt64, bt_row + pg * p.bt_s1);
         if (x < 0 || x >= p.num_blocks) {
-            if (!isv) reportError(err, kErrIndex, p.op, kArgBlockTables, x, p.num_blocks);
+            if (TILE ? lane < 2 : !isv) reportError(err, kErrIndex, p.op, kArgBlockTables, x, p.num_blocks);
             return -2;
         }
         return x;
     };
     // step s's rows into slot k (the whole warp calls it)
     auto issue = [&](int s, long long id, int k) {
+        if constexpr (TILE) {  // lanes 0-3: the 8-row tile (lane & 1) of keys or values (lane & 2), one copy
+            const uint32_t bar = smemAddr(&full[warp][k]);
+            const int tile = lane & 1, t = s + 8 * tile, nr = max(0, min(8, t1 - t));
+            unsigned bits = lane < 2 && id >= 0 ? ((1u << nr) - 1u) << (8 * tile) : 0u;
+            bits |= __shfl_xor_sync(0xffffffffu, bits, 1);
+            if (lane == 0) {
+                valid[warp][k] = bits;
+                mbarExpect(bar, 2 * __popc(bits) * ROW);
+            }
+            if (lane < 4) {
+                unsigned char *row = wring + k * SLOT + ((lane & 2) ? 16 : 0) * PITCH + 8 * tile * PITCH;
+                int copied = id >= 0 ? nr : 0;
+                if (copied > 0) {
+                    int within = shift >= 0 ? t & (bs - 1) : t % bs;
+                    bulkLoad(smemAddr(row), src_base + id * src_s0 + within * src_s2, copied * ROW, bar);
+                }
+                if ((lane & 2) && copied < 8) {
+                    for (int i = copied * ROW / 16; i < 8 * ROW / 16; ++i) reinterpret_cast<uint4 *>(row)[i] = make_uint4(0, 0, 0, 0);
+                    fenceToBulk();
+                }
+            }
+            return;
+        }
         const unsigned ok = __ballot_sync(0xffffffffu, id >= 0);
         const uint32_t bar = smemAddr(&full[warp][k]);
         unsigned char *row = wring + k * SLOT + lane * PITCH;
@@ -1074,19 +1098,25 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             cfg.numAttrs = cl ? 1 : 0;
             const char *e = getenv("PA_BULK");  // temporary knob (experiment): ring slots, 0 = registers
             int ns = e ? atoi(e) : 0;
-            auto bulk = [&](auto stag) {
+            auto bulk = [&](auto stag, auto ttag2) {
                 constexpr int NS = decltype(stag)::value;
-                constexpr int bytes = kBulkRing<T, DD, NS>;
-                static const bool ok = cudaFuncSetAttribute(decodeBulkKernel<T, DD, true, NS>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess &&
-                                       cudaFuncSetAttribute(decodeBulkKernel<T, DD, false, NS>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess;
+                constexpr bool TL = decltype(ttag2)::value;
+                constexpr int bytes = kBulkRing<T, DD, NS, TL>;
+                static const bool ok = cudaFuncSetAttribute(decodeBulkKernel<T, DD, true, NS, TL>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess &&
+                                       cudaFuncSetAttribute(decodeBulkKernel<T, DD, false, NS, TL>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess;
                 (void)ok;
                 cfg.dynamicSmemBytes = bytes;
-                auto kern = cl ? decodeBulkKernel<T, DD, true, NS> : decodeBulkKernel<T, DD, false, NS>;
+                auto kern = cl ? decodeBulkKernel<T, DD, true, NS, TL> : decodeBulkKernel<T, DD, false, NS, TL>;
                 cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
             };
-            if (ns == 2) bulk(std::integral_constant<int, 2>{});
-            else if (ns == 3) bulk(std::integral_constant<int, 3>{});
-            else if (ns == 4) bulk(std::integral_constant<int, 4>{});
+            const bool rows_packed = p.k_s2 == p.d && p.v_s2 == p.d;
+            std::false_type rowwise;
+            std::true_type tiles;
+            if (ns == 2) bulk(std::integral_constant<int, 2>{}, rowwise);
+            else if (ns == 3) bulk(std::integral_constant<int, 3>{}, rowwise);
+            else if (ns == 12 && rows_packed) bulk(std::integral_constant<int, 2>{}, tiles);
+            else if (ns == 13 && rows_packed) bulk(std::integral_constant<int, 3>{}, tiles);
+            else if (ns == 14 && rows_packed) bulk(std::integral_constant<int, 4>{}, tiles);
             else {
                 auto kern = cl ? decodeTcKernel<T, DD, true, true> : little ? decodeTcKernel<T, DD, false, true> : decodeTcKernel<T, DD, false, false>;
                 cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
