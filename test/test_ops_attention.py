@@ -117,8 +117,10 @@ def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
 @pytest.mark.parametrize("d", [64, 128])
 def test_paged_attention_decode_much_work_cuda(dtype, d):
     """Enough sequences x kv heads x tokens (2^19) that the nvidia tensor-core decode takes its plan for
-    much work (partitions merged by a second kernel, loads kept in L1), which the small cases above do
-    not reach; lengths differ, so partitions run short or empty. Reference: float32 SDPA on the GPU."""
+    much work (partitions merged by a second kernel; keys/values by bulk copies into shared memory where
+    the GPU has them), which the small cases above do not reach; lengths differ, so partitions run short
+    or empty, and the cache rows past each sequence's end hold NaN (never to reach the output, not even
+    as 0 x NaN). Reference: float32 SDPA on the GPU. Then a bad block id on the same plan raises."""
     seqs, heads, kv_heads, ctx, bs = 32, 32, 8, 2048, 16
     dev = torch.device("cuda")
     lens = torch.randint(ctx // 2, ctx + 1, (seqs,))
@@ -132,13 +134,23 @@ def test_paged_attention_decode_much_work_cuda(dtype, d):
     kc[perm] = k.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
     vc[perm] = v.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
     tables = perm.view(seqs, ctx // bs).to(torch.int32)
+    s_past, t_past = (torch.arange(ctx)[None, :] >= lens[:, None]).nonzero(as_tuple=True)
+    past_blocks, past_rows = tables[s_past.to(dev), (t_past // bs).to(dev)].long(), (t_past % bs).to(dev)
+    kc[past_blocks, :, past_rows] = float("nan")
+    vc[past_blocks, :, past_rows] = float("nan")
     q = torch.randn(seqs, heads, d, device=dev, dtype=dtype)
     scale = 1 / math.sqrt(d)
-    out = ops.paged_attention(q, kc, vc, tables, lens.to(device=dev, dtype=torch.int32), None, scale)
+    dlens = lens.to(device=dev, dtype=torch.int32)
+    out = ops.paged_attention(q, kc, vc, tables, dlens, None, scale)
     mask = (torch.arange(ctx) < lens[:, None]).to(dev)[:, None, None, :]  # [seqs, 1, 1, ctx]
     ref = torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
                                                            scale=scale, enable_gqa=True).squeeze(2)
     close(out, ref.cpu(), dtype)
+    bad = tables.clone()
+    bad[3, 5] = nb + 7
+    with pytest.raises(RuntimeError, match=rf"paged_attention: index {nb + 7} in block_tables is out of range"):
+        ops.paged_attention(q, kc, vc, bad, dlens, None, scale)
+        torch.cuda.synchronize()
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -828,29 +828,31 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
 #endif
 }
 
-// ---- the same, keys and values through shared memory by bulk copies ----
-// decodeTcKernel's split, fragments and math, but each warp brings its steps' 16 key rows and 16 value
-// rows into a ring of NS slots of shared memory (a lane a row: lanes 0-15 copy the keys, 16-31 the values
-// of token s0 + lane % 16, each one bulk copy counted by the slot's mbarrier), NS steps ahead of the one
-// it computes: its registers hold no data in flight, and a row's block id is read a step before its copy
-// is issued. Rows are D * sizeof(T) + 16 bytes apart, so that the value fragments of a quarter-warp (4
-// tokens) fall on distinct banks. A value row that is not copied (past the sequence's end, or a bad
-// block id) is zeroed (its probability is 0, and 0 times stale bits may be NaN); key rows need not be:
-// their scores are replaced. The ring is reused for the warps' merge.
-template <typename T, int D, bool TILE>
-constexpr int kBulkPitch = D * static_cast<int>(sizeof(T)) + (TILE ? 0 : 16);
+// ---- the same with much work: keys and values through shared memory by bulk copies ----
+// decodeTcKernel's split, fragments and math, but each warp brings its steps' keys and values into a ring
+// of kBulkSlots slots of shared memory, a step ahead of the one it computes: lanes 0-3 each copy one
+// 8-row tile (lane & 1) of the keys or the values (lane & 2) with one bulk copy (the TMA unit) counted by
+// the slot's mbarrier, so the warp's registers hold no data in flight and the memory system sees 2 KiB
+// requests (H200, bf16, GQA 64 x 2048 tokens, 32/8 heads: kernel 156.7 -> 149.2 us, SDPA 133.3; copying a
+// row a lane, 256-byte copies into rows padded against bank conflicts: 162.2; 3 slots (2 blocks an SM):
+// 150.8; 4: 208.0; with little work the register kernel stays: 16x1024 26.2 against 28.6). A tile's block
+// id is read a step before its copy is issued. Value rows not copied (past the sequence's end, or a bad
+// block id) are zeroed (their probability is 0, and 0 times stale bits may be NaN); key rows need not be:
+// their scores are replaced. The ring is reused for the warps' merge. Rows must be packed (row stride
+// head_dim), so that a tile is one span.
+constexpr int kBulkSlots = 2;
 
-template <typename T, int D, int NS, bool TILE>
-constexpr int kBulkRing = kDecWarps * NS * 32 * kBulkPitch<T, D, TILE>;
+template <typename T, int D>
+constexpr int kBulkRing = kDecWarps * kBulkSlots * 32 * D * static_cast<int>(sizeof(T));
 
-template <typename T, int D, bool CL, int NS, bool TILE>
+template <typename T, int D>
 __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                   const void *bt, const void *lens, float *part_out,
                                                                   float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int KP = D / 32, NT = D / 8, VP = NT / 8, PITCH = kBulkPitch<T, D, TILE>, SLOT = 32 * PITCH;
-    constexpr int ROW = D * static_cast<int>(sizeof(T));
-    static_assert(kDecWarps * kTcRows * D * 4 <= kBulkRing<T, D, NS, TILE>, "the merge's sums fit in the ring");
+    constexpr int NS = kBulkSlots, KP = D / 32, NT = D / 8, VP = NT / 8, ROW = D * static_cast<int>(sizeof(T));
+    constexpr int SLOT = 32 * ROW;  // a slot: 16 key rows, then 16 value rows
+    static_assert(kDecWarps * kTcRows * D * 4 <= kBulkRing<T, D>, "the merge's sums fit in the ring");
     extern __shared__ __align__(128) unsigned char ring[];
     __shared__ __align__(8) unsigned long long full[kDecWarps][NS];
     __shared__ unsigned valid[kDecWarps][NS];  // the slot's tokens whose rows came in (bit r: token s0 + r)
@@ -875,65 +877,41 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     }
     __syncthreads();
     unsigned char *wring = ring + warp * NS * SLOT;
-    const bool isv = TILE ? (lane & 2) != 0 : lane >= 16;
-    const int r = lane % 16;
+    const bool isv = (lane & 2) != 0;
     const T *src_base = isv ? vc + kvh * p.v_s1 : kc + kvh * p.k_s1;
     const long long src_s0 = isv ? p.v_s0 : p.k_s0, src_s2 = isv ? p.v_s2 : p.k_s2;
     const int bs = static_cast<int>(p.block_size), shift = p.block_shift;
     const long long bt_row = seq * p.bt_s0;
-    // the block id of the lane's token of step s: -1 past the end, -2 when bad (reported by the key lane)
+    // the block id of the lane's tile of step s (lanes 0-3): -1 past the end, -2 when bad (reported by a key lane)
     auto idOf = [&](int s) -> long long {
-        int t = TILE ? s + 8 * (lane & 1) : s + r;
-        if (TILE && lane >= 4) return -1;
-        if (t >= t1) return -1;
+        int t = s + 8 * (lane & 1);
+        if (lane >= 4 || t >= t1) return -1;
         int pg = shift >= 0 ? t >> shift : t / bs;
         long long x = readIndex(bt, p.bt64, bt_row + pg * p.bt_s1);
         if (x < 0 || x >= p.num_blocks) {
-            if (TILE ? lane < 2 : !isv) reportError(err, kErrIndex, p.op, kArgBlockTables, x, p.num_blocks);
+            if (!isv) reportError(err, kErrIndex, p.op, kArgBlockTables, x, p.num_blocks);
             return -2;
         }
         return x;
     };
-    // step s's rows into slot k (the whole warp calls it)
+    // step s's tiles into slot k (the whole warp calls it): valid rows' bits, zeroed value rows, then the
+    // arrival announcing the bytes and the copies
     auto issue = [&](int s, long long id, int k) {
-        if constexpr (TILE) {  // lanes 0-3: the 8-row tile (lane & 1) of keys or values (lane & 2), one copy
-            const uint32_t bar = smemAddr(&full[warp][k]);
-            const int tile = lane & 1, t = s + 8 * tile, nr = max(0, min(8, t1 - t));
-            unsigned bits = lane < 2 && id >= 0 ? ((1u << nr) - 1u) << (8 * tile) : 0u;
-            bits |= __shfl_xor_sync(0xffffffffu, bits, 1);
-            if (lane == 0) {
-                valid[warp][k] = bits;
-                mbarExpect(bar, 2 * __popc(bits) * ROW);
-            }
-            if (lane < 4) {
-                unsigned char *row = wring + k * SLOT + ((lane & 2) ? 16 : 0) * PITCH + 8 * tile * PITCH;
-                int copied = id >= 0 ? nr : 0;
-                if (copied > 0) {
-                    int within = shift >= 0 ? t & (bs - 1) : t % bs;
-                    bulkLoad(smemAddr(row), src_base + id * src_s0 + within * src_s2, copied * ROW, bar);
-                }
-                if ((lane & 2) && copied < 8) {
-                    for (int i = copied * ROW / 16; i < 8 * ROW / 16; ++i) reinterpret_cast<uint4 *>(row)[i] = make_uint4(0, 0, 0, 0);
-                    fenceToBulk();
-                }
-            }
-            return;
-        }
-        const unsigned ok = __ballot_sync(0xffffffffu, id >= 0);
         const uint32_t bar = smemAddr(&full[warp][k]);
-        unsigned char *row = wring + k * SLOT + lane * PITCH;
-        if (lane == 0) {
-            valid[warp][k] = ok & 0xffffu;
-            mbarExpect(bar, __popc(ok) * ROW);
-        }
-        if (id >= 0) {
-            int t = s + r;
-            int within = shift >= 0 ? t & (bs - 1) : t % bs;
-            bulkLoad(smemAddr(row), src_base + id * src_s0 + within * src_s2, ROW, bar);
-        } else if (isv) {
-#pragma unroll
-            for (int i = 0; i < ROW / 16; ++i) reinterpret_cast<uint4 *>(row)[i] = make_uint4(0, 0, 0, 0);
+        const int tile = lane & 1, t = s + 8 * tile, nr = max(0, min(8, t1 - t)), copied = id >= 0 ? nr : 0;
+        unsigned char *dst = wring + k * SLOT + ((lane & 2) ? 16 : 0) * ROW + 8 * tile * ROW;
+        unsigned bits = lane < 2 ? ((1u << copied) - 1u) << (8 * tile) : 0u;
+        bits |= __shfl_xor_sync(0xffffffffu, bits, 1);
+        if (lane < 4 && (lane & 2) && copied < 8) {
+            for (int i = copied * ROW / 16; i < 8 * ROW / 16; ++i) reinterpret_cast<uint4 *>(dst)[i] = make_uint4(0, 0, 0, 0);
             fenceToBulk();
+        }
+        if (lane == 0) valid[warp][k] = bits;
+        __syncwarp();  // the zeros and the bits are seen by the lanes that wait on this slot
+        if (lane == 0) mbarExpect(bar, 2 * __popc(bits) * ROW);
+        if (lane < 4 && copied > 0) {
+            int within = shift >= 0 ? t & (bs - 1) : t % bs;
+            bulkLoad(smemAddr(dst), src_base + id * src_s0 + within * src_s2, copied * ROW, bar);
         }
     };
     float acc[NT][2];
@@ -950,14 +928,14 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     for (int s0 = first; s0 < t1; s0 += stride, ++it) {
         const int k = it % NS;
         mbarWait(smemAddr(&full[warp][k]), static_cast<uint32_t>((it / NS) & 1));
-        const unsigned char *ks = wring + k * SLOT, *vs = ks + 16 * PITCH;
+        const unsigned char *ks = wring + k * SLOT, *vs = ks + 16 * ROW;
         const unsigned vm = valid[warp][k];
         float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
 #pragma unroll
         for (int tile = 0; tile < 2; ++tile) {
 #pragma unroll
             for (int jj = 0; jj < KP; ++jj) {
-                uint4 kw = *reinterpret_cast<const uint4 *>(ks + (tile * 8 + g) * PITCH + (32 * jj + 8 * c) * sizeof(T));
+                uint4 kw = *reinterpret_cast<const uint4 *>(ks + (tile * 8 + g) * ROW + (32 * jj + 8 * c) * sizeof(T));
                 uint4 qw = sm_q[jj][lane];
                 mma16816<T>(sc[tile], qw.x, qw.y, kw.x, kw.y);
                 mma16816<T>(sc[tile], qw.z, qw.w, kw.z, kw.w);
@@ -991,7 +969,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
         for (int u = 0; u < 4; ++u) {
 #pragma unroll
             for (int i = 0; i < VP; ++i) {
-                vr[u][i] = *reinterpret_cast<const uint4 *>(vs + ((u >> 1) * 8 + 2 * c + (u & 1)) * PITCH + (64 * i + 8 * g) * sizeof(T));
+                vr[u][i] = *reinterpret_cast<const uint4 *>(vs + ((u >> 1) * 8 + 2 * c + (u & 1)) * ROW + (64 * i + 8 * g) * sizeof(T));
             }
         }
 #pragma unroll
@@ -1028,7 +1006,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
         }
     }
     __syncthreads();
-    mergeWarps<T, D, kTcRows, CL>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
+    mergeWarps<T, D, kTcRows, false>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 #endif
 }
 
@@ -1045,7 +1023,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     if (p.rows > 65535 || p.rows == 0 || p.max_tokens > (1LL << 30) || p.block_size <= 0) return false;
     p.block_shift = (p.block_size & (p.block_size - 1)) == 0 ? __builtin_ctzll(p.block_size) : -1;
     // 4+ query heads per kv head: the tensor-core kernel, 8 heads a block
-    bool tc = !has_alibi && p.num_blocks < (1LL << 31) && p.group >= (getenv("PA_TC1") ? 1 : 4) && (p.d == 64 || p.d == 128) && p.block_shift >= 3;
+    bool tc = !has_alibi && p.num_blocks < (1LL << 31) && p.group >= 4 && (p.d == 64 || p.d == 128) && p.block_shift >= 3;
     // else query heads per block: 4 (GQA 32/8 on H100: 282 us against 323 with 2 and 545 with 1)
     int G = tc ? kTcRows : (p.group >= 4 ? 4 : (p.group >= 2 ? 2 : 1));
     p.hpasses = static_cast<int>((p.group + G - 1) / G);
@@ -1070,7 +1048,10 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // 207.2, MHA 732 -> 748). Else combineKernel merges them.
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
     made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
-    auto launch = [p, G, tc, cl, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    // With much work and packed rows, the tensor-core kernel takes its keys/values by bulk copies
+    // (decodeBulkKernel; compute capability 9.0+, as clusters).
+    const bool bulk = tc && !little && p.k_s2 == p.d && p.v_s2 == p.d && clustersAvailable();
+    auto launch = [p, G, tc, cl, bulk, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
@@ -1096,28 +1077,13 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             attr[0].val.clusterDim.z = 1;
             cfg.attrs = attr;
             cfg.numAttrs = cl ? 1 : 0;
-            const char *e = getenv("PA_BULK");  // temporary knob (experiment): ring slots, 0 = registers
-            int ns = e ? atoi(e) : 0;
-            auto bulk = [&](auto stag, auto ttag2) {
-                constexpr int NS = decltype(stag)::value;
-                constexpr bool TL = decltype(ttag2)::value;
-                constexpr int bytes = kBulkRing<T, DD, NS, TL>;
-                static const bool ok = cudaFuncSetAttribute(decodeBulkKernel<T, DD, true, NS, TL>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess &&
-                                       cudaFuncSetAttribute(decodeBulkKernel<T, DD, false, NS, TL>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess;
-                (void)ok;
-                cfg.dynamicSmemBytes = bytes;
-                auto kern = cl ? decodeBulkKernel<T, DD, true, NS, TL> : decodeBulkKernel<T, DD, false, NS, TL>;
-                cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
-            };
-            const bool rows_packed = p.k_s2 == p.d && p.v_s2 == p.d;
-            std::false_type rowwise;
-            std::true_type tiles;
-            if (ns == 2) bulk(std::integral_constant<int, 2>{}, rowwise);
-            else if (ns == 3) bulk(std::integral_constant<int, 3>{}, rowwise);
-            else if (ns == 12 && rows_packed) bulk(std::integral_constant<int, 2>{}, tiles);
-            else if (ns == 13 && rows_packed) bulk(std::integral_constant<int, 3>{}, tiles);
-            else if (ns == 14 && rows_packed) bulk(std::integral_constant<int, 4>{}, tiles);
-            else {
+            constexpr int ring = kBulkRing<T, DD>;
+            static const bool ring_ok =  // (asked once per instantiation; if refused, the register kernel)
+                cudaFuncSetAttribute(decodeBulkKernel<T, DD>, cudaFuncAttributeMaxDynamicSharedMemorySize, ring) == cudaSuccess;
+            if (bulk && ring_ok) {
+                cfg.dynamicSmemBytes = ring;
+                cudaLaunchKernelEx(&cfg, decodeBulkKernel<T, DD>, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
+            } else {
                 auto kern = cl ? decodeTcKernel<T, DD, true, true> : little ? decodeTcKernel<T, DD, false, true> : decodeTcKernel<T, DD, false, false>;
                 cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
             }
