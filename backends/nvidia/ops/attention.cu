@@ -696,6 +696,104 @@ __device__ __forceinline__ uint4 loadKV(const void *p) {
     return r;
 }
 
+// The tensor-core decode's pieces that its two kernels (keys/values through registers, or by bulk copies
+// into shared memory) share.
+// Query pieces of head g as stored, into shared memory by warp 0 (each lane reads back its own each step:
+// fewer registers): words 0-1 feed k-step 2jj, words 2-3 k-step 2jj+1.
+template <typename T, int KP>
+__device__ __forceinline__ void tcQuery(uint4 (&sm_q)[KP][32], const AttnParams &p, const T *q, long long seq, long long head0,
+                                        int hc) {
+    const int lane = threadIdx.x % 32, g = lane / 4, c = lane % 4;
+    if (threadIdx.x / 32 == 0) {
+#pragma unroll
+        for (int jj = 0; jj < KP; ++jj) {
+            uint4 w = make_uint4(0, 0, 0, 0);
+            if (g < hc) w = *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c);
+            sm_q[jj][lane] = w;
+        }
+    }
+}
+
+// A step's scores sc[tile][e] (head g, token tile * 8 + 2c + e) = Q K^T; key(tile, jj): the lane's key
+// piece of token tile * 8 + g at d = 32 jj + 8 c.
+template <typename T, int KP, typename Key>
+__device__ __forceinline__ void tcScores(float (&sc)[2][2], const uint4 (&sm_q)[KP][32], Key &&key) {
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+        for (int jj = 0; jj < KP; ++jj) {
+            uint4 kw = key(tile, jj);
+            uint4 qw = sm_q[jj][lane];
+            mma16816<T>(sc[tile], qw.x, qw.y, kw.x, kw.y);
+            mma16816<T>(sc[tile], qw.z, qw.w, kw.z, kw.w);
+        }
+    }
+}
+
+// The online softmax over a step's scores (bit 2 tile + e of vis: whether token tile * 8 + 2c + e counts),
+// then O += P V from the value pieces vr (tokens 2c, 2c+1, 2c+8, 2c+9 at d = 64 i + 8 g).
+template <typename T, int NT, int VP>
+__device__ __forceinline__ void tcUpdate(float (&sc)[2][2], unsigned vis, float scale, const uint4 (&vr)[4][VP], float &m, float &l,
+                                         float (&acc)[NT][2]) {
+    float mx = -INFINITY;
+#pragma unroll
+    for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            sc[tile][e] = (vis >> (2 * tile + e)) & 1u ? sc[tile][e] * scale : -INFINITY;
+            mx = fmaxf(mx, sc[tile][e]);
+        }
+    }
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    float mn = fmaxf(m, mx);
+    float alpha = mn == -INFINITY ? 1.0f : __expf(m - mn);  // 0 when m was -inf
+    float pr[2][2];
+#pragma unroll
+    for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) pr[tile][e] = mn == -INFINITY ? 0.0f : __expf(sc[tile][e] - mn);
+    }
+    m = mn;
+    l = l * alpha + (pr[0][0] + pr[0][1] + pr[1][0] + pr[1][1]);
+    uint32_t pa0 = packPair<T>(pr[0][0], pr[0][1]), pa2 = packPair<T>(pr[1][0], pr[1][1]);
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+        acc[nt][0] *= alpha;
+        acc[nt][1] *= alpha;
+        const uint32_t *w0 = reinterpret_cast<const uint32_t *>(&vr[0][nt / 8]);
+        const uint32_t *w1 = reinterpret_cast<const uint32_t *>(&vr[1][nt / 8]);
+        const uint32_t *w2 = reinterpret_cast<const uint32_t *>(&vr[2][nt / 8]);
+        const uint32_t *w3 = reinterpret_cast<const uint32_t *>(&vr[3][nt / 8]);
+        const unsigned sel = (nt & 1) ? 0x7632u : 0x5410u;
+        uint32_t b0 = __byte_perm(w0[(nt % 8) / 2], w1[(nt % 8) / 2], sel);
+        uint32_t b1 = __byte_perm(w2[(nt % 8) / 2], w3[(nt % 8) / 2], sel);
+        mma16816<T>(acc[nt], pa0, pa2, b0, b1);
+    }
+}
+
+// A warp's end: the quad's partial denominators (m is the same in its 4 lanes), then its sums and (max,
+// denominator) of heads g < hc into shared memory for mergeWarps.
+template <int D, int NT>
+__device__ __forceinline__ void tcFinish(float l, float m, const float (&acc)[NT][2], float (&sm_acc)[kDecWarps][kTcRows][D],
+                                         float (&sm_ml)[kDecWarps][kTcRows][2], int hc) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    if (g < hc) {
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) {
+            sm_acc[warp][g][vDim(nt, 2 * c)] = acc[nt][0];
+            sm_acc[warp][g][vDim(nt, 2 * c + 1)] = acc[nt][1];
+        }
+        if (c == 0) {
+            sm_ml[warp][g][0] = m;
+            sm_ml[warp][g][1] = l;
+        }
+    }
+}
+
 template <typename T, int D, bool CL, bool NA>
 __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                    const void *bt, const void *lens, float *part_out,
@@ -709,17 +807,8 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
     const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0, n = at.n;
     const int hc = at.hc;
     const int t0 = static_cast<int>(part * p.part_len), t1 = static_cast<int>(min(n, static_cast<long long>(t0) + p.part_len));
-    // query pieces of head g as stored, in shared memory (each lane reads back its own each step: fewer
-    // registers): words 0-1 feed k-step 2jj, words 2-3 k-step 2jj+1
     __shared__ uint4 sm_q[KP][32];
-    if (warp == 0) {
-#pragma unroll
-        for (int jj = 0; jj < KP; ++jj) {
-            uint4 w = make_uint4(0, 0, 0, 0);
-            if (g < hc) w = *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c);
-            sm_q[jj][lane] = w;
-        }
-    }
+    tcQuery<T, KP>(sm_q, p, q, seq, head0, hc);
     __syncthreads();
     float acc[NT][2];
 #pragma unroll
@@ -760,69 +849,18 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
         }
         if (s0 + kDecWarps * 16 < t1) readIds(s0 + kDecWarps * 16, na, nb);
         float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
+        tcScores<T, KP>(sc, sm_q, [&](int tile, int jj) { return kr[tile][jj]; });
+        unsigned vis = 0;
 #pragma unroll
         for (int tile = 0; tile < 2; ++tile) {
 #pragma unroll
-            for (int jj = 0; jj < KP; ++jj) {
-                uint4 qw = sm_q[jj][lane];
-                mma16816<T>(sc[tile], qw.x, qw.y, kr[tile][jj].x, kr[tile][jj].y);
-                mma16816<T>(sc[tile], qw.z, qw.w, kr[tile][jj].z, kr[tile][jj].w);
-            }
+            for (int e = 0; e < 2; ++e) vis |= (s0 + tile * 8 + 2 * c + e < t1 && !(tile ? badb : bada)) ? 1u << (2 * tile + e) : 0u;
         }
-        float mx = -INFINITY;
-#pragma unroll
-        for (int tile = 0; tile < 2; ++tile) {
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                int t = s0 + tile * 8 + 2 * c + e;
-                bool ok = t < t1 && !(tile ? badb : bada);
-                sc[tile][e] = ok ? sc[tile][e] * p.scale : -INFINITY;
-                mx = fmaxf(mx, sc[tile][e]);
-            }
-        }
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        float mn = fmaxf(m, mx);
-        float alpha = mn == -INFINITY ? 1.0f : __expf(m - mn);  // 0 when m was -inf
-        float pr[2][2];
-#pragma unroll
-        for (int tile = 0; tile < 2; ++tile) {
-#pragma unroll
-            for (int e = 0; e < 2; ++e) pr[tile][e] = mn == -INFINITY ? 0.0f : __expf(sc[tile][e] - mn);
-        }
-        m = mn;
-        l = l * alpha + (pr[0][0] + pr[0][1] + pr[1][0] + pr[1][1]);
-        uint32_t pa0 = packPair<T>(pr[0][0], pr[0][1]), pa2 = packPair<T>(pr[1][0], pr[1][1]);
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt) {
-            acc[nt][0] *= alpha;
-            acc[nt][1] *= alpha;
-            const uint32_t *w0 = reinterpret_cast<const uint32_t *>(&vr[0][nt / 8]);
-            const uint32_t *w1 = reinterpret_cast<const uint32_t *>(&vr[1][nt / 8]);
-            const uint32_t *w2 = reinterpret_cast<const uint32_t *>(&vr[2][nt / 8]);
-            const uint32_t *w3 = reinterpret_cast<const uint32_t *>(&vr[3][nt / 8]);
-            const unsigned sel = (nt & 1) ? 0x7632u : 0x5410u;
-            uint32_t b0 = __byte_perm(w0[(nt % 8) / 2], w1[(nt % 8) / 2], sel);
-            uint32_t b1 = __byte_perm(w2[(nt % 8) / 2], w3[(nt % 8) / 2], sel);
-            mma16816<T>(acc[nt], pa0, pa2, b0, b1);
-        }
+        tcUpdate<T, NT, VP>(sc, vis, p.scale, vr, m, l, acc);
         ida = na;
         idb = nb;
     }
-    // the quad's partial denominators (m is the same in its 4 lanes); then the warps merge
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    if (g < hc) {
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt) {
-            sm_acc[warp][g][vDim(nt, 2 * c)] = acc[nt][0];
-            sm_acc[warp][g][vDim(nt, 2 * c + 1)] = acc[nt][1];
-        }
-        if (c == 0) {
-            sm_ml[warp][g][0] = m;
-            sm_ml[warp][g][1] = l;
-        }
-    }
+    tcFinish<D, NT>(l, m, acc, sm_acc, sm_ml, hc);
     __syncthreads();
     mergeWarps<T, D, kTcRows, CL>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 #endif
@@ -863,14 +901,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0, n = at.n;
     const int hc = at.hc;
     const int t0 = static_cast<int>(part * p.part_len), t1 = static_cast<int>(min(n, static_cast<long long>(t0) + p.part_len));
-    if (warp == 0) {
-#pragma unroll
-        for (int jj = 0; jj < KP; ++jj) {
-            uint4 w = make_uint4(0, 0, 0, 0);
-            if (g < hc) w = *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c);
-            sm_q[jj][lane] = w;
-        }
-    }
+    tcQuery<T, KP>(sm_q, p, q, seq, head0, hc);
     if (lane == 0) {
 #pragma unroll
         for (int k = 0; k < NS; ++k) mbarInit(smemAddr(&full[warp][k]));
@@ -931,39 +962,9 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
         const unsigned char *ks = wring + k * SLOT, *vs = ks + 16 * ROW;
         const unsigned vm = valid[warp][k];
         float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
-#pragma unroll
-        for (int tile = 0; tile < 2; ++tile) {
-#pragma unroll
-            for (int jj = 0; jj < KP; ++jj) {
-                uint4 kw = *reinterpret_cast<const uint4 *>(ks + (tile * 8 + g) * ROW + (32 * jj + 8 * c) * sizeof(T));
-                uint4 qw = sm_q[jj][lane];
-                mma16816<T>(sc[tile], qw.x, qw.y, kw.x, kw.y);
-                mma16816<T>(sc[tile], qw.z, qw.w, kw.z, kw.w);
-            }
-        }
-        float mx = -INFINITY;
-#pragma unroll
-        for (int tile = 0; tile < 2; ++tile) {
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                bool ok = (vm >> (tile * 8 + 2 * c + e)) & 1u;
-                sc[tile][e] = ok ? sc[tile][e] * p.scale : -INFINITY;
-                mx = fmaxf(mx, sc[tile][e]);
-            }
-        }
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        float mn = fmaxf(m, mx);
-        float alpha = mn == -INFINITY ? 1.0f : __expf(m - mn);  // 0 when m was -inf
-        float pr[2][2];
-#pragma unroll
-        for (int tile = 0; tile < 2; ++tile) {
-#pragma unroll
-            for (int e = 0; e < 2; ++e) pr[tile][e] = mn == -INFINITY ? 0.0f : __expf(sc[tile][e] - mn);
-        }
-        m = mn;
-        l = l * alpha + (pr[0][0] + pr[0][1] + pr[1][0] + pr[1][1]);
-        uint32_t pa0 = packPair<T>(pr[0][0], pr[0][1]), pa2 = packPair<T>(pr[1][0], pr[1][1]);
+        tcScores<T, KP>(sc, sm_q, [&](int tile, int jj) {
+            return *reinterpret_cast<const uint4 *>(ks + (tile * 8 + g) * ROW + (32 * jj + 8 * c) * sizeof(T));
+        });
         uint4 vr[4][VP];  // tokens 2c, 2c+1, 2c+8, 2c+9 at d = 64 i + 8 g
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
@@ -972,39 +973,15 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
                 vr[u][i] = *reinterpret_cast<const uint4 *>(vs + ((u >> 1) * 8 + 2 * c + (u & 1)) * ROW + (64 * i + 8 * g) * sizeof(T));
             }
         }
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt) {
-            acc[nt][0] *= alpha;
-            acc[nt][1] *= alpha;
-            const uint32_t *w0 = reinterpret_cast<const uint32_t *>(&vr[0][nt / 8]);
-            const uint32_t *w1 = reinterpret_cast<const uint32_t *>(&vr[1][nt / 8]);
-            const uint32_t *w2 = reinterpret_cast<const uint32_t *>(&vr[2][nt / 8]);
-            const uint32_t *w3 = reinterpret_cast<const uint32_t *>(&vr[3][nt / 8]);
-            const unsigned sel = (nt & 1) ? 0x7632u : 0x5410u;
-            uint32_t b0 = __byte_perm(w0[(nt % 8) / 2], w1[(nt % 8) / 2], sel);
-            uint32_t b1 = __byte_perm(w2[(nt % 8) / 2], w3[(nt % 8) / 2], sel);
-            mma16816<T>(acc[nt], pa0, pa2, b0, b1);
-        }
+        tcUpdate<T, NT, VP>(sc, ((vm >> (2 * c)) & 3u) | (((vm >> (8 + 2 * c)) & 3u) << 2), p.scale, vr, m, l, acc);
         __syncwarp();  // every lane has read the slot
         const int sn = s0 + NS * stride;
         if (sn < t1) issue(sn, pend, k);
         pend = idOf(sn + stride);
     }
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
     __syncthreads();  // every warp is done with the ring: it takes the merge's sums
     auto &sm_acc = *reinterpret_cast<float (*)[kDecWarps][kTcRows][D]>(ring);
-    if (g < hc) {
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt) {
-            sm_acc[warp][g][vDim(nt, 2 * c)] = acc[nt][0];
-            sm_acc[warp][g][vDim(nt, 2 * c + 1)] = acc[nt][1];
-        }
-        if (c == 0) {
-            sm_ml[warp][g][0] = m;
-            sm_ml[warp][g][1] = l;
-        }
-    }
+    tcFinish<D, NT>(l, m, acc, sm_acc, sm_ml, hc);
     __syncthreads();
     mergeWarps<T, D, kTcRows, false>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 #endif
