@@ -412,6 +412,7 @@ constexpr int kDecWarps = 4;
 // rowMeta checks it (a bad one reported once, by the first block of the sequence, and taken as 0).
 struct DecodeBlock {
     long long part, seq, kvh, head0, n;
+    long long t0, t1;  // the partition's tokens [t0, t1)
     int hc;
 };
 
@@ -425,6 +426,8 @@ __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const vo
     b.head0 = b.kvh * p.group + h0;
     bool report = b.part == 0 && blockIdx.y == 0 && threadIdx.x == 0;
     b.n = rowMeta<Mode::kDecode>(p, b.seq, lens, nullptr, err, report).n;
+    b.t0 = b.part * p.part_len;
+    b.t1 = min(b.n, b.t0 + p.part_len);
     return b;
 }
 
@@ -503,9 +506,8 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
     __shared__ float sm_ml[kDecWarps][G][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, sub = lane / LPT, c = lane % LPT;
     const DecodeBlock at = decodeBlock(p, lens, G, err);
-    const long long part = at.part, seq = at.seq, g = at.kvh, head0 = at.head0, n = at.n;
+    const long long part = at.part, seq = at.seq, g = at.kvh, head0 = at.head0, n = at.n, t0 = at.t0, t1 = at.t1;
     const int hc = at.hc;
-    const long long t0 = part * p.part_len, t1 = min(n, t0 + p.part_len);
     float qv[G][8], m[G], l[G], acc[G][8];
 #pragma unroll
     for (int h = 0; h < G; ++h) {
@@ -804,9 +806,8 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
     __shared__ float sm_ml[kDecWarps][kTcRows][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
-    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0, n = at.n;
-    const int hc = at.hc;
-    const int t0 = static_cast<int>(part * p.part_len), t1 = static_cast<int>(min(n, static_cast<long long>(t0) + p.part_len));
+    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
+    const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
     __shared__ uint4 sm_q[KP][32];
     tcQuery<T, KP>(sm_q, p, q, seq, head0, hc);
     __syncthreads();
@@ -898,9 +899,8 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     __shared__ float sm_ml[kDecWarps][kTcRows][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
-    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0, n = at.n;
-    const int hc = at.hc;
-    const int t0 = static_cast<int>(part * p.part_len), t1 = static_cast<int>(min(n, static_cast<long long>(t0) + p.part_len));
+    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
+    const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
     tcQuery<T, KP>(sm_q, p, q, seq, head0, hc);
     if (lane == 0) {
 #pragma unroll
