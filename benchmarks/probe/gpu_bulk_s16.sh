@@ -2,6 +2,8 @@
 # a ring of NS bulk-copy slots a warp) -- op tests with it on (and the softmax tests: its bulk helpers
 # moved to common.cuh), kernel times of NS = 0 (registers), 2, 3, 4 against SDPA.
 # Usage: bash benchmarks/probe/gpu_bulk_s16.sh
+# (The knobs named here (PA_PF, PA_BULK, PA_TC1) were removed after the session's experiments:
+# RESULTS.md, sixteenth session; the tile copies with 2 slots became decodeBulkKernel.)
 source .ci/gpu_setup.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.txt
 for e in PA_BULK=0 PA_BULK=2 PA_BULK=3 PA_BULK=4; do

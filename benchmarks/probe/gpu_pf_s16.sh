@@ -2,6 +2,8 @@
 # warp steps ahead) -- op tests with it on, the softmax tests (the fifteenth session's clusterMaxSum
 # mend never ran on a GPU), and kernel times of N = 0..4 against SDPA.
 # Usage: bash benchmarks/probe/gpu_pf_s16.sh
+# (The knobs named here (PA_PF, PA_BULK, PA_TC1) were removed after the session's experiments:
+# RESULTS.md, sixteenth session; the tile copies with 2 slots became decodeBulkKernel.)
 source .ci/gpu_setup.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.txt
 for e in PA_PF=0 PA_PF=2; do
