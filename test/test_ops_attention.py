@@ -115,14 +115,16 @@ def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("d", [64, 128])
-def test_paged_attention_decode_much_work_cuda(dtype, d):
+@pytest.mark.parametrize("bs", [8, 16, 32])
+def test_paged_attention_decode_much_work_cuda(dtype, d, bs):
     """Enough sequences x kv heads x tokens (2^19) that the nvidia tensor-core decode takes its plan for
     much work (partitions merged by a second kernel; keys/values by bulk copies into shared memory where
     the GPU has them), which the small cases above do not reach; lengths differ, so partitions run short
     or empty, and the cache rows past each sequence's end hold NaN (never to reach the output, not even
-    as 0 x NaN). Reference: float32 SDPA on the GPU. Then a bad block id on the same plan, reported (as
-    the README says) at the next operator call."""
-    seqs, heads, kv_heads, ctx, bs = 32, 32, 8, 2048, 16
+    as 0 x NaN); block sizes 8, 16 and 32 (an 8-row tile is a whole block, half of one, a quarter).
+    Reference: float32 SDPA on the GPU. Then a bad block id on the same plan, reported (as the README
+    says) at the next operator call."""
+    seqs, heads, kv_heads, ctx = 32, 32, 8, 2048
     dev = torch.device("cuda")
     lens = torch.randint(ctx // 2, ctx + 1, (seqs,))
     lens[0], lens[1] = ctx, 1
