@@ -332,11 +332,8 @@ infiniStatus_t planAndMake(const char *op, AttnParams p, infiniDtype_t dtype, lo
             auto go = [&](auto vtag, auto gtag) {
                 constexpr int VV = decltype(vtag)::value, GG = decltype(gtag)::value;
                 auto kern = attendKernel<M, T, VV, GG>;
-                static const bool raised = [&] {  // once per kernel: the most shared memory any plan uses
-                    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-                    return true;
-                }();
-                (void)raised;
+                static SmemAllowance allowance;  // the most shared memory any plan uses
+                allowance.ensure(kern, kSmemBytes);  // (if refused, the launch reports it)
                 kern<<<grid, kThreads, smem, a.stream>>>(p, out, q, kc, vc, bt, lens, cu, alibi, part_out, part_ml, a.err);
             };
             auto byGroup = [&](auto vtag) {
@@ -1039,30 +1036,18 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         float *part_ml = part_out ? part_out + p.rows * p.heads * p.parts * p.d : nullptr;
         unsigned gp = static_cast<unsigned>(p.parts), gk = static_cast<unsigned>(p.kv_heads * p.hpasses), gs = static_cast<unsigned>(p.rows);
         dim3 grid(gp, gk, gs);
-        // the tensor-core kernel: with little work its loads skip L1 and, where cl, the partitions of
-        // (sequence, kv head) are one cluster that merges them; else a plain launch
+        // the tensor-core kernel: with much work (bulk) by bulk copies; with little its loads skip L1 and,
+        // where cl, the partitions of (sequence, kv head) are one cluster that merges them
         auto runTc = [&](auto dtag) {
             constexpr int DD = decltype(dtag)::value;
-            cudaLaunchConfig_t cfg = {};
-            cfg.gridDim = grid;
-            cfg.blockDim = dim3(kDecWarps * 32);
-            cfg.stream = a.stream;
-            cudaLaunchAttribute attr[1];
-            attr[0].id = cudaLaunchAttributeClusterDimension;
-            attr[0].val.clusterDim.x = gp;
-            attr[0].val.clusterDim.y = 1;
-            attr[0].val.clusterDim.z = 1;
-            cfg.attrs = attr;
-            cfg.numAttrs = cl ? 1 : 0;
-            constexpr int ring = kBulkRing<T, DD>;
-            static const bool ring_ok =  // (asked once per instantiation; if refused, the register kernel)
-                cudaFuncSetAttribute(decodeBulkKernel<T, DD>, cudaFuncAttributeMaxDynamicSharedMemorySize, ring) == cudaSuccess;
-            if (bulk && ring_ok) {
-                cfg.dynamicSmemBytes = ring;
-                cudaLaunchKernelEx(&cfg, decodeBulkKernel<T, DD>, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
-            } else {
+            static SmemAllowance ring_smem;
+            if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
+                launchClusters(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
+                               a.data[5], part_out, part_ml, a.err);
+            } else {  // (if the ring's shared memory is refused: the register kernel)
                 auto kern = cl ? decodeTcKernel<T, DD, true, true> : little ? decodeTcKernel<T, DD, false, true> : decodeTcKernel<T, DD, false, false>;
-                cudaLaunchKernelEx(&cfg, kern, p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
+                launchClusters(kern, grid, kDecWarps * 32, 0, cl ? static_cast<int>(gp) : 0, a.stream, p, out, q, kc, vc, a.data[4],
+                               a.data[5], part_out, part_ml, a.err);
             }
         };
         auto go = [&](auto dtag, auto gtag) {

@@ -5,6 +5,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -353,12 +354,12 @@ inline int smCount() {
     return n;
 }
 
-// Launches kern over `blocks` blocks of `threads` along x in clusters of C, with `smem` bytes of dynamic
-// shared memory, on `stream`.
+// Launches kern over `grid` blocks of `threads` in clusters of C blocks along x (C 0: a plain launch),
+// with `smem` bytes of dynamic shared memory, on `stream`.
 template <typename... P, typename... A>
-inline void launchClusters(void (*kern)(P...), long long blocks, int threads, size_t smem, int C, cudaStream_t stream, A... args) {
+inline void launchClusters(void (*kern)(P...), dim3 grid, int threads, size_t smem, int C, cudaStream_t stream, A... args) {
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+    cfg.gridDim = grid;
     cfg.blockDim = dim3(static_cast<unsigned>(threads));
     cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
@@ -368,9 +369,37 @@ inline void launchClusters(void (*kern)(P...), long long blocks, int threads, si
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cfg.numAttrs = C > 0 ? 1 : 0;
     cudaLaunchKernelEx(&cfg, kern, args...);
 }
+
+// Lets one kernel take more dynamic shared memory than the default 48 KiB. CUDA keeps that attribute per
+// device, so a launch site keeps one SmemAllowance per kernel (a function-local static) and asks it
+// before each launch: the attribute is set the first time on each device, after that it costs a
+// cudaGetDevice and a bit test. False when the device refuses (its error cleared, so that the next
+// launch's check does not report it).
+class SmemAllowance {
+  public:
+    template <typename K>
+    bool ensure(K *kern, int bytes) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+            cudaGetLastError();
+            return false;
+        }
+        const unsigned long long bit = 1ULL << dev;
+        if (done_.load(std::memory_order_acquire) & bit) return true;
+        if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        done_.fetch_or(bit, std::memory_order_acq_rel);
+        return true;
+    }
+
+  private:
+    std::atomic<unsigned long long> done_{0};
+};
 
 // The L2 cache's size in bytes on device `dev` (0 if it cannot be read).
 inline long long l2Bytes(int dev) {

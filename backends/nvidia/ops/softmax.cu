@@ -542,25 +542,21 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             // fewest blocks (2, 4 or 8) whose parts fit kBulkPartBytes of shared memory, each part brought in
             // by one bulk copy (H200, 512x128256 bf16: 82.6 -> 76.5 us; 256x128256 43.3 -> 41.5; 32 KiB parts
             // in clusters of 8: 83.7; with few lines, 16x128256: 6.9 -> 8.3, hence the bound).
-            static const bool bulk_ok = [] {  // (once per dtype: both kernels may take up to kBulkPartBytes)
-                return cudaFuncSetAttribute(softmaxBulkKernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kBulkPartBytes) ==
-                           cudaSuccess &&
-                       cudaFuncSetAttribute(softmaxBulkKernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kBulkPartBytes) ==
-                           cudaSuccess;
-            }();
-            if (C > 0 && bulk_ok && rows * C >= 4LL * smCount()) {
+            static SmemAllowance bulk_smem[2];  // [causal]: each kernel may take up to kBulkPartBytes
+            const bool causal = causal_q > 0;
+            auto bulk_kern = causal ? softmaxBulkKernel<T, true> : softmaxBulkKernel<T, false>;
+            if (C > 0 && rows * C >= 4LL * smCount() && bulk_smem[causal].ensure(bulk_kern, kBulkPartBytes)) {
                 for (int c : {2, 4, 8}) {
                     long long pc = (nv + c - 1) / c;
                     if (pc * 16 > kBulkPartBytes) continue;
-                    auto kern = causal_q > 0 ? softmaxBulkKernel<T, true> : softmaxBulkKernel<T, false>;
-                    launchClusters(kern, rows * c, kBulkThreads, static_cast<size_t>(pc * 16), c, a.stream, py, px, static_cast<int>(n), dy,
+                    launchClusters(bulk_kern, dim3(static_cast<unsigned>(rows * c)), kBulkThreads, static_cast<size_t>(pc * 16), c, a.stream, py, px, static_cast<int>(n), dy,
                                    dx, causal_q, c, static_cast<int>(pc));
                     return launched(op);
                 }
             }
             if (C > 0) {
                 auto kern = causal_q > 0 ? softmaxPackedKernel<T, true, true> : softmaxPackedKernel<T, true, false>;
-                launchClusters(kern, rows * C, threads, 0, C, a.stream, py, px, static_cast<int>(n), dy, dx, causal_q, C,
+                launchClusters(kern, dim3(static_cast<unsigned>(rows * C)), threads, 0, C, a.stream, py, px, static_cast<int>(n), dy, dx, causal_q, C,
                                static_cast<int>(per));
             } else {
                 // a block a line; lines collapsed to one dimension get their row strides, not two Dims
