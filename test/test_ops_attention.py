@@ -118,7 +118,7 @@ def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
 @pytest.mark.parametrize("bs", [8, 16, 32])
 def test_paged_attention_decode_much_work_cuda(dtype, d, bs):
     """Enough sequences x kv heads x tokens (2^19) that the nvidia tensor-core decode takes its plan for
-    much work (partitions merged by a second kernel; keys/values by bulk copies into shared memory where
+    much work (partitions merged by the last to finish; keys/values by bulk copies into shared memory where
     the GPU has them), which the small cases above do not reach; lengths differ, so partitions run short
     or empty, and the cache rows past each sequence's end hold NaN (never to reach the output, not even
     as 0 x NaN); block sizes 8, 16 and 32 (an 8-row tile is a whole block, half of one, a quarter).
@@ -155,6 +155,61 @@ def test_paged_attention_decode_much_work_cuda(dtype, d, bs):
     torch.cuda.synchronize()
     with pytest.raises(RuntimeError, match=rf"paged_attention: index {nb + 7} in block_tables is out of range"):
         ops.paged_attention(q, kc, vc, tables, dlens, None, scale)
+
+
+@pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
+@pytest.mark.parametrize("kv_heads", [32, 8])
+def test_paged_attention_decode_partitions_merged_by_last_cuda(kv_heads):
+    """Long contexts split into partitions that the last one of each (sequence, kv head) to finish merges,
+    counting arrivals in counters private to the stream and zero between calls (MHA: the CUDA-core decode;
+    GQA: the tensor-core one): calls on two streams at once, calls in a row (a counter left at a wrong
+    count would merge early or never), and calls replayed from a CUDA graph (merged by a second kernel
+    there) all match float32 SDPA."""
+    seqs, heads, ctx, d, bs, dtype = 32, 32, 2048, 128, 16, torch.bfloat16
+    dev = torch.device("cuda")
+    lens = torch.randint(1, ctx + 1, (seqs,))
+    lens[0] = ctx
+    k = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
+    v = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
+    nb = seqs * ctx // bs
+    perm = torch.randperm(nb).to(dev)
+    kc = torch.empty(nb, kv_heads, bs, d, device=dev, dtype=dtype)
+    vc = torch.empty_like(kc)
+    kc[perm] = k.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
+    vc[perm] = v.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
+    tables = perm.view(seqs, ctx // bs).to(torch.int32)
+    dlens = lens.to(device=dev, dtype=torch.int32)
+    scale = 1 / math.sqrt(d)
+    mask = (torch.arange(ctx) < lens[:, None]).to(dev)[:, None, None, :]
+    qs = [torch.randn(seqs, heads, d, device=dev, dtype=dtype) for _ in range(5)]
+    refs = [torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
+                                                             scale=scale, enable_gqa=True).squeeze(2).cpu() for q in qs]
+    del k, v, mask
+
+    def run(q):
+        return ops.paged_attention(q, kc, vc, tables, dlens, None, scale)
+
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Stream(), torch.cuda.Stream()
+    with torch.cuda.stream(a):
+        on_a = [run(qs[0]), run(qs[1])]
+    with torch.cuda.stream(b):
+        on_b = [run(qs[2]), run(qs[3])]
+    torch.cuda.synchronize()
+    for out, ref in zip(on_a + on_b, refs[:4]):
+        close(out, ref, dtype)
+    static_q = qs[4].clone()
+    run(static_q)  # (the descriptor made before capture)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_out = run(static_q)
+    for i in (4, 0):
+        static_q.copy_(qs[i])
+        graph.replay()
+        torch.cuda.synchronize()
+        close(static_out, refs[i], dtype)
+    close(run(qs[1]), refs[1], dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)
