@@ -118,7 +118,7 @@ def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
 @pytest.mark.parametrize("bs", [8, 16, 32])
 def test_paged_attention_decode_much_work_cuda(dtype, d, bs):
     """Enough sequences x kv heads x tokens (2^19) that the nvidia tensor-core decode takes its plan for
-    much work (partitions merged by the last to finish; keys/values by bulk copies into shared memory where
+    much work (partitions merged by a second kernel; keys/values by bulk copies into shared memory where
     the GPU has them), which the small cases above do not reach; lengths differ, so partitions run short
     or empty, and the cache rows past each sequence's end hold NaN (never to reach the output, not even
     as 0 x NaN); block sizes 8, 16 and 32 (an 8-row tile is a whole block, half of one, a quarter).
@@ -159,12 +159,10 @@ def test_paged_attention_decode_much_work_cuda(dtype, d, bs):
 
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
 @pytest.mark.parametrize("kv_heads", [32, 8])
-def test_paged_attention_decode_partitions_merged_by_last_cuda(kv_heads):
-    """Long contexts split into partitions that the last one of each (sequence, kv head) to finish merges,
-    counting arrivals in counters private to the stream and zero between calls (MHA: the CUDA-core decode;
-    GQA: the tensor-core one): calls on two streams at once, calls in a row (a counter left at a wrong
-    count would merge early or never), and calls replayed from a CUDA graph (merged by a second kernel
-    there) all match float32 SDPA."""
+def test_paged_attention_decode_partitions_on_streams_and_graphs_cuda(kv_heads):
+    """Long contexts split into partitions and merged by a second kernel (MHA: the CUDA-core decode; GQA:
+    the tensor-core one), with the partitions' workspace and the merge on the caller's stream: calls on
+    two streams at once, calls in a row, and calls replayed from a CUDA graph all match float32 SDPA."""
     seqs, heads, ctx, d, bs, dtype = 32, 32, 2048, 128, 16, torch.bfloat16
     dev = torch.device("cuda")
     lens = torch.randint(1, ctx + 1, (seqs,))

@@ -1,10 +1,8 @@
 // backend.cpp: the nvidia backend's entry point: infinirt over the CUDA runtime (devices, streams,
 // events, memory), the per-device error records of the operators, and the table the core loads.
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "nvidia.h"
@@ -326,62 +324,6 @@ DeviceError *deviceErrorSlot(int device) {
         s.device[device] = static_cast<DeviceError *>(d);
     }
     return s.device[device];
-}
-
-namespace {
-
-struct CounterBuffers {
-    struct Key {
-        int device;
-        cudaStream_t stream;
-        bool operator==(const Key &o) const { return device == o.device && stream == o.stream; }
-    };
-    struct Hash {
-        size_t operator()(const Key &k) const { return std::hash<void *>()(k.stream) * 31 + static_cast<size_t>(k.device); }
-    };
-    struct Buffer {
-        unsigned *ptr = nullptr;
-        size_t n = 0;
-    };
-    std::mutex mu;
-    std::unordered_map<Key, Buffer, Hash> live;
-    std::vector<void *> retired;  // outgrown buffers: launches already queued may still count in them
-};
-
-CounterBuffers &counterBuffers() {
-    static auto *c = new CounterBuffers();  // (never destroyed: kernels may run past static destruction)
-    return *c;
-}
-
-}  // namespace
-
-unsigned *arrivalCounters(int device, cudaStream_t stream, size_t n) {
-    cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &cap) != cudaSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    if (cap != cudaStreamCaptureStatusNone) return nullptr;
-    auto &c = counterBuffers();
-    std::lock_guard<std::mutex> lock(c.mu);
-    auto &b = c.live[{device, stream}];
-    if (b.n >= n) return b.ptr;
-    size_t want = std::max(n, 2 * b.n);
-    void *p = nullptr;
-    if (cudaMalloc(&p, want * sizeof(unsigned)) != cudaSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    // zeroed in the stream's order, before any launch that counts in it
-    if (cudaMemsetAsync(p, 0, want * sizeof(unsigned), stream) != cudaSuccess) {
-        cudaGetLastError();
-        cudaFree(p);
-        return nullptr;
-    }
-    if (b.ptr != nullptr) c.retired.push_back(b.ptr);
-    b.ptr = static_cast<unsigned *>(p);
-    b.n = want;
-    return b.ptr;
 }
 
 infiniStatus_t takeDeviceError(int device) {

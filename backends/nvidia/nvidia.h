@@ -51,12 +51,4 @@ DeviceError *deviceErrorSlot(int device);
 // Takes (and clears) device id's pending error: returns it as a failing status with its message.
 infiniStatus_t takeDeviceError(int device);
 
-// At least n arrival counters in device memory for kernels whose last block to finish a piece of work
-// merges it (a counter per piece: each block adds one, the one that brings it to the piece's count
-// merges and sets it back to 0). They are zero between launches and private to one stream of device
-// id, so that kernels on different streams never share one. nullptr while `stream` is being captured
-// into a CUDA graph (a graph's kernels may run beside that stream's later work) or on failure: the
-// caller then merges with a second kernel.
-unsigned *arrivalCounters(int device, cudaStream_t stream, size_t n);
-
 }  // namespace infini::nvidia

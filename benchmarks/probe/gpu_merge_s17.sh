@@ -8,7 +8,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.
 t=$(date +%s); timeout 200 python3 -m pytest -q test/test_ops_attention.py test/test_ops.py test/test_streams.py -k "attention or softmax or stream" -p no:cacheprovider > $OUT/t_base.log 2>&1
 echo "tests rc $? $(( $(date +%s) - t )) s: $(tail -1 $OUT/t_base.log)"; grep -E "^FAILED|Error" $OUT/t_base.log | head -5
 cd benchmarks/probe
-t=$(date +%s); timeout 150 python3 ab_knobs.py PA_COMB=0,1 paged_attention:decode,prefill --impls torch --rounds 3 --reps 20 > $OUT/ab_comb.txt 2>&1; echo "ab comb rc $? $(( $(date +%s) - t )) s"; grep -v -i warn $OUT/ab_comb.txt | sed -n '/medians/,$p'
+t=$(date +%s); timeout 150 python3 ab_knobs.py PA_PDL=0,1 paged_attention:decode,prefill --impls torch --rounds 3 --reps 20 > $OUT/ab_comb.txt 2>&1; echo "ab comb rc $? $(( $(date +%s) - t )) s"; grep -v -i warn $OUT/ab_comb.txt | sed -n '/medians/,$p'
 t=$(date +%s); timeout 150 python3 ab_knobs.py PA_PARTS=0,2,3,4 paged_attention:prefill --impls torch --rounds 3 --reps 20 > $OUT/ab_parts.txt 2>&1; echo "ab parts rc $? $(( $(date +%s) - t )) s"; grep -v -i warn $OUT/ab_parts.txt | sed -n '/medians/,$p'
 cd ../..
 for c in 1 0; do

@@ -229,29 +229,27 @@ __global__ void __launch_bounds__(kThreads) attendKernel(AttnParams p, T *out, c
     }
 }
 
-// Element e of (row, head)'s output from its partitions' slots (log-sum-exp). L2 loads: the slots may
-// have been written by other blocks of the same kernel (the last-arrival merge of the decode kernels).
-template <typename T>
-__device__ __forceinline__ void mergeParts(const AttnParams &p, T *out, const float *part_out, const float *part_ml,
-                                           long long row, long long head, long long e) {
-    const long long base = (row * p.heads + head) * p.parts;
-    float m = -INFINITY;
-    for (int i = 0; i < p.parts; ++i) m = fmaxf(m, __ldcg(part_ml + (base + i) * 2));
-    float l = 0.0f, s = 0.0f;
-    for (int i = 0; i < p.parts; ++i) {
-        float mi = __ldcg(part_ml + (base + i) * 2);
-        if (mi == -INFINITY) continue;
-        float f = __expf(mi - m);
-        l += __ldcg(part_ml + (base + i) * 2 + 1) * f;
-        s += __ldcg(part_out + (base + i) * p.d + e) * f;
-    }
-    out[row * p.o_row + head * p.o_head + e] = fromF<T>(l > 0.0f ? s / l : 0.0f);
-}
-
 // Merges the partitions of (row, head): grid (heads, rows).
 template <typename T>
 __global__ void combineKernel(AttnParams p, T *out, const float *part_out, const float *part_ml) {
-    for (long long e = threadIdx.x; e < p.d; e += blockDim.x) mergeParts(p, out, part_out, part_ml, blockIdx.y, blockIdx.x, e);
+    waitForPrerequisites();  // (launched early after the paged decode kernels)
+    long long head = blockIdx.x, row = blockIdx.y;
+    long long base = (row * p.heads + head) * p.parts;
+    float m = -INFINITY;
+    for (int i = 0; i < p.parts; ++i) m = fmaxf(m, part_ml[(base + i) * 2]);
+    float l = 0.0f;
+    for (int i = 0; i < p.parts; ++i) {
+        float mi = part_ml[(base + i) * 2];
+        if (mi != -INFINITY) l += part_ml[(base + i) * 2 + 1] * __expf(mi - m);
+    }
+    for (long long e = threadIdx.x; e < p.d; e += blockDim.x) {
+        float s = 0.0f;
+        for (int i = 0; i < p.parts; ++i) {
+            float mi = part_ml[(base + i) * 2];
+            if (mi != -INFINITY) s += part_out[(base + i) * p.d + e] * __expf(mi - m);
+        }
+        out[row * p.o_row + head * p.o_head + e] = fromF<T>(l > 0.0f ? s / l : 0.0f);
+    }
 }
 
 // Prefill: checks cu_seqlens_q and seq_lens once (a lane per sequence is plenty for a check).
@@ -439,7 +437,7 @@ __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const vo
 template <typename T, int D, int R, bool CL>
 __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, float (&sm_acc)[kDecWarps][R][D],
                                            const float (&sm_ml)[kDecWarps][R][2], int hc, long long head0, long long seq,
-                                           long long part, float *part_out, float *part_ml, unsigned *arrive) {
+                                           long long part, float *part_out, float *part_ml) {
     __shared__ float blk_ml[CL ? R : 1][2];
     for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
         int h = i / D, e = i % D;
@@ -473,22 +471,6 @@ __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, float (&
             }
         }
     }
-    if (!CL && p.parts > 1 && arrive != nullptr) {
-        // the last partition of (sequence, head pass) to finish merges them all (no second kernel)
-        __shared__ bool last;
-        __threadfence();  // this block's slots are seen device-wide before its arrival is
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            unsigned *count = arrive + seq * gridDim.y + blockIdx.y;
-            last = atomicAdd(count, 1u) == static_cast<unsigned>(p.parts - 1);
-            if (last) *count = 0;  // every partition has arrived: ready for the next launch
-        }
-        __syncthreads();
-        if (last) {
-            __threadfence();
-            for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) mergeParts(p, out, part_out, part_ml, seq, head0 + i / D, i % D);
-        }
-    }
     if constexpr (CL) {
         namespace cg = cooperative_groups;
         cg::cluster_group cl = cg::this_cluster();
@@ -512,15 +494,16 @@ __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, float (&
     }
 }
 
-template <typename T, int D, int G>
-__global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *out, const T *q, const T *kc,
+template <typename T, int D, int G, int MB = 1>
+__global__ void __launch_bounds__(kDecWarps * 32, MB) decodeKernel(AttnParams p, T *out, const T *q, const T *kc,
                                                                 const T *vc, const void *bt, const void *lens,
                                                                 const float *alibi, float *part_out, float *part_ml,
-                                                                unsigned *arrive, DeviceError *err) {
+                                                                DeviceError *err) {
     constexpr int LPT = D / 8, TPW = 32 / LPT, L = G == 4 ? 4 : 8, S = L * TPW;
     __shared__ float sm_acc[kDecWarps][G][D];
     __shared__ float sm_ml[kDecWarps][G][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, sub = lane / LPT, c = lane % LPT;
+    dependentsMayLaunch();
     const DecodeBlock at = decodeBlock(p, lens, G, err);
     const long long part = at.part, seq = at.seq, g = at.kvh, head0 = at.head0, n = at.n, t0 = at.t0, t1 = at.t1;
     const int hc = at.hc;
@@ -648,7 +631,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeKernel(AttnParams p, T *
         }
     }
     __syncthreads();
-    mergeWarps<T, D, G, false>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml, arrive);
+    mergeWarps<T, D, G, false>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 }
 
 // ---- paged_attention decode on tensor cores (GQA: 4+ query heads per kv head; fp16/bf16, head_dim
@@ -815,12 +798,13 @@ __device__ __forceinline__ void tcFinish(float l, float m, const float (&acc)[NT
 template <typename T, int D, bool CL, bool NA>
 __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                    const void *bt, const void *lens, float *part_out,
-                                                                   float *part_ml, unsigned *arrive, DeviceError *err) {
+                                                                   float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     constexpr int KP = D / 32, NT = D / 8, VP = NT / 8;  // key pieces a token, n-tiles, value pieces a token
     __shared__ float sm_acc[kDecWarps][kTcRows][D];
     __shared__ float sm_ml[kDecWarps][kTcRows][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+    dependentsMayLaunch();
     const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
     const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
     const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
@@ -879,7 +863,7 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
     }
     tcFinish<D, NT>(l, m, acc, sm_acc, sm_ml, hc);
     __syncthreads();
-    mergeWarps<T, D, kTcRows, CL>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml, arrive);
+    mergeWarps<T, D, kTcRows, CL>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 #endif
 }
 
@@ -903,7 +887,7 @@ constexpr int kBulkRing = kDecWarps * kBulkSlots * 32 * D * static_cast<int>(siz
 template <typename T, int D>
 __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                   const void *bt, const void *lens, float *part_out,
-                                                                  float *part_ml, unsigned *arrive, DeviceError *err) {
+                                                                  float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int NS = kBulkSlots, KP = D / 32, NT = D / 8, VP = NT / 8, ROW = D * static_cast<int>(sizeof(T));
     constexpr int SLOT = 32 * ROW;  // a slot: 16 key rows, then 16 value rows
@@ -914,6 +898,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     __shared__ uint4 sm_q[KP][32];
     __shared__ float sm_ml[kDecWarps][kTcRows][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+    dependentsMayLaunch();
     const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
     const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
     const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
@@ -999,7 +984,7 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     auto &sm_acc = *reinterpret_cast<float (*)[kDecWarps][kTcRows][D]>(ring);
     tcFinish<D, NT>(l, m, acc, sm_acc, sm_ml, hc);
     __syncthreads();
-    mergeWarps<T, D, kTcRows, false>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml, arrive);
+    mergeWarps<T, D, kTcRows, false>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
 #endif
 }
 
@@ -1038,24 +1023,17 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // The tensor-core kernel with little work (one wave of blocks) merges its 2-8 partitions inside a
     // cluster, with no second kernel (H100: 8x512 18.7 -> 18.3 us, 16x1024 40.1 -> 39.8). Not with much
     // work: a block that finishes first holds its SM while it waits for its cluster (GQA 64x2048 206.2 ->
-    // 207.2, MHA 732 -> 748). Else the last partition of each (sequence, head pass) to finish merges them,
-    // counting arrivals in the stream's arrivalCounters, or (where the stream has none: it is being
-    // captured into a graph) combineKernel does.
+    // 207.2, MHA 732 -> 748). Else combineKernel merges them.
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
-    made->workspace = !cl ? static_cast<size_t>(p.rows * p.heads * std::max(parts, 8LL)) * (p.d + 2) * sizeof(float) : 0;  // TEMP: room for PA_PARTS
+    made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
     // With much work and packed rows, the tensor-core kernel takes its keys/values by bulk copies
     // (decodeBulkKernel; compute capability 9.0+, as clusters).
     const bool bulk = tc && !little && p.k_s2 == p.d && p.v_s2 == p.d && clustersAvailable();
-    auto launch = [p0 = p, G, tc, cl, bulk, little, has_alibi, unit](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    auto launch = [p, G, tc, cl, bulk, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
-        AttnParams p = p0;  // TEMP knobs PA_PARTS (much work: a forced partition count), PA_COMB (1: combineKernel)
-        if (const char *e = getenv("PA_PARTS"); e != nullptr && atoi(e) > 0 && !cl && !little) {
-            long long w = std::min(8, atoi(e)), pl = (p.max_tokens + w - 1) / w;
-            pl = std::max(unit, (pl + unit - 1) / unit * unit);
-            p.part_len = static_cast<int>(pl);
-            p.parts = static_cast<int>((p.max_tokens + pl - 1) / pl);
-        }
-        const bool knob_comb = getenv("PA_COMB") != nullptr && atoi(getenv("PA_COMB")) == 1;
+        // TEMP knobs: PA_PDL=1 (combineKernel by programmatic dependent launch), PA_MB=4 (decodeKernel G=1 at 4 blocks/SM)
+        const bool knob_pdl = getenv("PA_PDL") != nullptr && atoi(getenv("PA_PDL")) == 1;
+        const bool knob_mb = getenv("PA_MB") != nullptr && atoi(getenv("PA_MB")) == 4;
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
         const T *kc = static_cast<const T *>(a.data[2]);
@@ -1065,8 +1043,6 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         float *part_ml = part_out ? part_out + p.rows * p.heads * p.parts * p.d : nullptr;
         unsigned gp = static_cast<unsigned>(p.parts), gk = static_cast<unsigned>(p.kv_heads * p.hpasses), gs = static_cast<unsigned>(p.rows);
         dim3 grid(gp, gk, gs);
-        // partitions merged by the last of each (sequence, head pass) to finish, or by combineKernel
-        unsigned *arrive = p.parts > 1 && !cl && !knob_comb ? arrivalCounters(a.device, a.stream, static_cast<size_t>(gk) * gs) : nullptr;
         // the tensor-core kernel: with much work (bulk) by bulk copies; with little its loads skip L1 and,
         // where cl, the partitions of (sequence, kv head) are one cluster that merges them
         auto runTc = [&](auto dtag) {
@@ -1074,17 +1050,22 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             static SmemAllowance ring_smem;
             if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
                 launchClusters(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
-                               a.data[5], part_out, part_ml, arrive, a.err);
+                               a.data[5], part_out, part_ml, a.err);
             } else {  // (if the ring's shared memory is refused: the register kernel)
                 auto kern = cl ? decodeTcKernel<T, DD, true, true> : little ? decodeTcKernel<T, DD, false, true> : decodeTcKernel<T, DD, false, false>;
                 launchClusters(kern, grid, kDecWarps * 32, 0, cl ? static_cast<int>(gp) : 0, a.stream, p, out, q, kc, vc, a.data[4],
-                               a.data[5], part_out, part_ml, arrive, a.err);
+                               a.data[5], part_out, part_ml, a.err);
             }
         };
         auto go = [&](auto dtag, auto gtag) {
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
+            if (GG == 1 && DD == 128 && knob_mb) {
+                decodeKernel<T, DD, GG, 4><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
+                                                                               part_out, part_ml, a.err);
+            } else {
             decodeKernel<T, DD, GG><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
-                                                                           part_out, part_ml, arrive, a.err);
+                                                                           part_out, part_ml, a.err);
+            }
         };
         auto byD = [&](auto gtag) {
             if (p.d == 64) go(std::integral_constant<int, 64>{}, gtag);
@@ -1097,9 +1078,10 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         } else if (G == 4) byD(std::integral_constant<int, 4>{});
         else if (G == 2) byD(std::integral_constant<int, 2>{});
         else byD(std::integral_constant<int, 1>{});
-        if (p.parts > 1 && !cl && arrive == nullptr) {
-            combineKernel<T><<<dim3(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows)), 128, 0, a.stream>>>(
-                p, out, part_out, part_ml);
+        if (p.parts > 1 && !cl) {
+            dim3 cg(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows));
+            if (knob_pdl) launchDependent(combineKernel<T>, cg, 128, 0, a.stream, p, out, part_out, part_ml);
+            else combineKernel<T><<<cg, 128, 0, a.stream>>>(p, out, part_out, part_ml);
         }
         return launched("paged_attention");
     };

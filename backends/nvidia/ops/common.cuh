@@ -373,6 +373,37 @@ inline void launchClusters(void (*kern)(P...), dim3 grid, int threads, size_t sm
     cudaLaunchKernelEx(&cfg, kern, args...);
 }
 
+// Programmatic dependent launch (compute capability 9.0+; no-ops before): a kernel launched by
+// launchDependent may be scheduled before the kernel ahead of it in the stream has finished, once every
+// block of that kernel has called dependentsMayLaunch (or exited); it must call waitForPrerequisites
+// before it reads what that kernel wrote (it returns when that kernel has finished and its writes are seen).
+__device__ __forceinline__ void dependentsMayLaunch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void waitForPrerequisites() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+template <typename... P, typename... A>
+inline void launchDependent(void (*kern)(P...), dim3 grid, int threads, size_t smem, cudaStream_t stream, A... args) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cudaLaunchKernelEx(&cfg, kern, args...);
+}
+
 // Lets one kernel take more dynamic shared memory than the default 48 KiB. CUDA keeps that attribute per
 // device, so a launch site keeps one SmemAllowance per kernel (a function-local static) and asks it
 // before each launch: the attribute is set the first time on each device, after that it costs a
