@@ -494,7 +494,7 @@ __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, float (&
     }
 }
 
-template <typename T, int D, int G, int MB = 1>
+template <typename T, int D, int G, int MB = (G == 1 ? 4 : 0)>
 __global__ void __launch_bounds__(kDecWarps * 32, MB) decodeKernel(AttnParams p, T *out, const T *q, const T *kc,
                                                                 const T *vc, const void *bt, const void *lens,
                                                                 const float *alibi, float *part_out, float *part_ml,
@@ -795,8 +795,8 @@ __device__ __forceinline__ void tcFinish(float l, float m, const float (&acc)[NT
     }
 }
 
-template <typename T, int D, bool CL, bool NA>
-__global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+template <typename T, int D, bool CL, bool NA, int MB = 3>
+__global__ void __launch_bounds__(kDecWarps * 32, MB) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                    const void *bt, const void *lens, float *part_out,
                                                                    float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -1025,15 +1025,22 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // work: a block that finishes first holds its SM while it waits for its cluster (GQA 64x2048 206.2 ->
     // 207.2, MHA 732 -> 748). Else combineKernel merges them.
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
-    made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
+    made->workspace = !cl ? static_cast<size_t>(p.rows * p.heads * std::max(parts, 8LL)) * (p.d + 2) * sizeof(float) : 0;  // TEMP: room for PA_PARTS
     // With much work and packed rows, the tensor-core kernel takes its keys/values by bulk copies
     // (decodeBulkKernel; compute capability 9.0+, as clusters).
     const bool bulk = tc && !little && p.k_s2 == p.d && p.v_s2 == p.d && clustersAvailable();
-    auto launch = [p, G, tc, cl, bulk, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    auto launch = [p0 = p, G, tc, cl, bulk, little, has_alibi, unit](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
-        // TEMP knobs: PA_PDL=1 (combineKernel by programmatic dependent launch), PA_MB=4 (decodeKernel G=1 at 4 blocks/SM)
-        const bool knob_pdl = getenv("PA_PDL") != nullptr && atoi(getenv("PA_PDL")) == 1;
-        const bool knob_mb = getenv("PA_MB") != nullptr && atoi(getenv("PA_MB")) == 4;
+        AttnParams p = p0;
+        // TEMP knobs: PA_MB=5 (decodeKernel G=1 at 5 blocks/SM), PA_TCMB=4 (much work GQA on decodeTcKernel at 4 blocks/SM), PA_PARTS
+        const bool knob_mb = getenv("PA_MB") != nullptr && atoi(getenv("PA_MB")) == 5;
+        const bool knob_tcmb = getenv("PA_TCMB") != nullptr && atoi(getenv("PA_TCMB")) == 4;
+        if (const char *e = getenv("PA_PARTS"); e != nullptr && atoi(e) > 0 && !cl && !little) {
+            long long w = std::min(8, atoi(e)), pl = (p.max_tokens + w - 1) / w;
+            pl = std::max(unit, (pl + unit - 1) / unit * unit);
+            p.part_len = static_cast<int>(pl);
+            p.parts = static_cast<int>((p.max_tokens + pl - 1) / pl);
+        }
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
         const T *kc = static_cast<const T *>(a.data[2]);
@@ -1048,7 +1055,10 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         auto runTc = [&](auto dtag) {
             constexpr int DD = decltype(dtag)::value;
             static SmemAllowance ring_smem;
-            if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
+            if (bulk && knob_tcmb && DD == 128) {
+                launchClusters(decodeTcKernel<T, DD, false, false, 4>, grid, kDecWarps * 32, 0, 0, a.stream, p, out, q, kc, vc, a.data[4],
+                               a.data[5], part_out, part_ml, a.err);
+            } else if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
                 launchClusters(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
                                a.data[5], part_out, part_ml, a.err);
             } else {  // (if the ring's shared memory is refused: the register kernel)
@@ -1060,7 +1070,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         auto go = [&](auto dtag, auto gtag) {
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
             if (GG == 1 && DD == 128 && knob_mb) {
-                decodeKernel<T, DD, GG, 4><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
+                decodeKernel<T, DD, GG, 5><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
                                                                                part_out, part_ml, a.err);
             } else {
             decodeKernel<T, DD, GG><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
@@ -1080,8 +1090,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         else byD(std::integral_constant<int, 1>{});
         if (p.parts > 1 && !cl) {
             dim3 cg(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows));
-            if (knob_pdl) launchDependent(combineKernel<T>, cg, 128, 0, a.stream, p, out, part_out, part_ml);
-            else combineKernel<T><<<cg, 128, 0, a.stream>>>(p, out, part_out, part_ml);
+            launchDependent(combineKernel<T>, cg, 128, 0, a.stream, p, out, part_out, part_ml);
         }
         return launched("paged_attention");
     };
