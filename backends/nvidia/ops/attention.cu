@@ -494,8 +494,14 @@ __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, float (&
     }
 }
 
-template <typename T, int D, int G, int MB = (G == 1 ? 4 : 0)>
-__global__ void __launch_bounds__(kDecWarps * 32, MB) decodeKernel(AttnParams p, T *out, const T *q, const T *kc,
+// The blocks an SM that decodeKernel's registers must allow: 4 with one query head a block (128
+// registers, 56 bytes spilled; H200, MHA 64x2048: 540.1 us at the compiler's own choice (3 blocks),
+// 515.8 at 4, 834.9 at 5 (96 registers, 416 bytes spilled), 666.5 at "1" (195 registers, 2 blocks));
+// no bound (0) with 2 or 4 heads, which spill hundreds of bytes at 128 registers.
+constexpr int decodeMinBlocks(int G) { return G == 1 ? 4 : 0; }
+
+template <typename T, int D, int G>
+__global__ void __launch_bounds__(kDecWarps * 32, decodeMinBlocks(G)) decodeKernel(AttnParams p, T *out, const T *q, const T *kc,
                                                                 const T *vc, const void *bt, const void *lens,
                                                                 const float *alibi, float *part_out, float *part_ml,
                                                                 DeviceError *err) {
@@ -795,8 +801,8 @@ __device__ __forceinline__ void tcFinish(float l, float m, const float (&acc)[NT
     }
 }
 
-template <typename T, int D, bool CL, bool NA, int MB = 3>
-__global__ void __launch_bounds__(kDecWarps * 32, MB) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+template <typename T, int D, bool CL, bool NA>
+__global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                    const void *bt, const void *lens, float *part_out,
                                                                    float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -1010,9 +1016,14 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     long long pairs = p.rows * p.kv_heads * p.hpasses;
     // blocks to aim for: 16 per SM of an H100; the tensor-core kernel wants fewer, longer partitions: 4
     // per SM with much work (GQA 64x2048: 215.6 us with 16, 212.3 with 8, 211.0 with 4, 216.6 with 3),
-    // 1 with little (8x512: 28.7 with 4, 22.0 with 1; 16x1024: 51.6 with 4, 43.9 with 1)
+    // 1 with little (8x512: 28.7 with 4, 22.0 with 1; 16x1024: 51.6 with 4, 43.9 with 1); its bulk-copy
+    // form (below) 8 (H200, GQA 64x2048 by partitions: 1 168.0 us, 2 148.7, 3 147.4, 4 151.3, 6 148.6;
+    // the tool end to end: 2 152.5, 3 150.4; 3 blocks an SM, so 3.9 waves of blocks rather than 2.6)
     const bool little = pairs * p.max_tokens < (1LL << 19);
-    long long target = 132LL * (tc ? (little ? 1 : 4) : 16);
+    // With much work and packed rows, the tensor-core kernel takes its keys/values by bulk copies
+    // (decodeBulkKernel; compute capability 9.0+, as clusters).
+    const bool bulk = tc && !little && p.k_s2 == p.d && p.v_s2 == p.d && clustersAvailable();
+    long long target = 132LL * (tc ? (little ? 1 : (bulk ? 8 : 4)) : 16);
     long long want = std::max(1LL, (target + pairs - 1) / pairs);
     long long part_len = (p.max_tokens + want - 1) / want;
     part_len = std::max(unit, (part_len + unit - 1) / unit * unit);
@@ -1023,24 +1034,15 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // The tensor-core kernel with little work (one wave of blocks) merges its 2-8 partitions inside a
     // cluster, with no second kernel (H100: 8x512 18.7 -> 18.3 us, 16x1024 40.1 -> 39.8). Not with much
     // work: a block that finishes first holds its SM while it waits for its cluster (GQA 64x2048 206.2 ->
-    // 207.2, MHA 732 -> 748). Else combineKernel merges them.
+    // 207.2, MHA 732 -> 748). Else combineKernel merges them, launched as a programmatic dependent of the
+    // decode kernel (its blocks are placed while the decode's last blocks run, then wait for them; H200,
+    // the tool end to end: GQA 64x2048 153.8 -> 152.4 us). (The last partition of
+    // each (sequence, kv head) to finish merging them instead, counting arrivals with a fence and an
+    // atomic in every block, was slower: GQA 149.3 -> 155.6 us kernel time, MHA 542.9 -> 557.3.)
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
-    made->workspace = !cl ? static_cast<size_t>(p.rows * p.heads * std::max(parts, 8LL)) * (p.d + 2) * sizeof(float) : 0;  // TEMP: room for PA_PARTS
-    // With much work and packed rows, the tensor-core kernel takes its keys/values by bulk copies
-    // (decodeBulkKernel; compute capability 9.0+, as clusters).
-    const bool bulk = tc && !little && p.k_s2 == p.d && p.v_s2 == p.d && clustersAvailable();
-    auto launch = [p0 = p, G, tc, cl, bulk, little, has_alibi, unit](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
+    auto launch = [p, G, tc, cl, bulk, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
-        AttnParams p = p0;
-        // TEMP knobs: PA_MB=5 (decodeKernel G=1 at 5 blocks/SM), PA_TCMB=4 (much work GQA on decodeTcKernel at 4 blocks/SM), PA_PARTS
-        const bool knob_mb = getenv("PA_MB") != nullptr && atoi(getenv("PA_MB")) == 5;
-        const bool knob_tcmb = getenv("PA_TCMB") != nullptr && atoi(getenv("PA_TCMB")) == 4;
-        if (const char *e = getenv("PA_PARTS"); e != nullptr && atoi(e) > 0 && !cl && !little) {
-            long long w = std::min(8, atoi(e)), pl = (p.max_tokens + w - 1) / w;
-            pl = std::max(unit, (pl + unit - 1) / unit * unit);
-            p.part_len = static_cast<int>(pl);
-            p.parts = static_cast<int>((p.max_tokens + pl - 1) / pl);
-        }
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
         const T *kc = static_cast<const T *>(a.data[2]);
@@ -1055,10 +1057,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         auto runTc = [&](auto dtag) {
             constexpr int DD = decltype(dtag)::value;
             static SmemAllowance ring_smem;
-            if (bulk && knob_tcmb && DD == 128) {
-                launchClusters(decodeTcKernel<T, DD, false, false, 4>, grid, kDecWarps * 32, 0, 0, a.stream, p, out, q, kc, vc, a.data[4],
-                               a.data[5], part_out, part_ml, a.err);
-            } else if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
+            if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
                 launchClusters(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
                                a.data[5], part_out, part_ml, a.err);
             } else {  // (if the ring's shared memory is refused: the register kernel)
@@ -1069,13 +1068,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         };
         auto go = [&](auto dtag, auto gtag) {
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
-            if (GG == 1 && DD == 128 && knob_mb) {
-                decodeKernel<T, DD, GG, 5><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
-                                                                               part_out, part_ml, a.err);
-            } else {
             decodeKernel<T, DD, GG><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
                                                                            part_out, part_ml, a.err);
-            }
         };
         auto byD = [&](auto gtag) {
             if (p.d == 64) go(std::integral_constant<int, 64>{}, gtag);
