@@ -2,6 +2,7 @@
 # temporary knobs: PA_PARTS=N (much-work decode plans forced to N partitions), PA_T16=1 (the bulk kernel
 # copies a paged block of 16 rows in one copy), PA_OCC (prints the decode kernels' occupancy).
 # Usage: bash benchmarks/probe/gpu_parts_s17.sh
+# (The knobs named here (PA_PARTS, PA_T16, PA_OCC) were removed after the session's experiments: RESULTS.md, seventeenth session.)
 source .ci/gpu_setup.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.txt
 t=$(date +%s); timeout 200 python3 -m pytest -q test/test_ops_attention.py test/test_ops.py -k "attention or softmax" -p no:cacheprovider > $OUT/t_base.log 2>&1
