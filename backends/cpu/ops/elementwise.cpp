@@ -42,7 +42,8 @@ constexpr bool isStreaming(long) {
     return false;
 }
 
-template <bool Binary, typename F>
+// NT: the 8-lane loop writes with streaming stores (after a scalar head to 32-byte alignment), fenced.
+template <bool Binary, bool NT = false, typename F>
 inline void applyFloat(float *__restrict y, const float *__restrict a, const float *__restrict b, size_t n, F f) {
     size_t i = 0;
 #ifdef __AVX512F__
@@ -55,10 +56,15 @@ inline void applyFloat(float *__restrict y, const float *__restrict a, const flo
 #endif
 #ifdef __AVX2__
     if constexpr (hasVec<F, __m256>(0)) {
+        if constexpr (NT) {
+            for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 31) != 0; ++i) y[i] = f(a[i], Binary ? b[i] : 0.0f);
+        }
         for (; i + 8 <= n; i += 8) {
             __m256 va = _mm256_loadu_ps(a + i), vb = Binary ? _mm256_loadu_ps(b + i) : _mm256_setzero_ps();
-            _mm256_storeu_ps(y + i, f.vec(va, vb));
+            if constexpr (NT) _mm256_stream_ps(y + i, f.vec(va, vb));
+            else _mm256_storeu_ps(y + i, f.vec(va, vb));
         }
+        if constexpr (NT) _mm_sfence();
     }
 #endif
     for (; i < n; ++i) y[i] = f(a[i], Binary ? b[i] : 0.0f);
@@ -104,6 +110,14 @@ Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
         const T *pa = static_cast<const T *>(data[1]);
         const T *pb = Binary ? static_cast<const T *>(data[2]) : nullptr;
         if (flat) {
+            if constexpr (std::is_same_v<T, float> && isStreaming<F>(0)) {
+                if (y.numel() * sizeof(float) >= streamingStoreBytes()) {  // (common.h)
+                    parallelFor(y.numel(), cost, [&](size_t begin, size_t end) {
+                        applyFloat<Binary, true>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
+                    });
+                    return;
+                }
+            }
             parallelFor(y.numel(), cost, [&](size_t begin, size_t end) {
                 applyRun<T, Binary>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
             });

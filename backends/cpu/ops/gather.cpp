@@ -41,10 +41,14 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
             int64_t v = i64 ? indexAt<int64_t>(pi, ix.rowOffset(r)) : indexAt<int32_t>(pi, ix.rowOffset(r));
             if (v < 0 || v >= vocab) outOfRange(op, "indices", v, vocab);
         }
+        const bool stream = n * dim * elem >= streamingStoreBytes();  // (common.h)
         parallelFor(n, dim, [&](size_t begin, size_t end) {
             for (size_t r = begin; r < end; ++r) {
                 int64_t v = i64 ? indexAt<int64_t>(pi, ix.rowOffset(r)) : indexAt<int32_t>(pi, ix.rowOffset(r));
-                std::memcpy(py + y.rowOffset(r) * elem, pw + v * w.strides[0] * elem, dim * elem);
+                char *dst = py + y.rowOffset(r) * elem;
+                const char *src = pw + v * w.strides[0] * elem;
+                if (stream) streamCopy(dst, src, dim * elem);
+                else std::memcpy(dst, src, dim * elem);
             }
         });
     };
