@@ -108,19 +108,21 @@ inline __m256 load8(const bf16 *p) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
 }
 inline void store8(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
-inline void store8(f16 *p, __m256 v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-}
-inline void store8(bf16 *p, __m256 v) {
+inline __m128i pack8(f16 *, __m256 v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT); }
+inline __m128i pack8(bf16 *, __m256 v) {
     __m256i u = _mm256_castps_si256(v);
     __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
     __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
     __m256i nan = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
     __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
     __m256i o = _mm256_blendv_epi8(rounded, nan, is_nan);  // every lane < 2^16: packus keeps it
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(p),
-                     _mm_packus_epi32(_mm256_castsi256_si128(o), _mm256_extracti128_si256(o, 1)));
+    return _mm_packus_epi32(_mm256_castsi256_si128(o), _mm256_extracti128_si256(o, 1));
 }
+inline void store8(f16 *p, __m256 v) { _mm_storeu_si128(reinterpret_cast<__m128i *>(p), pack8(p, v)); }
+inline void store8(bf16 *p, __m256 v) { _mm_storeu_si128(reinterpret_cast<__m128i *>(p), pack8(p, v)); }
+// The same with a streaming store (p on 16 bytes).
+inline void stream8(f16 *p, __m256 v) { _mm_stream_si128(reinterpret_cast<__m128i *>(p), pack8(p, v)); }
+inline void stream8(bf16 *p, __m256 v) { _mm_stream_si128(reinterpret_cast<__m128i *>(p), pack8(p, v)); }
 #endif
 
 // Whole rows between a storage dtype and float: dst[i] = toFloat(src[i]) / dst[i] = fromFloat<T>(src[i]),
@@ -487,7 +489,7 @@ size_t parallelism();
 void parallelFor(size_t n, size_t cost_per_item, const std::function<void(size_t, size_t)> &body);
 
 // Outputs of at least this many bytes are written with non-temporal (streaming) stores by the ops that
-// write each output byte once from inputs they read once (add, mul, relu on float32; embedding): a
+// write each output byte once from inputs they read once (add, mul, relu; embedding): a
 // quarter of the last-level cache, the threshold glibc's memcpy takes for its own streaming stores
 // (2.38+). An output that large would mostly evict what is still to be read and go to memory anyway;
 // streaming stores skip reading each destination line before it is written (a third less traffic for

@@ -70,13 +70,21 @@ inline void applyFloat(float *__restrict y, const float *__restrict a, const flo
     for (; i < n; ++i) y[i] = f(a[i], Binary ? b[i] : 0.0f);
 }
 
-template <typename T, bool Binary, typename F>
+// NT: streaming stores where the run is written 8 lanes at a time (float32; 16-bit types in the AVX2 build).
+template <typename T, bool Binary, bool NT = false, typename F>
 inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict b, size_t n, F f) {
     if constexpr (std::is_same_v<T, float>) {
-        applyFloat<Binary>(y, a, b, n, f);
+        applyFloat<Binary, NT>(y, a, b, n, f);
 #ifndef __AVX512F__
     } else if constexpr (hasVec<F, __m256>(0)) {  // AVX2: convert in registers, no float block
         size_t i = 0;
+        if constexpr (NT) {
+            for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 15) != 0; ++i) {
+                y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f));
+            }
+            for (; i + 8 <= n; i += 8) stream8(y + i, f.vec(load8(a + i), Binary ? load8(b + i) : _mm256_setzero_ps()));
+            _mm_sfence();
+        }
         for (; i + 8 <= n; i += 8) store8(y + i, f.vec(load8(a + i), Binary ? load8(b + i) : _mm256_setzero_ps()));
         for (; i < n; ++i) y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f));
 #endif
@@ -110,10 +118,10 @@ Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
         const T *pa = static_cast<const T *>(data[1]);
         const T *pb = Binary ? static_cast<const T *>(data[2]) : nullptr;
         if (flat) {
-            if constexpr (std::is_same_v<T, float> && isStreaming<F>(0)) {
-                if (y.numel() * sizeof(float) >= streamingStoreBytes()) {  // (common.h)
+            if constexpr (isStreaming<F>(0)) {
+                if (y.numel() * sizeof(T) >= streamingStoreBytes()) {  // (common.h)
                     parallelFor(y.numel(), cost, [&](size_t begin, size_t end) {
-                        applyFloat<Binary, true>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
+                        applyRun<T, Binary, true>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
                     });
                     return;
                 }
