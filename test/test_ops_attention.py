@@ -112,6 +112,28 @@ def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
     check_decode(device, dtype, [1, 300, 1029, 2048], heads, kv_heads, d, 16, torch.rand(heads) / 64 if alibi else None)
 
 
+def paged_copy(k, v, bs):
+    """Contiguous keys/values [seqs, kv_heads, ctx, d] as a paged cache of blocks of bs tokens in a shuffled
+    order: (k_cache, v_cache [blocks, kv_heads, bs, d], block_tables [seqs, ctx / bs] int32)."""
+    seqs, kv_heads, ctx, d = k.shape
+    nb = seqs * ctx // bs
+    perm = torch.randperm(nb).to(k.device)
+    kc = torch.empty(nb, kv_heads, bs, d, device=k.device, dtype=k.dtype)
+    vc = torch.empty_like(kc)
+    kc[perm] = k.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
+    vc[perm] = v.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
+    return kc, vc, perm.view(seqs, ctx // bs).to(torch.int32)
+
+
+def test_paged_copy_holds_the_same_rows():
+    k, v = torch.randn(3, 2, 32, 4), torch.randn(3, 2, 32, 4)
+    kc, vc, tables = paged_copy(k, v, 8)
+    for s in range(3):
+        for t in range(32):
+            assert torch.equal(kc[tables[s, t // 8], :, t % 8], k[s, :, t])
+            assert torch.equal(vc[tables[s, t // 8], :, t % 8], v[s, :, t])
+
+
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("d", [64, 128])
@@ -130,13 +152,8 @@ def test_paged_attention_decode_much_work_cuda(dtype, d, bs):
     lens[0], lens[1] = ctx, 1
     k = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
     v = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
-    nb = seqs * ctx // bs
-    perm = torch.randperm(nb).to(dev)
-    kc = torch.empty(nb, kv_heads, bs, d, device=dev, dtype=dtype)
-    vc = torch.empty_like(kc)
-    kc[perm] = k.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
-    vc[perm] = v.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
-    tables = perm.view(seqs, ctx // bs).to(torch.int32)
+    kc, vc, tables = paged_copy(k, v, bs)
+    nb = kc.shape[0]
     s_past, t_past = (torch.arange(ctx)[None, :] >= lens[:, None]).nonzero(as_tuple=True)
     past_blocks, past_rows = tables[s_past.to(dev), (t_past // bs).to(dev)].long(), (t_past % bs).to(dev)
     kc[past_blocks, :, past_rows] = float("nan")
@@ -169,13 +186,7 @@ def test_paged_attention_decode_partitions_on_streams_and_graphs_cuda(kv_heads):
     lens[0] = ctx
     k = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
     v = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
-    nb = seqs * ctx // bs
-    perm = torch.randperm(nb).to(dev)
-    kc = torch.empty(nb, kv_heads, bs, d, device=dev, dtype=dtype)
-    vc = torch.empty_like(kc)
-    kc[perm] = k.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
-    vc[perm] = v.view(seqs, kv_heads, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kv_heads, bs, d)
-    tables = perm.view(seqs, ctx // bs).to(torch.int32)
+    kc, vc, tables = paged_copy(k, v, bs)
     dlens = lens.to(device=dev, dtype=torch.int32)
     scale = 1 / math.sqrt(d)
     mask = (torch.arange(ctx) < lens[:, None]).to(dev)[:, None, None, :]

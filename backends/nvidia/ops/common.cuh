@@ -354,23 +354,40 @@ inline int smCount() {
     return n;
 }
 
-// Launches kern over `grid` blocks of `threads` in clusters of C blocks along x (C 0: a plain launch),
-// with `smem` bytes of dynamic shared memory, on `stream`.
+// Launches kern over `grid` blocks of `threads` with `smem` bytes of dynamic shared memory on `stream`,
+// in clusters of C blocks along x (C 0: no clusters), and as a programmatic dependent of the kernel
+// ahead of it in the stream where `dependent` (see launchDependent).
 template <typename... P, typename... A>
-inline void launchClusters(void (*kern)(P...), dim3 grid, int threads, size_t smem, int C, cudaStream_t stream, A... args) {
+inline void launchEx(void (*kern)(P...), dim3 grid, int threads, size_t smem, cudaStream_t stream, int C, bool dependent, A... args) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(static_cast<unsigned>(threads));
     cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(C);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
+    cudaLaunchAttribute attr[2];
+    unsigned n = 0;
+    if (C > 0) {
+        attr[n].id = cudaLaunchAttributeClusterDimension;
+        attr[n].val.clusterDim.x = static_cast<unsigned>(C);
+        attr[n].val.clusterDim.y = 1;
+        attr[n].val.clusterDim.z = 1;
+        ++n;
+    }
+    if (dependent) {
+        attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[n].val.programmaticStreamSerializationAllowed = 1;
+        ++n;
+    }
     cfg.attrs = attr;
-    cfg.numAttrs = C > 0 ? 1 : 0;
+    cfg.numAttrs = n;
     cudaLaunchKernelEx(&cfg, kern, args...);
+}
+
+// Launches kern over `grid` blocks of `threads` in clusters of C blocks along x (C 0: a plain launch),
+// with `smem` bytes of dynamic shared memory, on `stream`.
+template <typename... P, typename... A>
+inline void launchClusters(void (*kern)(P...), dim3 grid, int threads, size_t smem, int C, cudaStream_t stream, A... args) {
+    launchEx(kern, grid, threads, smem, stream, C, false, args...);
 }
 
 // Programmatic dependent launch (compute capability 9.0+; no-ops before): a kernel launched by
@@ -391,17 +408,7 @@ __device__ __forceinline__ void waitForPrerequisites() {
 
 template <typename... P, typename... A>
 inline void launchDependent(void (*kern)(P...), dim3 grid, int threads, size_t smem, cudaStream_t stream, A... args) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(static_cast<unsigned>(threads));
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    cudaLaunchKernelEx(&cfg, kern, args...);
+    launchEx(kern, grid, threads, smem, stream, 0, true, args...);
 }
 
 // Lets one kernel take more dynamic shared memory than the default 48 KiB. CUDA keeps that attribute per
