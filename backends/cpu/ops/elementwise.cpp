@@ -113,20 +113,20 @@ template <typename T, bool Binary, typename F>
 Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
     constexpr size_t cost = isStreaming<F>(0) && std::is_same_v<T, float> ? 1 : 4;
     bool flat = y.contiguous() && a.contiguous() && (!Binary || b.contiguous());
+    bool stream = false;  // streaming stores for a large output (common.h)
+    if constexpr (isStreaming<F>(0)) stream = flat && y.numel() * sizeof(T) >= streamingStoreBytes();
     return [=](void *const *data) {
         T *py = static_cast<T *>(data[0]);
         const T *pa = static_cast<const T *>(data[1]);
         const T *pb = Binary ? static_cast<const T *>(data[2]) : nullptr;
         if (flat) {
-            if constexpr (isStreaming<F>(0)) {
-                if (y.numel() * sizeof(T) >= streamingStoreBytes()) {  // (common.h)
-                    parallelFor(y.numel(), cost, [&](size_t begin, size_t end) {
-                        applyRun<T, Binary, true>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
-                    });
-                    return;
-                }
-            }
             parallelFor(y.numel(), cost, [&](size_t begin, size_t end) {
+                if constexpr (isStreaming<F>(0)) {
+                    if (stream) {
+                        applyRun<T, Binary, true>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
+                        return;
+                    }
+                }
                 applyRun<T, Binary>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
             });
             return;

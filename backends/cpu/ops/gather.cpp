@@ -32,6 +32,7 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
     Layout ix = idx;
     ix.shape.push_back(1);
     ix.strides.push_back(1);
+    const bool stream = ix.rows() * dim * elem >= streamingStoreBytes();  // streaming stores for a large output (common.h)
     *k = [=](void *const *data) {
         char *py = static_cast<char *>(data[0]);
         const void *pi = data[1];
@@ -41,7 +42,6 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
             int64_t v = i64 ? indexAt<int64_t>(pi, ix.rowOffset(r)) : indexAt<int32_t>(pi, ix.rowOffset(r));
             if (v < 0 || v >= vocab) outOfRange(op, "indices", v, vocab);
         }
-        const bool stream = n * dim * elem >= streamingStoreBytes();  // (common.h)
         parallelFor(n, dim, [&](size_t begin, size_t end) {
             for (size_t r = begin; r < end; ++r) {
                 int64_t v = i64 ? indexAt<int64_t>(pi, ix.rowOffset(r)) : indexAt<int32_t>(pi, ix.rowOffset(r));

@@ -414,7 +414,9 @@ struct DecodeBlock {
     int hc;
 };
 
+// (Every decode kernel starts here: it also lets the partitions' combineKernel be placed, see launchDependent.)
 __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const void *lens, int R, DeviceError *err) {
+    dependentsMayLaunch();
     DecodeBlock b;
     b.part = blockIdx.x;
     b.seq = blockIdx.z;
@@ -509,7 +511,6 @@ __global__ void __launch_bounds__(kDecWarps * 32, decodeMinBlocks(G)) decodeKern
     __shared__ float sm_acc[kDecWarps][G][D];
     __shared__ float sm_ml[kDecWarps][G][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, sub = lane / LPT, c = lane % LPT;
-    dependentsMayLaunch();
     const DecodeBlock at = decodeBlock(p, lens, G, err);
     const long long part = at.part, seq = at.seq, g = at.kvh, head0 = at.head0, n = at.n, t0 = at.t0, t1 = at.t1;
     const int hc = at.hc;
@@ -810,7 +811,6 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
     __shared__ float sm_acc[kDecWarps][kTcRows][D];
     __shared__ float sm_ml[kDecWarps][kTcRows][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
-    dependentsMayLaunch();
     const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
     const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
     const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
@@ -904,7 +904,6 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
     __shared__ uint4 sm_q[KP][32];
     __shared__ float sm_ml[kDecWarps][kTcRows][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
-    dependentsMayLaunch();
     const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
     const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
     const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
