@@ -37,6 +37,7 @@ struct AttnParams {
     int hpasses;              // decode fast path: blocks per kv head (G query heads each)
     int block_shift;          // decode fast path: log2(block_size), or -1
     int op;
+    int knob;  // TEMP
 };
 
 struct RowMeta {
@@ -993,44 +994,47 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
 #endif
 }
 
-// ---- TEMP (A/B): the same with the keys and the values of a step in separate 16-row slots, 3 a warp ----
-// (48 KiB of ring, 4 blocks an SM): item j of a warp is the keys (j even) or the values (j odd) of its
-// step j / 2, in slot j % 3; the values of the next step go into the keys' slot once the scores are
-// taken, the keys of the step after into the values' slot once the step is done.
-constexpr int kSplitSlots = 3;
-
 template <typename T, int D>
-constexpr int kSplitRing = kDecWarps * kSplitSlots * 16 * D * static_cast<int>(sizeof(T));
-
-template <typename T, int D>
-__global__ void __launch_bounds__(kDecWarps * 32, 4) decodeSplitKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                                     const void *bt, const void *lens, float *part_out,
-                                                                     float *part_ml, DeviceError *err) {
+__global__ void __launch_bounds__(kDecWarps * 32) decodeBulk2Kernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+                                                                  const void *bt, const void *lens, float *part_out,
+                                                                  float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int NS = kSplitSlots, KP = D / 32, NT = D / 8, VP = NT / 8, ROW = D * static_cast<int>(sizeof(T));
-    constexpr int SLOT = 16 * ROW;
-    static_assert(kDecWarps * kTcRows * D * 4 <= kSplitRing<T, D>, "the merge's sums fit in the ring");
+    constexpr int NS = kBulkSlots, KP = D / 32, NT = D / 8, VP = NT / 8, ROW = D * static_cast<int>(sizeof(T));
+    constexpr int SLOT = 32 * ROW;  // a slot: 16 key rows, then 16 value rows
+    static_assert(kDecWarps * kTcRows * D * 4 <= kBulkRing<T, D>, "the merge's sums fit in the ring");
     extern __shared__ __align__(128) unsigned char ring[];
     __shared__ __align__(8) unsigned long long full[kDecWarps][NS];
-    __shared__ unsigned valid[kDecWarps][NS];  // a values slot's tokens whose rows came in
+    __shared__ unsigned valid[kDecWarps][NS];  // the slot's tokens whose rows came in (bit r: token s0 + r)
     __shared__ uint4 sm_q[KP][32];
     __shared__ float sm_ml[kDecWarps][kTcRows][2];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+    // TEMP: the query's loads (warp 0) and the length's in flight together; the ring's first copies
+    // issued before the query is stored (each warp's barriers are its own: no block barrier before them)
+    uint4 qw[KP];
+    {
+        const long long hp = blockIdx.y % p.hpasses, h0 = hp * kTcRows, kvh0 = blockIdx.y / p.hpasses;
+        const int hc0 = min(kTcRows, static_cast<int>(p.group - h0));
+#pragma unroll
+        for (int jj = 0; jj < KP; ++jj) {
+            qw[jj] = make_uint4(0, 0, 0, 0);
+            if (warp == 0 && g < hc0) qw[jj] = *reinterpret_cast<const uint4 *>(q + static_cast<long long>(blockIdx.z) * p.q_row + (kvh0 * p.group + h0 + g) * p.q_head + 32 * jj + 8 * c);
+        }
+    }
     const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
     const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
     const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
-    tcQuery<T, KP>(sm_q, p, q, seq, head0, hc);
     if (lane == 0) {
 #pragma unroll
         for (int k = 0; k < NS; ++k) mbarInit(smemAddr(&full[warp][k]));
     }
-    __syncthreads();
+    __syncwarp();
     unsigned char *wring = ring + warp * NS * SLOT;
-    const bool isv = (lane & 2) != 0;  // lanes 0-1 copy key tiles, 2-3 value tiles
+    const bool isv = (lane & 2) != 0;
     const T *src_base = isv ? vc + kvh * p.v_s1 : kc + kvh * p.k_s1;
     const long long src_s0 = isv ? p.v_s0 : p.k_s0, src_s2 = isv ? p.v_s2 : p.k_s2;
     const int bs = static_cast<int>(p.block_size), shift = p.block_shift;
     const long long bt_row = seq * p.bt_s0;
+    // the block id of the lane's tile of step s (lanes 0-3): -1 past the end, -2 when bad (reported by a key lane)
     auto idOf = [&](int s) -> long long {
         int t = s + 8 * (lane & 1);
         if (lane >= 4 || t >= t1) return -1;
@@ -1042,24 +1046,22 @@ __global__ void __launch_bounds__(kDecWarps * 32, 4) decodeSplitKernel(AttnParam
         }
         return x;
     };
-    // step s's keys (v false) or values into slot k (the whole warp calls it; id: the block id of the
-    // copying lanes' tiles)
-    auto issue = [&](int s, long long id, int k, bool v) {
+    // step s's tiles into slot k (the whole warp calls it): valid rows' bits, zeroed value rows, then the
+    // arrival announcing the bytes and the copies
+    auto issue = [&](int s, long long id, int k) {
         const uint32_t bar = smemAddr(&full[warp][k]);
-        const bool mine = lane < 4 && isv == v;
-        const int tile = lane & 1, t = s + 8 * tile, nr = max(0, min(8, t1 - t)), copied = mine && id >= 0 ? nr : 0;
-        unsigned char *dst = wring + k * SLOT + 8 * tile * ROW;
-        unsigned bits = mine ? ((1u << copied) - 1u) << (8 * tile) : 0u;
+        const int tile = lane & 1, t = s + 8 * tile, nr = max(0, min(8, t1 - t)), copied = id >= 0 ? nr : 0;
+        unsigned char *dst = wring + k * SLOT + ((lane & 2) ? 16 : 0) * ROW + 8 * tile * ROW;
+        unsigned bits = lane < 2 ? ((1u << copied) - 1u) << (8 * tile) : 0u;
         bits |= __shfl_xor_sync(0xffffffffu, bits, 1);
-        bits = __shfl_sync(0xffffffffu, bits, v ? 2 : 0);
-        if (v && mine && copied < 8) {
+        if (lane < 4 && (lane & 2) && copied < 8) {
             for (int i = copied * ROW / 16; i < 8 * ROW / 16; ++i) reinterpret_cast<uint4 *>(dst)[i] = make_uint4(0, 0, 0, 0);
             fenceToBulk();
         }
-        if (v && lane == 0) valid[warp][k] = bits;
-        __syncwarp();
-        if (lane == 0) mbarExpect(bar, __popc(bits) * ROW);
-        if (mine && copied > 0) {
+        if (lane == 0) valid[warp][k] = bits;
+        __syncwarp();  // the zeros and the bits are seen by the lanes that wait on this slot
+        if (lane == 0) mbarExpect(bar, 2 * __popc(bits) * ROW);
+        if (lane < 4 && copied > 0) {
             int within = shift >= 0 ? t & (bs - 1) : t % bs;
             bulkLoad(smemAddr(dst), src_base + id * src_s0 + within * src_s2, copied * ROW, bar);
         }
@@ -1069,30 +1071,31 @@ __global__ void __launch_bounds__(kDecWarps * 32, 4) decodeSplitKernel(AttnParam
     for (int i = 0; i < NT; ++i) acc[i][0] = acc[i][1] = 0.0f;
     float m = -INFINITY, l = 0.0f;
     const int first = t0 + warp * 16, stride = kDecWarps * 16;
-    const long long id0 = idOf(first), id1 = idOf(first + stride);
-    if (first < t1) {
-        issue(first, id0, 0, false);
-        issue(first, id0, 1, true);
+    long long ids[NS];
+#pragma unroll
+    for (int k = 0; k < NS; ++k) ids[k] = idOf(first + k * stride);
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+        if (first + k * stride < t1) issue(first + k * stride, ids[k], k);
     }
-    if (first + stride < t1) issue(first + stride, id1, 2, false);
-    long long pend = isv ? id1 : idOf(first + 2 * stride);  // the id of the lane's next copy
-    int j = 0;
-    for (int s0 = first; s0 < t1; s0 += stride, j += 2) {
-        const int kk = j % NS, kv = (j + 1) % NS;
-        mbarWait(smemAddr(&full[warp][kk]), static_cast<uint32_t>((j / NS) & 1));
-        const unsigned char *ks = wring + kk * SLOT;
-        float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    long long pend = idOf(first + NS * stride);
+    if (warp == 0) {
+#pragma unroll
+        for (int jj = 0; jj < KP; ++jj) sm_q[jj][lane] = qw[jj];
+    }
+    __syncthreads();  // the query is in
+    const bool early = p.knob != 0;
+    int it = 0;
+    for (int s0 = first; s0 < t1; s0 += stride, ++it) {
+        const int k = it % NS;
+        mbarWait(smemAddr(&full[warp][k]), static_cast<uint32_t>((it / NS) & 1));
+        const unsigned char *ks = wring + k * SLOT, *vs = ks + 16 * ROW;
+        const unsigned vm = valid[warp][k];
+        float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
         tcScores<T, KP>(sc, sm_q, [&](int tile, int jj) {
             return *reinterpret_cast<const uint4 *>(ks + (tile * 8 + g) * ROW + (32 * jj + 8 * c) * sizeof(T));
         });
-        __syncwarp();
-        const int sn = s0 + stride;
-        if (sn < t1) issue(sn, pend, kk, true);
-        if (isv) pend = idOf(sn + stride);
-        mbarWait(smemAddr(&full[warp][kv]), static_cast<uint32_t>(((j + 1) / NS) & 1));
-        const unsigned char *vs = wring + kv * SLOT;
-        const unsigned vm = valid[warp][kv];
-        uint4 vr[4][VP];
+        uint4 vr[4][VP];  // tokens 2c, 2c+1, 2c+8, 2c+9 at d = 64 i + 8 g
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
 #pragma unroll
@@ -1100,13 +1103,20 @@ __global__ void __launch_bounds__(kDecWarps * 32, 4) decodeSplitKernel(AttnParam
                 vr[u][i] = *reinterpret_cast<const uint4 *>(vs + ((u >> 1) * 8 + 2 * c + (u & 1)) * ROW + (64 * i + 8 * g) * sizeof(T));
             }
         }
-        __syncwarp();
-        const int s2 = s0 + 2 * stride;
-        if (s2 < t1) issue(s2, pend, kv, false);
-        if (!isv) pend = idOf(s2 + stride);
+        const int sn = s0 + NS * stride;
+        if (early) {
+            __syncwarp();  // every lane has read the slot
+            if (sn < t1) issue(sn, pend, k);
+            pend = idOf(sn + stride);
+        }
         tcUpdate<T, NT, VP>(sc, ((vm >> (2 * c)) & 3u) | (((vm >> (8 + 2 * c)) & 3u) << 2), p.scale, vr, m, l, acc);
+        if (!early) {
+            __syncwarp();  // every lane has read the slot
+            if (sn < t1) issue(sn, pend, k);
+            pend = idOf(sn + stride);
+        }
     }
-    __syncthreads();
+    __syncthreads();  // every warp is done with the ring: it takes the merge's sums
     auto &sm_acc = *reinterpret_cast<float (*)[kDecWarps][kTcRows][D]>(ring);
     tcFinish<D, NT>(l, m, acc, sm_acc, sm_ml, hc);
     __syncthreads();
@@ -1171,6 +1181,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             p.parts = static_cast<int>((p.max_tokens + pl - 1) / pl);
         }
         const bool split = getenv("PA_SPLIT") == nullptr || atoi(getenv("PA_SPLIT")) != 0;
+        p.knob = getenv("PA_EARLY") == nullptr || atoi(getenv("PA_EARLY")) != 0;
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
         const T *kc = static_cast<const T *>(a.data[2]);
@@ -1185,8 +1196,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         auto runTc = [&](auto dtag) {
             constexpr int DD = decltype(dtag)::value;
             static SmemAllowance ring_smem, split_smem;
-            if (bulk && split && split_smem.ensure(decodeSplitKernel<T, DD>, kSplitRing<T, DD>)) {
-                launchClusters(decodeSplitKernel<T, DD>, grid, kDecWarps * 32, kSplitRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
+            if (bulk && split && split_smem.ensure(decodeBulk2Kernel<T, DD>, kBulkRing<T, DD>)) {
+                launchClusters(decodeBulk2Kernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
                                a.data[5], part_out, part_ml, a.err);
             } else if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
                 launchClusters(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
