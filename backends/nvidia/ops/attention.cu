@@ -37,7 +37,6 @@ struct AttnParams {
     int hpasses;              // decode fast path: blocks per kv head (G query heads each)
     int block_shift;          // decode fast path: log2(block_size), or -1
     int op;
-    int knob;  // TEMP
 };
 
 struct RowMeta {
@@ -994,136 +993,6 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
 #endif
 }
 
-template <typename T, int D>
-__global__ void __launch_bounds__(kDecWarps * 32) decodeBulk2Kernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                                  const void *bt, const void *lens, float *part_out,
-                                                                  float *part_ml, DeviceError *err) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int NS = kBulkSlots, KP = D / 32, NT = D / 8, VP = NT / 8, ROW = D * static_cast<int>(sizeof(T));
-    constexpr int SLOT = 32 * ROW;  // a slot: 16 key rows, then 16 value rows
-    static_assert(kDecWarps * kTcRows * D * 4 <= kBulkRing<T, D>, "the merge's sums fit in the ring");
-    extern __shared__ __align__(128) unsigned char ring[];
-    __shared__ __align__(8) unsigned long long full[kDecWarps][NS];
-    __shared__ unsigned valid[kDecWarps][NS];  // the slot's tokens whose rows came in (bit r: token s0 + r)
-    __shared__ uint4 sm_q[KP][32];
-    __shared__ float sm_ml[kDecWarps][kTcRows][2];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
-    // TEMP: the query's loads (warp 0) and the length's in flight together; the ring's first copies
-    // issued before the query is stored (each warp's barriers are its own: no block barrier before them)
-    uint4 qw[KP];
-    {
-        const long long hp = blockIdx.y % p.hpasses, h0 = hp * kTcRows, kvh0 = blockIdx.y / p.hpasses;
-        const int hc0 = min(kTcRows, static_cast<int>(p.group - h0));
-#pragma unroll
-        for (int jj = 0; jj < KP; ++jj) {
-            qw[jj] = make_uint4(0, 0, 0, 0);
-            if (warp == 0 && g < hc0) qw[jj] = *reinterpret_cast<const uint4 *>(q + static_cast<long long>(blockIdx.z) * p.q_row + (kvh0 * p.group + h0 + g) * p.q_head + 32 * jj + 8 * c);
-        }
-    }
-    const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
-    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
-    const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
-    if (lane == 0) {
-#pragma unroll
-        for (int k = 0; k < NS; ++k) mbarInit(smemAddr(&full[warp][k]));
-    }
-    __syncwarp();
-    unsigned char *wring = ring + warp * NS * SLOT;
-    const bool isv = (lane & 2) != 0;
-    const T *src_base = isv ? vc + kvh * p.v_s1 : kc + kvh * p.k_s1;
-    const long long src_s0 = isv ? p.v_s0 : p.k_s0, src_s2 = isv ? p.v_s2 : p.k_s2;
-    const int bs = static_cast<int>(p.block_size), shift = p.block_shift;
-    const long long bt_row = seq * p.bt_s0;
-    // the block id of the lane's tile of step s (lanes 0-3): -1 past the end, -2 when bad (reported by a key lane)
-    auto idOf = [&](int s) -> long long {
-        int t = s + 8 * (lane & 1);
-        if (lane >= 4 || t >= t1) return -1;
-        int pg = shift >= 0 ? t >> shift : t / bs;
-        long long x = readIndex(bt, p.bt64, bt_row + pg * p.bt_s1);
-        if (x < 0 || x >= p.num_blocks) {
-            if (!isv) reportError(err, kErrIndex, p.op, kArgBlockTables, x, p.num_blocks);
-            return -2;
-        }
-        return x;
-    };
-    // step s's tiles into slot k (the whole warp calls it): valid rows' bits, zeroed value rows, then the
-    // arrival announcing the bytes and the copies
-    auto issue = [&](int s, long long id, int k) {
-        const uint32_t bar = smemAddr(&full[warp][k]);
-        const int tile = lane & 1, t = s + 8 * tile, nr = max(0, min(8, t1 - t)), copied = id >= 0 ? nr : 0;
-        unsigned char *dst = wring + k * SLOT + ((lane & 2) ? 16 : 0) * ROW + 8 * tile * ROW;
-        unsigned bits = lane < 2 ? ((1u << copied) - 1u) << (8 * tile) : 0u;
-        bits |= __shfl_xor_sync(0xffffffffu, bits, 1);
-        if (lane < 4 && (lane & 2) && copied < 8) {
-            for (int i = copied * ROW / 16; i < 8 * ROW / 16; ++i) reinterpret_cast<uint4 *>(dst)[i] = make_uint4(0, 0, 0, 0);
-            fenceToBulk();
-        }
-        if (lane == 0) valid[warp][k] = bits;
-        __syncwarp();  // the zeros and the bits are seen by the lanes that wait on this slot
-        if (lane == 0) mbarExpect(bar, 2 * __popc(bits) * ROW);
-        if (lane < 4 && copied > 0) {
-            int within = shift >= 0 ? t & (bs - 1) : t % bs;
-            bulkLoad(smemAddr(dst), src_base + id * src_s0 + within * src_s2, copied * ROW, bar);
-        }
-    };
-    float acc[NT][2];
-#pragma unroll
-    for (int i = 0; i < NT; ++i) acc[i][0] = acc[i][1] = 0.0f;
-    float m = -INFINITY, l = 0.0f;
-    const int first = t0 + warp * 16, stride = kDecWarps * 16;
-    long long ids[NS];
-#pragma unroll
-    for (int k = 0; k < NS; ++k) ids[k] = idOf(first + k * stride);
-#pragma unroll
-    for (int k = 0; k < NS; ++k) {
-        if (first + k * stride < t1) issue(first + k * stride, ids[k], k);
-    }
-    long long pend = idOf(first + NS * stride);
-    if (warp == 0) {
-#pragma unroll
-        for (int jj = 0; jj < KP; ++jj) sm_q[jj][lane] = qw[jj];
-    }
-    __syncthreads();  // the query is in
-    const bool early = p.knob != 0;
-    int it = 0;
-    for (int s0 = first; s0 < t1; s0 += stride, ++it) {
-        const int k = it % NS;
-        mbarWait(smemAddr(&full[warp][k]), static_cast<uint32_t>((it / NS) & 1));
-        const unsigned char *ks = wring + k * SLOT, *vs = ks + 16 * ROW;
-        const unsigned vm = valid[warp][k];
-        float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
-        tcScores<T, KP>(sc, sm_q, [&](int tile, int jj) {
-            return *reinterpret_cast<const uint4 *>(ks + (tile * 8 + g) * ROW + (32 * jj + 8 * c) * sizeof(T));
-        });
-        uint4 vr[4][VP];  // tokens 2c, 2c+1, 2c+8, 2c+9 at d = 64 i + 8 g
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-#pragma unroll
-            for (int i = 0; i < VP; ++i) {
-                vr[u][i] = *reinterpret_cast<const uint4 *>(vs + ((u >> 1) * 8 + 2 * c + (u & 1)) * ROW + (64 * i + 8 * g) * sizeof(T));
-            }
-        }
-        const int sn = s0 + NS * stride;
-        if (early) {
-            __syncwarp();  // every lane has read the slot
-            if (sn < t1) issue(sn, pend, k);
-            pend = idOf(sn + stride);
-        }
-        tcUpdate<T, NT, VP>(sc, ((vm >> (2 * c)) & 3u) | (((vm >> (8 + 2 * c)) & 3u) << 2), p.scale, vr, m, l, acc);
-        if (!early) {
-            __syncwarp();  // every lane has read the slot
-            if (sn < t1) issue(sn, pend, k);
-            pend = idOf(sn + stride);
-        }
-    }
-    __syncthreads();  // every warp is done with the ring: it takes the merge's sums
-    auto &sm_acc = *reinterpret_cast<float (*)[kDecWarps][kTcRows][D]>(ring);
-    tcFinish<D, NT>(l, m, acc, sm_acc, sm_ml, hc);
-    __syncthreads();
-    mergeWarps<T, D, kTcRows, false>(p, out, sm_acc, sm_ml, hc, head0, seq, part, part_out, part_ml);
-#endif
-}
-
 template <typename T>
 struct TypeTag {
     using type = T;
@@ -1170,18 +1039,9 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // each (sequence, kv head) to finish merging them instead, counting arrivals with a fence and an
     // atomic in every block, was slower: GQA 149.3 -> 155.6 us kernel time, MHA 542.9 -> 557.3.)
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
-    made->workspace = (parts > 1 || bulk) && !cl ? static_cast<size_t>(p.rows * p.heads * std::max(parts, bulk ? 8LL : 1LL)) * (p.d + 2) * sizeof(float) : 0;  // TEMP: room for PA_PARTS
-    auto launch = [p0 = p, G, tc, cl, bulk, little, has_alibi, unit](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
+    auto launch = [p, G, tc, cl, bulk, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
-        AttnParams p = p0;  // TEMP knobs: PA_PARTS (bulk: forced partitions), PA_SPLIT (0: the 2-slot bulk kernel)
-        if (const char *e = getenv("PA_PARTS"); e != nullptr && atoi(e) > 0 && bulk) {
-            long long w = std::min(8, atoi(e)), pl = (p.max_tokens + w - 1) / w;
-            pl = std::max(unit, (pl + unit - 1) / unit * unit);
-            p.part_len = static_cast<int>(pl);
-            p.parts = static_cast<int>((p.max_tokens + pl - 1) / pl);
-        }
-        const bool split = getenv("PA_SPLIT") == nullptr || atoi(getenv("PA_SPLIT")) != 0;
-        p.knob = getenv("PA_EARLY") == nullptr || atoi(getenv("PA_EARLY")) != 0;
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
         const T *kc = static_cast<const T *>(a.data[2]);
@@ -1195,11 +1055,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         // where cl, the partitions of (sequence, kv head) are one cluster that merges them
         auto runTc = [&](auto dtag) {
             constexpr int DD = decltype(dtag)::value;
-            static SmemAllowance ring_smem, split_smem;
-            if (bulk && split && split_smem.ensure(decodeBulk2Kernel<T, DD>, kBulkRing<T, DD>)) {
-                launchClusters(decodeBulk2Kernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
-                               a.data[5], part_out, part_ml, a.err);
-            } else if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
+            static SmemAllowance ring_smem;
+            if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
                 launchClusters(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
                                a.data[5], part_out, part_ml, a.err);
             } else {  // (if the ring's shared memory is refused: the register kernel)
