@@ -267,7 +267,7 @@ def test_large_outputs_streamed(device, dtype):
     ac, bc = av.cpu(), bv.cpu()
     same(ops.add(av, bv), ac + bc)
     same(ops.mul(av, bv), ac * bc)
-    same(ops.relu(av), torch.relu(ac))
+    assert torch.equal(ops.relu(av).cpu(), torch.relu(ac))  # exact in every dtype
     out = torch.empty(n + 1, dtype=dtype, device=device)
     ops.add(av, bv, out=out[1:])
     same(out[1:], ac + bc)
@@ -279,6 +279,25 @@ def test_large_outputs_streamed(device, dtype):
     w = rand(1000, 4099, device=device)  # rows of 16396 bytes: every row starts at another alignment
     idx = torch.randint(0, 1000, (4100,)).to(device)
     assert torch.equal(ops.embedding(idx, w).cpu(), w.cpu()[idx.cpu()])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_relu_every_16bit_value(device, dtype):
+    """relu of every float16/bfloat16 bit pattern (NaNs of either sign, infinities, -0, subnormals), from
+    views at other alignments, odd lengths and out=, equals torch's bit for bit (a NaN stays a NaN; -0
+    stays -0). The CPU backend computes it on the raw 16-bit lanes, without a round trip through float."""
+    bits = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(dtype)
+    x = torch.cat([bits, bits.flip(0)]).to(device)
+    for v in (x, x[1:], x[3:-2], x[7:40007]):
+        y, r = ops.relu(v).cpu(), torch.relu(v.cpu())
+        both_nan = y.isnan() & r.isnan()
+        assert bool(((y.view(torch.int16) == r.view(torch.int16)) | both_nan).all())
+        assert torch.equal(y.isnan(), r.isnan())
+    out = torch.full((x.numel() + 1,), 7.0, dtype=dtype, device=device)
+    ops.relu(x, out=out[1:])
+    assert torch.equal(out[1:].cpu().nan_to_num(), torch.relu(x.cpu()).nan_to_num())
+    assert out[0].item() == 7.0  # nothing written before the view
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -42,6 +42,17 @@ constexpr bool isStreaming(long) {
     return false;
 }
 
+// An op exact on float16/bfloat16 as stored (relu: `static constexpr bool kBits16 = true` and
+// `bits<T>(__m256i)` on 16 lanes of raw bits) skips the conversion to float and back.
+template <typename F>
+constexpr auto isBits16(int) -> decltype(F::kBits16) {
+    return F::kBits16;
+}
+template <typename F>
+constexpr bool isBits16(long) {
+    return false;
+}
+
 // NT: the 8-lane loop writes with streaming stores (after a scalar head to 32-byte alignment), fenced.
 template <bool Binary, bool NT = false, typename F>
 inline void applyFloat(float *__restrict y, const float *__restrict a, const float *__restrict b, size_t n, F f) {
@@ -75,6 +86,23 @@ template <typename T, bool Binary, bool NT = false, typename F>
 inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict b, size_t n, F f) {
     if constexpr (std::is_same_v<T, float>) {
         applyFloat<Binary, NT>(y, a, b, n, f);
+#ifdef __AVX2__
+    } else if constexpr (!Binary && isBits16<F>(0)) {  // 16 lanes as stored, no conversion
+        size_t i = 0;
+        if constexpr (NT) {
+            for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 31) != 0; ++i) y[i] = fromFloat<T>(f(toFloat(a[i]), 0.0f));
+            for (; i + 16 <= n; i += 16) {
+                __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + i));
+                _mm256_stream_si256(reinterpret_cast<__m256i *>(y + i), f.template bits<T>(x));
+            }
+            _mm_sfence();
+        }
+        for (; i + 16 <= n; i += 16) {
+            __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + i));
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i), f.template bits<T>(x));
+        }
+        for (; i < n; ++i) y[i] = fromFloat<T>(f(toFloat(a[i]), 0.0f));
+#endif
 #ifndef __AVX512F__
     } else if constexpr (hasVec<F, __m256>(0)) {  // AVX2: convert in registers, no float block
         size_t i = 0;
@@ -111,7 +139,7 @@ inline void applyStrided(T *y, ptrdiff_t sy, const T *a, ptrdiff_t sa, const T *
 // take a second thread only from 64K elements (as torch's grain of 32K).
 template <typename T, bool Binary, typename F>
 Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
-    constexpr size_t cost = isStreaming<F>(0) && std::is_same_v<T, float> ? 1 : 4;
+    constexpr size_t cost = isStreaming<F>(0) && (std::is_same_v<T, float> || isBits16<F>(0)) ? 1 : 4;
     bool flat = y.contiguous() && a.contiguous() && (!Binary || b.contiguous());
     bool stream = false;  // streaming stores for a large output (common.h)
     if constexpr (isStreaming<F>(0)) stream = flat && y.numel() * sizeof(T) >= streamingStoreBytes();
@@ -201,12 +229,21 @@ struct MulF {
 #endif
 };
 
-struct ReluF {  // max(a, 0); NaN stays NaN
+struct ReluF {  // max(a, 0); NaN stays NaN, -0 stays -0 (as torch)
     static constexpr bool kStreaming = true;
-    float operator()(float a, float) const { return a > 0.0f ? a : (a == a ? 0.0f : a); }
+    float operator()(float a, float) const { return a < 0.0f ? 0.0f : a; }  // -0 and NaN stay, as torch
 #ifdef __AVX2__
     __m256 vec(__m256 a, __m256) const {
         return _mm256_max_ps(_mm256_setzero_ps(), a);  // maxps gives its second operand (a) when either is NaN
+    }
+    // float16/bfloat16 bits: a lane below zero becomes +0, as signed 16-bit integers those from -0
+    // (0x8000) exclusive to -inf (0xff80 / 0xfc00) inclusive; -0 and NaN stay. Exact, so no conversion.
+    static constexpr bool kBits16 = true;
+    template <typename T>
+    __m256i bits(__m256i x) const {
+        const short past_inf = std::is_same_v<T, bf16> ? -127 : -1023;  // -inf's bits + 1
+        __m256i below = _mm256_and_si256(_mm256_cmpgt_epi16(x, _mm256_set1_epi16(-32768)), _mm256_cmpgt_epi16(_mm256_set1_epi16(past_inf), x));
+        return _mm256_andnot_si256(below, x);
     }
 #endif
 };

@@ -23,7 +23,7 @@ struct SiluF {
     __device__ float operator()(float x) const { return siluF(x); }
 };
 struct ReluF {
-    __device__ float operator()(float x) const { return x > 0.0f ? x : (x == x ? 0.0f : x); }
+    __device__ float operator()(float x) const { return x < 0.0f ? 0.0f : x; }  // -0 and NaN stay, as torch
 };
 struct GeluF {
     int tanh_form;
@@ -56,11 +56,16 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
 }
 
 template <typename T, int N, typename F, bool EF = false>
-__global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *b, long long n, F f) {
+__global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *b, long long n, F f, int local = 0) {
     long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
-    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N;
+    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N, outer = kUnroll * step;
+    if (local) {  // TEMP: a block's vectors one contiguous chunk
+        i = static_cast<long long>(blockIdx.x) * blockDim.x * N * kUnroll + threadIdx.x * N;
+        step = static_cast<long long>(blockDim.x) * N;
+        outer = static_cast<long long>(gridDim.x) * blockDim.x * N * kUnroll;
+    }
     if constexpr (N > 1) {
-        for (; i + (kUnroll - 1) * step + N <= n; i += kUnroll * step) {
+        for (; i + (kUnroll - 1) * step + N <= n; i += outer) {
             Vec<T, N> va[kUnroll], vb[kUnroll];
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) {
@@ -122,11 +127,16 @@ __global__ void binaryStrided(T *c, const T *a, const T *b, long long n, Dims dc
 }
 
 template <typename T, int N, typename F>
-__global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long n, F f) {
+__global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long n, F f, int local = 0) {
     long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
-    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N;
+    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N, outer = kUnroll * step;
+    if (local) {  // TEMP: a block's vectors one contiguous chunk
+        i = static_cast<long long>(blockIdx.x) * blockDim.x * N * kUnroll + threadIdx.x * N;
+        step = static_cast<long long>(blockDim.x) * N;
+        outer = static_cast<long long>(gridDim.x) * blockDim.x * N * kUnroll;
+    }
     if constexpr (N > 1) {
-        for (; i + (kUnroll - 1) * step + N <= n; i += kUnroll * step) {
+        for (; i + (kUnroll - 1) * step + N <= n; i += outer) {
             Vec<T, N> vx[kUnroll];
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) vx[u] = *reinterpret_cast<const Vec<T, N> *>(x + i + u * step);
@@ -168,7 +178,12 @@ unsigned flatBlocks(long long n, int n_per_thread, int threads) {
 unsigned vecBlocks(long long n, int n_per_vec, int threads) {
     long long vecs = (n + n_per_vec - 1) / n_per_vec;
     if (vecs <= 132LL * 2048) return blocksFor(vecs, threads);
-    return blocksFor((vecs + kUnroll - 1) / kUnroll, threads);
+    long long cap = getenv("EW_CAP") ? 132LL * atoi(getenv("EW_CAP")) : (1LL << 20);  // TEMP
+    return blocksFor((vecs + kUnroll - 1) / kUnroll, threads, cap > 0 ? cap : (1LL << 20));
+}
+// TEMP knob EW_LOCAL: the unrolled kernels' blocks take contiguous chunks (only where vecBlocks unrolls)
+int vecLocal(long long n, int n_per_vec) {
+    return getenv("EW_LOCAL") && atoi(getenv("EW_LOCAL")) && (n + n_per_vec - 1) / n_per_vec > 132LL * 2048;
 }
 
 template <typename F>
@@ -200,9 +215,9 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
                     binarySmall<T, M><<<static_cast<unsigned>((n + 128 * M - 1) / (128 * M)), 128, 0, x.stream>>>(
                         pc, pa, pb, static_cast<int>(n), f);
                 } else if (stream_in_l2) {
-                    binaryFlat<T, N, F, true><<<vecBlocks(n, N, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f);
+                    binaryFlat<T, N, F, true><<<vecBlocks(n, N, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f, vecLocal(n, N));
                 } else {
-                    binaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f);
+                    binaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f, vecLocal(n, N));
                 }
             } else if (flat) {
                 binaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f);
@@ -232,7 +247,7 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
             if (flat && aligned16(py) && aligned16(px)) {
-                unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
+                unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f, vecLocal(n, N));
             } else if (flat) {
                 unaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
             } else {
