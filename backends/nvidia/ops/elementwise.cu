@@ -181,6 +181,8 @@ unsigned vecBlocks(long long n, int n_per_vec, int threads) {
     long long cap = getenv("EW_CAP") ? 132LL * atoi(getenv("EW_CAP")) : (1LL << 20);  // TEMP
     return blocksFor((vecs + kUnroll - 1) / kUnroll, threads, cap > 0 ? cap : (1LL << 20));
 }
+// TEMP knob EW_T: the unrolled kernels' block size
+int ewThreads() { return getenv("EW_T") ? atoi(getenv("EW_T")) : 256; }
 // TEMP knob EW_LOCAL: the unrolled kernels' blocks take contiguous chunks (only where vecBlocks unrolls)
 int vecLocal(long long n, int n_per_vec) {
     return getenv("EW_LOCAL") && atoi(getenv("EW_LOCAL")) && (n + n_per_vec - 1) / n_per_vec > 132LL * 2048;
@@ -215,9 +217,9 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
                     binarySmall<T, M><<<static_cast<unsigned>((n + 128 * M - 1) / (128 * M)), 128, 0, x.stream>>>(
                         pc, pa, pb, static_cast<int>(n), f);
                 } else if (stream_in_l2) {
-                    binaryFlat<T, N, F, true><<<vecBlocks(n, N, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f, vecLocal(n, N));
+                    binaryFlat<T, N, F, true><<<vecBlocks(n, N, ewThreads()), ewThreads(), 0, x.stream>>>(pc, pa, pb, n, f, vecLocal(n, N));
                 } else {
-                    binaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f, vecLocal(n, N));
+                    binaryFlat<T, N><<<vecBlocks(n, N, ewThreads()), ewThreads(), 0, x.stream>>>(pc, pa, pb, n, f, vecLocal(n, N));
                 }
             } else if (flat) {
                 binaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f);
@@ -247,7 +249,7 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
             if (flat && aligned16(py) && aligned16(px)) {
-                unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f, vecLocal(n, N));
+                unaryFlat<T, N><<<vecBlocks(n, N, ewThreads()), ewThreads(), 0, a.stream>>>(py, px, n, f, vecLocal(n, N));
             } else if (flat) {
                 unaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
             } else {
