@@ -86,6 +86,19 @@ def test_binary_broadcast(device, dtype, shape_a, shape_b):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [2 ** 22 + 5, 5_000_003, 3 * 2 ** 21])
+def test_binary_many_elements(device, dtype, n):
+    """Contiguous inputs of millions of elements (the nvidia backend's unrolled kernels: blocks over
+    contiguous chunks, a partial last chunk and a scalar tail at odd lengths), each element checked."""
+    a, b = rand(n, dtype=dtype, device=device), rand(n, dtype=dtype, device=device)
+    fa, fb = f32(a, b)
+    close(ops.add(a, b), fa + fb, dtype)
+    close(ops.mul(a, b), fa * fb, dtype)
+    close(ops.swiglu(a, b), fa * F.silu(fb), dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_unary_and_strided(device, dtype):
     base = rand(83, 1538, dtype=dtype, device=device, scale=3)
     x = base[:, ::2]  # strided last dim

@@ -55,11 +55,16 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
     return *reinterpret_cast<VT *>(&r);
 }
 
+// chunked: block b takes the contiguous chunk of blockDim x kUnroll vectors at b (then b + gridDim, ...),
+// its thread t the chunk's vectors t, t + blockDim, ... (the binary ops with many vectors, in 128-thread
+// blocks; H200, bf16, kernel us against the grid-stride layout in 256-thread blocks: swiglu 1024x11008
+// 19.78 -> 19.02, 4096x4096 27.20 -> 26.42; add 1024x11008 19.54 -> 18.99, 4096x4096 26.90 -> 26.66;
+// 8192x11008 unchanged. relu measured 1% slower that way: the unary kernel keeps the grid stride).
 template <typename T, int N, typename F, bool EF = false>
-__global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *b, long long n, F f, int local = 0) {
+__global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *b, long long n, F f, bool chunked) {
     long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
     long long step = static_cast<long long>(gridDim.x) * blockDim.x * N, outer = kUnroll * step;
-    if (local) {  // TEMP: a block's vectors one contiguous chunk
+    if (chunked) {
         i = static_cast<long long>(blockIdx.x) * blockDim.x * N * kUnroll + threadIdx.x * N;
         step = static_cast<long long>(blockDim.x) * N;
         outer = static_cast<long long>(gridDim.x) * blockDim.x * N * kUnroll;
@@ -127,16 +132,11 @@ __global__ void binaryStrided(T *c, const T *a, const T *b, long long n, Dims dc
 }
 
 template <typename T, int N, typename F>
-__global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long n, F f, int local = 0) {
+__global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long n, F f) {
     long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
-    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N, outer = kUnroll * step;
-    if (local) {  // TEMP: a block's vectors one contiguous chunk
-        i = static_cast<long long>(blockIdx.x) * blockDim.x * N * kUnroll + threadIdx.x * N;
-        step = static_cast<long long>(blockDim.x) * N;
-        outer = static_cast<long long>(gridDim.x) * blockDim.x * N * kUnroll;
-    }
+    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N;
     if constexpr (N > 1) {
-        for (; i + (kUnroll - 1) * step + N <= n; i += outer) {
+        for (; i + (kUnroll - 1) * step + N <= n; i += kUnroll * step) {
             Vec<T, N> vx[kUnroll];
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) vx[u] = *reinterpret_cast<const Vec<T, N> *>(x + i + u * step);
@@ -175,17 +175,11 @@ unsigned flatBlocks(long long n, int n_per_thread, int threads) {
 
 // The vectorized kernels' grid: one vector a thread while that fits in one wave of the GPU (132 SMs x
 // 2048 threads: a single round trip per thread), else one pass with kUnroll vectors a thread.
+constexpr long long kOneWaveVecs = 132LL * 2048;
 unsigned vecBlocks(long long n, int n_per_vec, int threads) {
     long long vecs = (n + n_per_vec - 1) / n_per_vec;
-    if (vecs <= 132LL * 2048) return blocksFor(vecs, threads);
-    long long cap = getenv("EW_CAP") ? 132LL * atoi(getenv("EW_CAP")) : (1LL << 20);  // TEMP
-    return blocksFor((vecs + kUnroll - 1) / kUnroll, threads, cap > 0 ? cap : (1LL << 20));
-}
-// TEMP knob EW_T: the unrolled kernels' block size
-int ewThreads() { return getenv("EW_T") ? atoi(getenv("EW_T")) : 256; }
-// TEMP knob EW_LOCAL: the unrolled kernels' blocks take contiguous chunks (only where vecBlocks unrolls)
-int vecLocal(long long n, int n_per_vec) {
-    return getenv("EW_LOCAL") && atoi(getenv("EW_LOCAL")) && (n + n_per_vec - 1) / n_per_vec > 132LL * 2048;
+    if (vecs <= kOneWaveVecs) return blocksFor(vecs, threads);
+    return blocksFor((vecs + kUnroll - 1) / kUnroll, threads);
 }
 
 template <typename F>
@@ -216,13 +210,17 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
                     constexpr int M = N / 2;  // 8-byte pieces, 128-thread blocks: more SMs for few rows
                     binarySmall<T, M><<<static_cast<unsigned>((n + 128 * M - 1) / (128 * M)), 128, 0, x.stream>>>(
                         pc, pa, pb, static_cast<int>(n), f);
-                } else if (stream_in_l2) {
-                    binaryFlat<T, N, F, true><<<vecBlocks(n, N, ewThreads()), ewThreads(), 0, x.stream>>>(pc, pa, pb, n, f, vecLocal(n, N));
                 } else {
-                    binaryFlat<T, N><<<vecBlocks(n, N, ewThreads()), ewThreads(), 0, x.stream>>>(pc, pa, pb, n, f, vecLocal(n, N));
+                    const bool chunked = (n + N - 1) / N > kOneWaveVecs;
+                    const int threads = chunked ? 128 : 256;
+                    if (stream_in_l2) {
+                        binaryFlat<T, N, F, true><<<vecBlocks(n, N, threads), threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
+                    } else {
+                        binaryFlat<T, N><<<vecBlocks(n, N, threads), threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
+                    }
                 }
             } else if (flat) {
-                binaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f);
+                binaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f, false);
             } else {
                 binaryStrided<T><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, dc, da, db, f);
             }
@@ -249,7 +247,7 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
             if (flat && aligned16(py) && aligned16(px)) {
-                unaryFlat<T, N><<<vecBlocks(n, N, ewThreads()), ewThreads(), 0, a.stream>>>(py, px, n, f, vecLocal(n, N));
+                unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
             } else if (flat) {
                 unaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
             } else {
