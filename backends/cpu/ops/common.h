@@ -109,15 +109,28 @@ inline __m256 load8(const bf16 *p) {
 }
 inline void store8(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
 inline __m128i pack8(f16 *, __m256 v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT); }
-inline __m128i pack8(bf16 *, __m256 v) {
+// Eight floats to bfloat16 bits in the low half of each 32-bit lane (the high half zero).
+inline __m256i bf16Lanes(__m256 v) {
     __m256i u = _mm256_castps_si256(v);
     __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
     __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
     __m256i nan = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
     __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-    __m256i o = _mm256_blendv_epi8(rounded, nan, is_nan);  // every lane < 2^16: packus keeps it
+    return _mm256_blendv_epi8(rounded, nan, is_nan);  // every lane < 2^16: packus keeps it
+}
+inline __m128i pack8(bf16 *, __m256 v) {
+    __m256i o = bf16Lanes(v);
     return _mm_packus_epi32(_mm256_castsi256_si128(o), _mm256_extracti128_si256(o, 1));
 }
+// Sixteen bfloat16 as two float vectors with no cross-lane moves: lo holds elements 0-3 and 8-11, hi
+// 4-7 and 12-15 (unpack against zero puts each value in the high half of a 32-bit lane); pack16 undoes
+// it (packus interleaves the same way, lane by lane).
+inline void load16(const bf16 *p, __m256 &lo, __m256 &hi) {
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
+    lo = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), x));
+    hi = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), x));
+}
+inline __m256i pack16(bf16 *, __m256 lo, __m256 hi) { return _mm256_packus_epi32(bf16Lanes(lo), bf16Lanes(hi)); }
 inline void store8(f16 *p, __m256 v) { _mm_storeu_si128(reinterpret_cast<__m128i *>(p), pack8(p, v)); }
 inline void store8(bf16 *p, __m256 v) { _mm_storeu_si128(reinterpret_cast<__m128i *>(p), pack8(p, v)); }
 // The same with a streaming store (p on 16 bytes).
