@@ -31,27 +31,35 @@ constexpr bool hasVec(long) {
     return false;
 }
 
-// A plain streaming op (add, mul, relu: a functor with `static constexpr bool kStreaming = true`) costs
-// about one copy per element; the thread split counts the others as four.
-template <typename F>
-constexpr auto isStreaming(int) -> decltype(F::kStreaming) {
-    return F::kStreaming;
-}
-template <typename F>
-constexpr bool isStreaming(long) {
-    return false;
-}
+// What an op's functor says of itself (each derives from OpTraits and overrides what holds):
+// kStreaming, a plain streaming op (add, mul, relu) that costs about one copy per element (the thread
+// split counts the others as four) and writes large outputs with streaming stores; kBits16, an op exact
+// on float16/bfloat16 as stored (relu), with `bits<T>(__m256i)` on 16 lanes of raw bits, which skips
+// the conversion to float and back.
+struct OpTraits {
+    static constexpr bool kStreaming = false;
+    static constexpr bool kBits16 = false;
+};
 
-// An op exact on float16/bfloat16 as stored (relu: `static constexpr bool kBits16 = true` and
-// `bits<T>(__m256i)` on 16 lanes of raw bits) skips the conversion to float and back.
-template <typename F>
-constexpr auto isBits16(int) -> decltype(F::kBits16) {
-    return F::kBits16;
+#ifdef __AVX2__
+// A 16-bit output 16 lanes (32 bytes) a step: step(i) gives y[i .. i + 16) as raw bits, one(i) computes
+// y[i] alone. NT: streaming stores after a scalar head to 32-byte alignment, fenced. Returns where the
+// steps stopped (fewer than 16 left).
+template <bool NT, typename T, typename Step, typename One>
+inline size_t run16(T *y, size_t n, Step step, One one) {
+    size_t i = 0;
+    if constexpr (NT) {
+        for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 31) != 0; ++i) one(i);
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m256i r = step(i);
+        if constexpr (NT) _mm256_stream_si256(reinterpret_cast<__m256i *>(y + i), r);
+        else _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i), r);
+    }
+    if constexpr (NT) _mm_sfence();
+    return i;
 }
-template <typename F>
-constexpr bool isBits16(long) {
-    return false;
-}
+#endif
 
 // NT: the 8-lane loop writes with streaming stores (after a scalar head to 32-byte alignment), fenced.
 template <bool Binary, bool NT = false, typename F>
@@ -84,24 +92,15 @@ inline void applyFloat(float *__restrict y, const float *__restrict a, const flo
 // NT: streaming stores where the run is written 8 lanes at a time (float32; 16-bit types in the AVX2 build).
 template <typename T, bool Binary, bool NT = false, typename F>
 inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict b, size_t n, F f) {
+    auto one = [&](size_t i) { y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f)); };
     if constexpr (std::is_same_v<T, float>) {
         applyFloat<Binary, NT>(y, a, b, n, f);
 #ifdef __AVX2__
-    } else if constexpr (!Binary && isBits16<F>(0)) {  // 16 lanes as stored, no conversion
-        size_t i = 0;
-        if constexpr (NT) {
-            for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 31) != 0; ++i) y[i] = fromFloat<T>(f(toFloat(a[i]), 0.0f));
-            for (; i + 16 <= n; i += 16) {
-                __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + i));
-                _mm256_stream_si256(reinterpret_cast<__m256i *>(y + i), f.template bits<T>(x));
-            }
-            _mm_sfence();
-        }
-        for (; i + 16 <= n; i += 16) {
-            __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + i));
-            _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i), f.template bits<T>(x));
-        }
-        for (; i < n; ++i) y[i] = fromFloat<T>(f(toFloat(a[i]), 0.0f));
+    } else if constexpr (!Binary && F::kBits16) {  // 16 lanes as stored, no conversion
+        size_t i = run16<NT>(y, n, [&](size_t j) {
+            return f.template bits<T>(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + j)));
+        }, one);
+        for (; i < n; ++i) one(i);
 #endif
 #ifndef __AVX512F__
     } else if constexpr (hasVec<F, __m256>(0)) {  // AVX2: convert in registers, no float block
@@ -111,30 +110,19 @@ inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict
             // fewer instructions than 8 at a time with cross-lane moves, which bounded this loop (one
             // thread, [512, 4096]: add 720-830 -> 500-670 us, mul 720-815 -> 475-620; [16, 4096]: add
             // 19-25 -> 13-16, mul 25-27 -> 13-16)
-            if constexpr (NT) {
-                for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 31) != 0; ++i) {
-                    y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f));
-                }
-            }
-            for (; i + 16 <= n; i += 16) {
+            i = run16<NT>(y, n, [&](size_t j) {
                 __m256 alo, ahi, blo = _mm256_setzero_ps(), bhi = _mm256_setzero_ps();
-                load16(a + i, alo, ahi);
-                if constexpr (Binary) load16(b + i, blo, bhi);
-                __m256i r = pack16(y, f.vec(alo, blo), f.vec(ahi, bhi));
-                if constexpr (NT) _mm256_stream_si256(reinterpret_cast<__m256i *>(y + i), r);
-                else _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i), r);
-            }
-            if constexpr (NT) _mm_sfence();
-        }
-        if constexpr (NT) {
-            for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 15) != 0; ++i) {
-                y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f));
-            }
+                load16(a + j, alo, ahi);
+                if constexpr (Binary) load16(b + j, blo, bhi);
+                return pack16(y, f.vec(alo, blo), f.vec(ahi, bhi));
+            }, one);
+        } else if constexpr (NT) {
+            for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 15) != 0; ++i) one(i);
             for (; i + 8 <= n; i += 8) stream8(y + i, f.vec(load8(a + i), Binary ? load8(b + i) : _mm256_setzero_ps()));
             _mm_sfence();
         }
         for (; i + 8 <= n; i += 8) store8(y + i, f.vec(load8(a + i), Binary ? load8(b + i) : _mm256_setzero_ps()));
-        for (; i < n; ++i) y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f));
+        for (; i < n; ++i) one(i);
 #endif
     } else {
         constexpr size_t kBlock = 256;
@@ -159,17 +147,17 @@ inline void applyStrided(T *y, ptrdiff_t sy, const T *a, ptrdiff_t sa, const T *
 // take a second thread only from 64K elements (as torch's grain of 32K).
 template <typename T, bool Binary, typename F>
 Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
-    constexpr size_t cost = isStreaming<F>(0) && (std::is_same_v<T, float> || isBits16<F>(0)) ? 1 : 4;
+    constexpr size_t cost = F::kStreaming && (std::is_same_v<T, float> || F::kBits16) ? 1 : 4;
     bool flat = y.contiguous() && a.contiguous() && (!Binary || b.contiguous());
     bool stream = false;  // streaming stores for a large output (common.h)
-    if constexpr (isStreaming<F>(0)) stream = flat && y.numel() * sizeof(T) >= streamingStoreBytes();
+    if constexpr (F::kStreaming) stream = flat && y.numel() * sizeof(T) >= streamingStoreBytes();
     return [=](void *const *data) {
         T *py = static_cast<T *>(data[0]);
         const T *pa = static_cast<const T *>(data[1]);
         const T *pb = Binary ? static_cast<const T *>(data[2]) : nullptr;
         if (flat) {
             parallelFor(y.numel(), cost, [&](size_t begin, size_t end) {
-                if constexpr (isStreaming<F>(0)) {
+                if constexpr (F::kStreaming) {
                     if (stream) {
                         applyRun<T, Binary, true>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
                         return;
@@ -233,7 +221,7 @@ inline __m512 silu512(__m512 x) {
 }
 #endif
 
-struct AddF {
+struct AddF : OpTraits {
     static constexpr bool kStreaming = true;
     float operator()(float a, float b) const { return a + b; }
 #ifdef __AVX2__
@@ -241,7 +229,7 @@ struct AddF {
 #endif
 };
 
-struct MulF {
+struct MulF : OpTraits {
     static constexpr bool kStreaming = true;
     float operator()(float a, float b) const { return a * b; }
 #ifdef __AVX2__
@@ -249,7 +237,7 @@ struct MulF {
 #endif
 };
 
-struct ReluF {  // max(a, 0); NaN stays NaN, -0 stays -0 (as torch)
+struct ReluF : OpTraits {  // max(a, 0); NaN stays NaN, -0 stays -0 (as torch)
     static constexpr bool kStreaming = true;
     float operator()(float a, float) const { return a < 0.0f ? 0.0f : a; }  // -0 and NaN stay, as torch
 #ifdef __AVX2__
@@ -268,28 +256,28 @@ struct ReluF {  // max(a, 0); NaN stays NaN, -0 stays -0 (as torch)
 #endif
 };
 
-struct Silu {
+struct Silu : OpTraits {
     float operator()(float a, float) const { return siluf(a); }
 #ifdef __AVX512F__
     __m512 vec(__m512 a, __m512) const { return silu512(a); }
 #endif
 };
 
-struct SwiGLU {  // a * silu(b)
+struct SwiGLU : OpTraits {  // a * silu(b)
     float operator()(float a, float b) const { return a * siluf(b); }
 #ifdef __AVX512F__
     __m512 vec(__m512 a, __m512 b) const { return _mm512_mul_ps(a, silu512(b)); }
 #endif
 };
 
-struct SiluMul {  // silu(a) * b
+struct SiluMul : OpTraits {  // silu(a) * b
     float operator()(float a, float b) const { return siluf(a) * b; }
 #ifdef __AVX512F__
     __m512 vec(__m512 a, __m512 b) const { return _mm512_mul_ps(silu512(a), b); }
 #endif
 };
 
-struct GeluErf {
+struct GeluErf : OpTraits {
     float operator()(float x, float) const { return 0.5f * x * (1.0f + erfApprox(x * 0.70710678118654752f)); }
 #ifdef __AVX512F__
     // erf by Abramowitz & Stegun 7.1.28, which needs no exp: erf(z) = 1 - (1 + a1 z + ... + a6 z^6)^-16
@@ -334,7 +322,7 @@ struct GeluErf {
 #endif
 };
 
-struct GeluTanh {
+struct GeluTanh : OpTraits {
     float operator()(float x, float) const {
         float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
         // tanh(u) = 1 - 2 / (exp(2u) + 1), with the vectorizable exp
