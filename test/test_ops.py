@@ -208,6 +208,30 @@ def test_softmax_many_wide_rows(device, dtype):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_many_vocabulary_rows(device, dtype):
+    """Hundreds of vocabulary-wide lines (on H100/H200: persistent clusters, each taking several lines in
+    turn, the next line's parts copied in while the present one is computed), parts of equal and unequal
+    lengths, with a dominant logit, -inf stretches across parts, a line of equal values and a line of
+    only -inf (NaN). Compared in units of the line's mean (out * cols), where the values are O(1)."""
+    for rows, cols in ((264, 128256), (203, 100008)):
+        x = rand(rows, cols, dtype=dtype, device=device, scale=4)
+        x[3, cols // 2] = 60.0
+        x[70, 100 : cols - 100] = float("-inf")
+        x[130] = 2.5
+        x[rows - 1] = float("-inf")
+        (fx,) = f32(x)
+        out = ops.softmax(x, -1).cpu()
+        assert bool(out[rows - 1].isnan().all())
+        ref = torch.softmax(fx[: rows - 1], -1)
+        # f32: sums of 10^5 terms; f16: its subnormal step (6e-8) is 0.008 of the mean here
+        rtol, atol = {torch.float32: (1e-4, 1e-4), torch.float16: (4e-3, 2e-2), torch.bfloat16: (2e-2, 2e-2)}[dtype]
+        torch.testing.assert_close(out[: rows - 1].float() * cols, ref * cols, rtol=rtol, atol=atol)
+        assert bool((out[70, 100 : cols - 100] == 0).all())
+        torch.testing.assert_close(out[: rows - 1].float().sum(-1), torch.ones(rows - 1), rtol=0, atol=1e-2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_softmax_decode_size_lines(device, dtype):
     """Short lines with little work in all (decode-size attention rows; on GPUs a warp a line), line
     lengths around the pieces a lane holds, with -inf stretches that leave some lanes no finite element."""

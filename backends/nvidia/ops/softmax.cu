@@ -7,6 +7,7 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -410,6 +411,93 @@ __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T 
 #endif
 }
 
+// Persistent clusters that stream lines through shared memory into registers: cluster g takes lines
+// g, g + G, ... (G clusters in the grid); block `rank` of a cluster holds pieces [rank * per, rank * per +
+// per) of each. A line's part comes into shared memory by one bulk copy; as soon as every thread has
+// moved its pieces into registers, the next line's part is requested into the same bytes, so the copy
+// is in flight while the block computes and writes the line before it from registers. Each thread: its
+// max, exp(x - its max) in place (one exp an element), the block's (max, sum), the cluster's through
+// distributed shared memory (two slot sets, by line parity: one cluster barrier a line), the scaled
+// write. Not for causal lines. n < 2^31.
+template <typename T, int THREADS, int VPT, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
+                                                                     int C, int per) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int N = kVec16<T>;
+    using V = Vec<T, N>;
+    namespace cg = cooperative_groups;
+    extern __shared__ __align__(128) unsigned char dyn_smem[];
+    const V *chunk = reinterpret_cast<const V *>(dyn_smem);
+    __shared__ float smem[32];
+    __shared__ float2 slots[2][8];
+    __shared__ __align__(8) unsigned long long bar;
+    cg::cluster_group cl = cg::this_cluster();
+    const int rank = static_cast<int>(cl.block_rank()), tid = static_cast<int>(threadIdx.x);
+    const long long G = gridDim.x / C;
+    long long row = blockIdx.x / C;
+    const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
+    const uint32_t b = smemAddr(&bar), dst = smemAddr(dyn_smem);
+    const uint32_t bytes = static_cast<uint32_t>(cnt) * 16u;
+    if (tid == 0) {
+        mbarInit(b);
+        if (cnt > 0 && row < rows) {
+            mbarExpect(b, bytes);
+            bulkLoad(dst, reinterpret_cast<const V *>(x + offsetOf(dx, row)) + vbeg, bytes, b);
+        }
+    }
+    clusterArriveRelaxed();
+    __syncthreads();  // (the barrier is initialized before anyone waits on it)
+    clusterWait();    // every block of the cluster runs: its slots may be written
+    uint32_t phase = 0;
+    for (int k = 0; row < rows; row += G, ++k) {
+        V raw[VPT];
+        if (cnt > 0) {
+            mbarWait(b, phase);
+            phase ^= 1u;
+        }
+#pragma unroll
+        for (int i = 0; i < VPT; ++i) {
+            int v = tid + i * THREADS;
+            if (v < cnt) raw[i] = chunk[v];
+        }
+        __syncthreads();  // every thread has its pieces: the bytes may be overwritten
+        if (tid == 0 && cnt > 0 && row + G < rows) {
+            mbarExpect(b, bytes);
+            bulkLoad(dst, reinterpret_cast<const V *>(x + offsetOf(dx, row + G)) + vbeg, bytes, b);
+        }
+        typename MaxAcc<T>::type acc = MaxAcc<T>::init();
+#pragma unroll
+        for (int i = 0; i < VPT; ++i) {
+            if (tid + i * THREADS < cnt) maxInto(acc, raw[i]);
+        }
+        float m = maxOf(acc), s = 0.0f;
+        const float lm = m, lmL = m * kLog2e;
+#pragma unroll
+        for (int i = 0; i < VPT; ++i) {
+            int v = tid + i * THREADS;
+            if (v < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
+        }
+        blockMaxSum(m, s, smem);
+        float2 *sl = slots[k & 1];
+        if (tid < C) cl.map_shared_rank(sl, tid)[rank] = make_float2(m, s);
+        clusterArrive();
+        clusterWait();
+        float gm = -INFINITY, gs = 0.0f;
+        for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
+        for (int r = 0; r < C; ++r) {
+            if (sl[r].x != -INFINITY) gs += sl[r].y * __expf(sl[r].x - gm);
+        }
+        const float scale = gm == -INFINITY ? NAN : lm == -INFINITY ? 0.0f : __expf(lm - gm) / gs;
+        V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg;
+#pragma unroll
+        for (int i = 0; i < VPT; ++i) {
+            int v = tid + i * THREADS;
+            if (v < cnt) scaleStore<T, N>(reinterpret_cast<T *>(yr + v), raw[i], scale);
+        }
+    }
+#endif
+}
+
 // The reduction of a line held by G warps, each warp's value already reduced: through shared memory `sm`
 // (G floats; every thread gets it). G = 1: the warp's value.
 template <int G, typename Op>
@@ -483,6 +571,67 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 }
 
 // Launches over `rows` lines of n elements; y and x line starts given by dy/dx, element strides sy/sx.
+// Launches softmaxStreamKernel<T, THREADS, VPT, MINB> over `rows` lines of n (a multiple of the
+// 16-byte piece): clusters of the fewest blocks (2, 4 or 8) whose parts a block's threads hold, as many
+// clusters as fit the GPU at once, fewer where that evens the lines each takes. False: not launched.
+template <typename T, int THREADS, int VPT, int MINB>
+bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
+    constexpr int N = kVec16<T>;
+    constexpr int kMaxPart = 200 * 1024;
+    long long nv = n / N;
+    int C = 0;
+    long long per = 0;
+    for (int c : {2, 4, 8}) {
+        long long pc = (nv + c - 1) / c;
+        if (pc <= static_cast<long long>(THREADS) * VPT && pc * 16 <= kMaxPart) {
+            C = c;
+            per = pc;
+            break;
+        }
+    }
+    if (C == 0 || rows * C >= (1LL << 31)) return false;
+    auto kern = softmaxStreamKernel<T, THREADS, VPT, MINB>;
+    static SmemAllowance allow;
+    if (!allow.ensure(kern, kMaxPart)) return false;
+    size_t smem = static_cast<size_t>(per * 16);
+    if (MINB < 3) smem = std::max(smem, static_cast<size_t>(233472 / (MINB + 1) + 1024));  // (knob: MINB an SM)
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>(C * smCount()));
+    cfg.blockDim = dim3(THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(C);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int maxc = 0;
+    if (cudaOccupancyMaxActiveClusters(&maxc, kern, &cfg) != cudaSuccess || maxc <= 0) {
+        cudaGetLastError();
+        return false;
+    }
+    long long G = std::min<long long>(maxc, rows);
+    long long rounds = (rows + G - 1) / G;
+    G = (rows + rounds - 1) / rounds;
+    cfg.gridDim = dim3(static_cast<unsigned>(G * C));
+    cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per));
+    return true;
+}
+
+template <typename T>
+bool launchStreamKnob(int k, T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t st) {
+    switch (k) {
+        case 1: return launchStream<T, 256, 16, 2>(py, px, rows, n, dy, dx, st);
+        case 2: return launchStream<T, 256, 16, 3>(py, px, rows, n, dy, dx, st);
+        case 3: return launchStream<T, 512, 8, 2>(py, px, rows, n, dy, dx, st);
+        case 4: return launchStream<T, 1024, 8, 1>(py, px, rows, n, dy, dx, st);
+        case 5: return launchStream<T, 512, 16, 1>(py, px, rows, n, dy, dx, st);
+        default: return false;
+    }
+}
+
 infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, long long n, long long sy, long long sx,
                          const Dims &dy, const Dims &dx, long long causal_q, Made *m) {
     bool rows_aligned = rowsAligned(dy, 8) && rowsAligned(dx, 8);
@@ -542,6 +691,10 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             // fewest blocks (2, 4 or 8) whose parts fit kBulkPartBytes of shared memory, each part brought in
             // by one bulk copy (H200, 512x128256 bf16: 82.6 -> 76.5 us; 256x128256 43.3 -> 41.5; 32 KiB parts
             // in clusters of 8: 83.7; with few lines, 16x128256: 6.9 -> 8.3, hence the bound).
+            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount()) {
+                const char *ks = std::getenv("SM_STREAM");
+                if (launchStreamKnob<T>(ks ? std::atoi(ks) : 1, py, px, rows, n, dy, dx, a.stream)) return launched(op);
+            }
             static SmemAllowance bulk_smem[2];  // [causal]: each kernel may take up to kBulkPartBytes
             const bool causal = causal_q > 0;
             auto bulk_kern = causal ? softmaxBulkKernel<T, true> : softmaxBulkKernel<T, false>;
