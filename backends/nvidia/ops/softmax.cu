@@ -419,51 +419,81 @@ __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T 
 // max, exp(x - its max) in place (one exp an element), the block's (max, sum), the cluster's through
 // distributed shared memory (two slot sets, by line parity: one cluster barrier a line), the scaled
 // write. Not for causal lines. n < 2^31.
-template <typename T, int THREADS, int VPT, int MINB>
+template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, bool NOCOMP = false>
 __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                      int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int N = kVec16<T>;
+    constexpr int N = kVec16<T>, SUB = VPT / SPLIT;  // a thread's pieces i in [q * SUB, q * SUB + SUB) come in sub-copy q
+    static_assert(VPT % SPLIT == 0, "sub-copies split the pieces evenly");
     using V = Vec<T, N>;
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
     const V *chunk = reinterpret_cast<const V *>(dyn_smem);
     __shared__ float smem[32];
     __shared__ float2 slots[2][8];
-    __shared__ __align__(8) unsigned long long bar;
+    __shared__ __align__(8) unsigned long long bar[SPLIT];
     cg::cluster_group cl = cg::this_cluster();
     const int rank = static_cast<int>(cl.block_rank()), tid = static_cast<int>(threadIdx.x);
     const long long G = gridDim.x / C;
     long long row = blockIdx.x / C;
     const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
-    const uint32_t b = smemAddr(&bar), dst = smemAddr(dyn_smem);
-    const uint32_t bytes = static_cast<uint32_t>(cnt) * 16u;
-    if (tid == 0) {
-        mbarInit(b);
-        if (cnt > 0 && row < rows) {
-            mbarExpect(b, bytes);
-            bulkLoad(dst, reinterpret_cast<const V *>(x + offsetOf(dx, row)) + vbeg, bytes, b);
+    // sub-copy q: pieces [q * SUB * THREADS, ...) of the part, `subBytes(q)` bytes (0: none)
+    auto subBytes = [&](int q) { return static_cast<uint32_t>(max(0, min(cnt - q * SUB * THREADS, SUB * THREADS))) * 16u; };
+    auto issue = [&](long long r) {
+        const V *src = reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg;
+#pragma unroll
+        for (int q = 0; q < SPLIT; ++q) {
+            uint32_t bytes = subBytes(q), b = smemAddr(&bar[q]);
+            if (bytes > 0) {
+                mbarExpect(b, bytes);
+                bulkLoad(smemAddr(chunk + q * SUB * THREADS), src + q * SUB * THREADS, bytes, b);
+            }
         }
+    };
+    if (tid == 0) {
+#pragma unroll
+        for (int q = 0; q < SPLIT; ++q) mbarInit(smemAddr(&bar[q]));
+        if (row < rows) issue(row);
     }
     clusterArriveRelaxed();
-    __syncthreads();  // (the barrier is initialized before anyone waits on it)
+    __syncthreads();  // (the barriers are initialized before anyone waits on them)
     clusterWait();    // every block of the cluster runs: its slots may be written
     uint32_t phase = 0;
     for (int k = 0; row < rows; row += G, ++k) {
         V raw[VPT];
-        if (cnt > 0) {
-            mbarWait(b, phase);
-            phase ^= 1u;
-        }
 #pragma unroll
-        for (int i = 0; i < VPT; ++i) {
-            int v = tid + i * THREADS;
-            if (v < cnt) raw[i] = chunk[v];
+        for (int q = 0; q < SPLIT; ++q) {
+            if (subBytes(q) > 0) mbarWait(smemAddr(&bar[q]), phase);
+#pragma unroll
+            for (int i = q * SUB; i < q * SUB + SUB; ++i) {
+                int v = tid + i * THREADS;
+                if (v < cnt) raw[i] = chunk[v];
+            }
+            if constexpr (SPLIT > 1) {
+                __syncthreads();  // every thread has its pieces of sub-copy q: its bytes may be overwritten
+                if (tid == 0 && row + G < rows) {
+                    uint32_t bytes = subBytes(q), b = smemAddr(&bar[q]);
+                    if (bytes > 0) {
+                        mbarExpect(b, bytes);
+                        bulkLoad(smemAddr(chunk + q * SUB * THREADS),
+                                 reinterpret_cast<const V *>(x + offsetOf(dx, row + G)) + vbeg + q * SUB * THREADS, bytes, b);
+                    }
+                }
+            }
         }
-        __syncthreads();  // every thread has its pieces: the bytes may be overwritten
-        if (tid == 0 && cnt > 0 && row + G < rows) {
-            mbarExpect(b, bytes);
-            bulkLoad(dst, reinterpret_cast<const V *>(x + offsetOf(dx, row + G)) + vbeg, bytes, b);
+        phase ^= 1u;
+        if constexpr (SPLIT == 1) {
+            __syncthreads();  // every thread has its pieces: the bytes may be overwritten
+            if (tid == 0 && row + G < rows) issue(row + G);
+        }
+        V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg;
+        if constexpr (NOCOMP) {  // (timing only: the data movement alone)
+#pragma unroll
+            for (int i = 0; i < VPT; ++i) {
+                int v = tid + i * THREADS;
+                if (v < cnt) yr[v] = raw[i];
+            }
+            continue;
         }
         typename MaxAcc<T>::type acc = MaxAcc<T>::init();
 #pragma unroll
@@ -488,12 +518,15 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
             if (sl[r].x != -INFINITY) gs += sl[r].y * __expf(sl[r].x - gm);
         }
         const float scale = gm == -INFINITY ? NAN : lm == -INFINITY ? 0.0f : __expf(lm - gm) / gs;
-        V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg;
 #pragma unroll
         for (int i = 0; i < VPT; ++i) {
             int v = tid + i * THREADS;
             if (v < cnt) scaleStore<T, N>(reinterpret_cast<T *>(yr + v), raw[i], scale);
         }
+    }
+    if constexpr (NOCOMP) {  // (the cluster's blocks leave together: none is written after it left)
+        clusterArrive();
+        clusterWait();
     }
 #endif
 }
@@ -574,7 +607,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 // Launches softmaxStreamKernel<T, THREADS, VPT, MINB> over `rows` lines of n (a multiple of the
 // 16-byte piece): clusters of the fewest blocks (2, 4 or 8) whose parts a block's threads hold, as many
 // clusters as fit the GPU at once, fewer where that evens the lines each takes. False: not launched.
-template <typename T, int THREADS, int VPT, int MINB>
+template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, bool NOCOMP = false>
 bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
     constexpr int N = kVec16<T>;
     constexpr int kMaxPart = 200 * 1024;
@@ -590,7 +623,7 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         }
     }
     if (C == 0 || rows * C >= (1LL << 31)) return false;
-    auto kern = softmaxStreamKernel<T, THREADS, VPT, MINB>;
+    auto kern = softmaxStreamKernel<T, THREADS, VPT, MINB, SPLIT, NOCOMP>;
     static SmemAllowance allow;
     if (!allow.ensure(kern, kMaxPart)) return false;
     size_t smem = static_cast<size_t>(per * 16);
@@ -628,6 +661,11 @@ bool launchStreamKnob(int k, T *py, const T *px, long long rows, long long n, co
         case 3: return launchStream<T, 512, 8, 2>(py, px, rows, n, dy, dx, st);
         case 4: return launchStream<T, 1024, 8, 1>(py, px, rows, n, dy, dx, st);
         case 5: return launchStream<T, 512, 16, 1>(py, px, rows, n, dy, dx, st);
+        case 6: return launchStream<T, 512, 16, 1, 4>(py, px, rows, n, dy, dx, st);
+        case 7: return launchStream<T, 512, 16, 1, 2>(py, px, rows, n, dy, dx, st);
+        case 8: return launchStream<T, 256, 16, 2, 4>(py, px, rows, n, dy, dx, st);
+        case 9: return launchStream<T, 512, 16, 1, 1, true>(py, px, rows, n, dy, dx, st);
+        case 10: return launchStream<T, 512, 16, 1, 4, true>(py, px, rows, n, dy, dx, st);
         default: return false;
     }
 }
