@@ -419,7 +419,20 @@ __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T 
 // max, exp(x - its max) in place (one exp an element), the block's (max, sum), the cluster's through
 // distributed shared memory (two slot sets, by line parity: one cluster barrier a line), the scaled
 // write. Not for causal lines. n < 2^31.
-template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, bool NOCOMP = false>
+// Stores v into `slot` (a float2 in this block's shared memory) of block `target` of the cluster, the
+// store counted (8 bytes) by that block's mbarrier at the address of `bar` in this block.
+__device__ __forceinline__ void sendPair(float2 v, const float2 *slot, const unsigned long long *bar, int target) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    uint32_t raddr, rbar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(raddr) : "r"(smemAddr(slot)), "r"(target));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rbar) : "r"(smemAddr(bar)), "r"(target));
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(raddr), "f"(v.x), "f"(v.y),
+                 "r"(rbar)
+                 : "memory");
+#endif
+}
+
+template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, int MODE = 0>
 __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                      int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -432,6 +445,8 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
     __shared__ float smem[32];
     __shared__ float2 slots[2][8];
     __shared__ __align__(8) unsigned long long bar[SPLIT];
+    __shared__ __align__(8) unsigned long long xbar[2];  // MODE 4: the cluster's pairs of a line, by parity
+    __shared__ float2 pairs[THREADS / 32];
     cg::cluster_group cl = cg::this_cluster();
     const int rank = static_cast<int>(cl.block_rank()), tid = static_cast<int>(threadIdx.x);
     const long long G = gridDim.x / C;
@@ -453,6 +468,10 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
     if (tid == 0) {
 #pragma unroll
         for (int q = 0; q < SPLIT; ++q) mbarInit(smemAddr(&bar[q]));
+        if constexpr (MODE == 4) {
+            mbarInit(smemAddr(&xbar[0]));
+            mbarInit(smemAddr(&xbar[1]));
+        }
         if (row < rows) issue(row);
     }
     clusterArriveRelaxed();
@@ -461,6 +480,7 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
     uint32_t phase = 0;
     for (int k = 0; row < rows; row += G, ++k) {
         V raw[VPT];
+        if (MODE == 4 && tid == 0) mbarExpect(smemAddr(&xbar[k & 1]), static_cast<uint32_t>(C) * 8u);  // C pairs to come
 #pragma unroll
         for (int q = 0; q < SPLIT; ++q) {
             if (subBytes(q) > 0) mbarWait(smemAddr(&bar[q]), phase);
@@ -487,7 +507,7 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
             if (tid == 0 && row + G < rows) issue(row + G);
         }
         V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg;
-        if constexpr (NOCOMP) {  // (timing only: the data movement alone)
+        if constexpr (MODE == 1) {  // (timing only: the data movement alone)
 #pragma unroll
             for (int i = 0; i < VPT; ++i) {
                 int v = tid + i * THREADS;
@@ -507,15 +527,41 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
             int v = tid + i * THREADS;
             if (v < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
         }
-        blockMaxSum(m, s, smem);
+        float gm = m, gs = s;
         float2 *sl = slots[k & 1];
-        if (tid < C) cl.map_shared_rank(sl, tid)[rank] = make_float2(m, s);
-        clusterArrive();
-        clusterWait();
-        float gm = -INFINITY, gs = 0.0f;
-        for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
-        for (int r = 0; r < C; ++r) {
-            if (sl[r].x != -INFINITY) gs += sl[r].y * __expf(sl[r].x - gm);
+        if constexpr (MODE == 0 || MODE == 2) {
+            blockMaxSum(m, s, smem);
+            gm = m;
+            gs = s;
+        }
+        if constexpr (MODE == 0) {
+            if (tid < C) cl.map_shared_rank(sl, tid)[rank] = make_float2(m, s);
+            clusterArrive();
+            clusterWait();
+        }
+        if constexpr (MODE == 4) {
+            // the warp's (max, sum), one pair a warp into shared memory; threads 0..C-1 combine the
+            // block's and send it to block `tid` of the cluster (an asynchronous store counted by that
+            // block's barrier for this line's parity), then everyone waits for the C pairs to arrive
+            float wm = warpMax(m);
+            float ws = warpSum(m == -INFINITY ? 0.0f : s * __expf(m - wm));
+            if (tid % 32 == 0) pairs[tid / 32] = make_float2(wm, ws);
+            __syncthreads();
+            if (tid < C) {
+                float bm = -INFINITY, bs = 0.0f;
+                for (int w = 0; w < THREADS / 32; ++w) bm = fmaxf(bm, pairs[w].x);
+                for (int w = 0; w < THREADS / 32; ++w) bs += pairs[w].x == -INFINITY ? 0.0f : pairs[w].y * __expf(pairs[w].x - bm);
+                sendPair(make_float2(bm, bs), &sl[rank], &xbar[k & 1], tid);
+            }
+            mbarWait(smemAddr(&xbar[k & 1]), static_cast<uint32_t>(k >> 1) & 1u);
+        }
+        if constexpr (MODE == 0 || MODE == 4) {
+            gm = -INFINITY;
+            gs = 0.0f;
+            for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
+            for (int r = 0; r < C; ++r) {
+                if (sl[r].x != -INFINITY) gs += sl[r].y * __expf(sl[r].x - gm);
+            }
         }
         const float scale = gm == -INFINITY ? NAN : lm == -INFINITY ? 0.0f : __expf(lm - gm) / gs;
 #pragma unroll
@@ -524,7 +570,7 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
             if (v < cnt) scaleStore<T, N>(reinterpret_cast<T *>(yr + v), raw[i], scale);
         }
     }
-    if constexpr (NOCOMP) {  // (the cluster's blocks leave together: none is written after it left)
+    if constexpr (MODE == 1 || MODE == 2 || MODE == 3) {  // (the cluster's blocks leave together)
         clusterArrive();
         clusterWait();
     }
@@ -607,7 +653,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 // Launches softmaxStreamKernel<T, THREADS, VPT, MINB> over `rows` lines of n (a multiple of the
 // 16-byte piece): clusters of the fewest blocks (2, 4 or 8) whose parts a block's threads hold, as many
 // clusters as fit the GPU at once, fewer where that evens the lines each takes. False: not launched.
-template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, bool NOCOMP = false>
+template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, int MODE = 0>
 bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
     constexpr int N = kVec16<T>;
     constexpr int kMaxPart = 200 * 1024;
@@ -623,7 +669,7 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         }
     }
     if (C == 0 || rows * C >= (1LL << 31)) return false;
-    auto kern = softmaxStreamKernel<T, THREADS, VPT, MINB, SPLIT, NOCOMP>;
+    auto kern = softmaxStreamKernel<T, THREADS, VPT, MINB, SPLIT, MODE>;
     static SmemAllowance allow;
     if (!allow.ensure(kern, kMaxPart)) return false;
     size_t smem = static_cast<size_t>(per * 16);
@@ -664,8 +710,15 @@ bool launchStreamKnob(int k, T *py, const T *px, long long rows, long long n, co
         case 6: return launchStream<T, 512, 16, 1, 4>(py, px, rows, n, dy, dx, st);
         case 7: return launchStream<T, 512, 16, 1, 2>(py, px, rows, n, dy, dx, st);
         case 8: return launchStream<T, 256, 16, 2, 4>(py, px, rows, n, dy, dx, st);
-        case 9: return launchStream<T, 512, 16, 1, 1, true>(py, px, rows, n, dy, dx, st);
-        case 10: return launchStream<T, 512, 16, 1, 4, true>(py, px, rows, n, dy, dx, st);
+        case 9: return launchStream<T, 512, 16, 1, 1, 1>(py, px, rows, n, dy, dx, st);
+        case 10: return launchStream<T, 512, 16, 1, 4, 1>(py, px, rows, n, dy, dx, st);
+        case 11: return launchStream<T, 512, 16, 1, 2, 2>(py, px, rows, n, dy, dx, st);
+        case 12: return launchStream<T, 512, 16, 1, 2, 3>(py, px, rows, n, dy, dx, st);
+        case 13: return launchStream<T, 512, 16, 1, 2, 4>(py, px, rows, n, dy, dx, st);
+        case 14: return launchStream<T, 512, 16, 1, 1, 4>(py, px, rows, n, dy, dx, st);
+        case 15: return launchStream<T, 256, 16, 2, 1, 4>(py, px, rows, n, dy, dx, st);
+        case 16: return launchStream<T, 256, 16, 2, 2, 4>(py, px, rows, n, dy, dx, st);
+        case 17: return launchStream<T, 512, 16, 1, 4, 4>(py, px, rows, n, dy, dx, st);
         default: return false;
     }
 }
