@@ -436,15 +436,17 @@ template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, int MODE = 
 __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                      int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int N = kVec16<T>, SUB = VPT / SPLIT;  // a thread's pieces i in [q * SUB, q * SUB + SUB) come in sub-copy q
-    static_assert(VPT % SPLIT == 0, "sub-copies split the pieces evenly");
+    constexpr int N = kVec16<T>;
+    constexpr bool PW = SPLIT == 0;  // a copy a warp: warp w's pieces [w * 32 * VPT, +32 * VPT), lane + 32 i its own
+    constexpr int NB = PW ? THREADS / 32 : SPLIT, SUB = PW ? VPT : VPT / SPLIT;  // a thread's pieces i in [q * SUB, q * SUB + SUB) come in sub-copy q
+    static_assert(PW || VPT % SPLIT == 0, "sub-copies split the pieces evenly");
     using V = Vec<T, N>;
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
     const V *chunk = reinterpret_cast<const V *>(dyn_smem);
     __shared__ float smem[32];
     __shared__ float2 slots[2][8];
-    __shared__ __align__(8) unsigned long long bar[SPLIT];
+    __shared__ __align__(8) unsigned long long bar[NB];
     __shared__ __align__(8) unsigned long long xbar[2];  // MODE 4: the cluster's pairs of a line, by parity
     __shared__ float2 pairs[THREADS / 32];
     cg::cluster_group cl = cg::this_cluster();
@@ -452,6 +454,10 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
     const long long G = gridDim.x / C;
     long long row = blockIdx.x / C;
     const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
+    const int warp = tid / 32, lane = tid % 32;
+    auto piece = [&](int i) { return PW ? warp * 32 * VPT + lane + i * 32 : tid + i * THREADS; };
+    // warp w's copy: pieces [w * 32 * VPT, ...), `warpBytes(w)` bytes
+    auto warpBytes = [&](int w) { return static_cast<uint32_t>(max(0, min(cnt - w * 32 * VPT, 32 * VPT))) * 16u; };
     // sub-copy q: pieces [q * SUB * THREADS, ...) of the part, `subBytes(q)` bytes (0: none)
     auto subBytes = [&](int q) { return static_cast<uint32_t>(max(0, min(cnt - q * SUB * THREADS, SUB * THREADS))) * 16u; };
     auto issue = [&](long long r) {
@@ -467,12 +473,23 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
     };
     if (tid == 0) {
 #pragma unroll
-        for (int q = 0; q < SPLIT; ++q) mbarInit(smemAddr(&bar[q]));
+        for (int q = 0; q < NB; ++q) mbarInit(smemAddr(&bar[q]));
         if constexpr (MODE == 4) {
             mbarInit(smemAddr(&xbar[0]));
             mbarInit(smemAddr(&xbar[1]));
         }
-        if (row < rows) issue(row);
+        if (!PW && row < rows) issue(row);
+    }
+    auto issueWarp = [&](long long r) {  // (lane 0)
+        uint32_t bytes = warpBytes(warp), b = smemAddr(&bar[warp]);
+        if (bytes > 0) {
+            mbarExpect(b, bytes);
+            bulkLoad(smemAddr(chunk + warp * 32 * VPT), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + warp * 32 * VPT, bytes, b);
+        }
+    };
+    if (PW) {
+        __syncthreads();  // (the barriers are initialized)
+        if (lane == 0 && row < rows) issueWarp(row);
     }
     clusterArriveRelaxed();
     __syncthreads();  // (the barriers are initialized before anyone waits on them)
@@ -481,15 +498,25 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
     for (int k = 0; row < rows; row += G, ++k) {
         V raw[VPT];
         if (MODE == 4 && tid == 0) mbarExpect(smemAddr(&xbar[k & 1]), static_cast<uint32_t>(C) * 8u);  // C pairs to come
+        if constexpr (PW) {
+            if (warpBytes(warp) > 0) mbarWait(smemAddr(&bar[warp]), phase);
 #pragma unroll
-        for (int q = 0; q < SPLIT; ++q) {
+            for (int i = 0; i < VPT; ++i) {
+                int v = piece(i);
+                if (v < cnt) raw[i] = chunk[v];
+            }
+            __syncwarp();  // the warp has its pieces: its bytes may be overwritten
+            if (lane == 0 && row + G < rows) issueWarp(row + G);
+        }
+#pragma unroll
+        for (int q = 0; q < (PW ? 0 : SPLIT); ++q) {
             if (subBytes(q) > 0) mbarWait(smemAddr(&bar[q]), phase);
 #pragma unroll
             for (int i = q * SUB; i < q * SUB + SUB; ++i) {
                 int v = tid + i * THREADS;
                 if (v < cnt) raw[i] = chunk[v];
             }
-            if constexpr (SPLIT > 1) {
+            if constexpr (!PW && SPLIT > 1) {
                 __syncthreads();  // every thread has its pieces of sub-copy q: its bytes may be overwritten
                 if (tid == 0 && row + G < rows) {
                     uint32_t bytes = subBytes(q), b = smemAddr(&bar[q]);
@@ -502,7 +529,7 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
             }
         }
         phase ^= 1u;
-        if constexpr (SPLIT == 1) {
+        if constexpr (!PW && SPLIT == 1) {
             __syncthreads();  // every thread has its pieces: the bytes may be overwritten
             if (tid == 0 && row + G < rows) issue(row + G);
         }
@@ -510,7 +537,7 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
         if constexpr (MODE == 1) {  // (timing only: the data movement alone)
 #pragma unroll
             for (int i = 0; i < VPT; ++i) {
-                int v = tid + i * THREADS;
+                int v = piece(i);
                 if (v < cnt) yr[v] = raw[i];
             }
             continue;
@@ -518,13 +545,13 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
         typename MaxAcc<T>::type acc = MaxAcc<T>::init();
 #pragma unroll
         for (int i = 0; i < VPT; ++i) {
-            if (tid + i * THREADS < cnt) maxInto(acc, raw[i]);
+            if (piece(i) < cnt) maxInto(acc, raw[i]);
         }
         float m = maxOf(acc), s = 0.0f;
         const float lm = m, lmL = m * kLog2e;
 #pragma unroll
         for (int i = 0; i < VPT; ++i) {
-            int v = tid + i * THREADS;
+            int v = piece(i);
             if (v < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
         }
         float gm = m, gs = s;
@@ -566,7 +593,7 @@ __global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const
         const float scale = gm == -INFINITY ? NAN : lm == -INFINITY ? 0.0f : __expf(lm - gm) / gs;
 #pragma unroll
         for (int i = 0; i < VPT; ++i) {
-            int v = tid + i * THREADS;
+            int v = piece(i);
             if (v < cnt) scaleStore<T, N>(reinterpret_cast<T *>(yr + v), raw[i], scale);
         }
     }
@@ -719,6 +746,9 @@ bool launchStreamKnob(int k, T *py, const T *px, long long rows, long long n, co
         case 15: return launchStream<T, 256, 16, 2, 1, 4>(py, px, rows, n, dy, dx, st);
         case 16: return launchStream<T, 256, 16, 2, 2, 4>(py, px, rows, n, dy, dx, st);
         case 17: return launchStream<T, 512, 16, 1, 4, 4>(py, px, rows, n, dy, dx, st);
+        case 18: return launchStream<T, 512, 16, 1, 0, 4>(py, px, rows, n, dy, dx, st);
+        case 19: return launchStream<T, 256, 16, 2, 0, 4>(py, px, rows, n, dy, dx, st);
+        case 20: return launchStream<T, 512, 16, 1, 0, 1>(py, px, rows, n, dy, dx, st);
         default: return false;
     }
 }
