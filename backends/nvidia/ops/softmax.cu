@@ -1,13 +1,14 @@
 // softmax.cu: softmax along any dim (a line per block, walked with its stride) and causal_softmax over
 // the last dim. Lines with stride 1 use 16-byte loads and stay in registers between the reductions
 // and the write when they fit: as floats (a block per line), as stored (8 pieces a thread, for many
-// lines), or split over a cluster of blocks (longer than a block holds; many such lines: each block's
-// part in shared memory, brought in by one bulk copy); the rest are read twice (max and sum in one
-// online pass, then written).
+// lines), or split over a cluster of blocks (longer than a block holds; many such lines: persistent
+// clusters streaming them through shared memory into registers, or for causal ones each block's part in
+// shared memory, brought in by one bulk copy); the rest are read twice (max and sum in one online pass,
+// then written).
 #include <cooperative_groups.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <atomic>
 #include <type_traits>
 
 #include "common.cuh"
@@ -411,14 +412,6 @@ __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T 
 #endif
 }
 
-// Persistent clusters that stream lines through shared memory into registers: cluster g takes lines
-// g, g + G, ... (G clusters in the grid); block `rank` of a cluster holds pieces [rank * per, rank * per +
-// per) of each. A line's part comes into shared memory by one bulk copy; as soon as every thread has
-// moved its pieces into registers, the next line's part is requested into the same bytes, so the copy
-// is in flight while the block computes and writes the line before it from registers. Each thread: its
-// max, exp(x - its max) in place (one exp an element), the block's (max, sum), the cluster's through
-// distributed shared memory (two slot sets, by line parity: one cluster barrier a line), the scaled
-// write. Not for causal lines. n < 2^31.
 // Stores v into `slot` (a float2 in this block's shared memory) of block `target` of the cluster, the
 // store counted (8 bytes) by that block's mbarrier at the address of `bar` in this block.
 __device__ __forceinline__ void sendPair(float2 v, const float2 *slot, const unsigned long long *bar, int target) {
@@ -432,174 +425,105 @@ __device__ __forceinline__ void sendPair(float2 v, const float2 *slot, const uns
 #endif
 }
 
-template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, int MODE = 0>
-__global__ void __launch_bounds__(THREADS, MINB) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
-                                                                     int C, int per) {
+// Persistent clusters that stream many long lines (vocabulary rows) through shared memory into
+// registers: cluster g of the G in the grid takes lines g, g + G, ...; block `rank` of a cluster holds
+// pieces [rank * per, rank * per + per) of each, warp w of the block the part's pieces [w * 32 * kStreamVecs,
+// +32 * kStreamVecs) (lane + 32 i its own). Each warp brings its 8 KiB in by its own bulk copy and, as
+// soon as its lanes have them in registers, requests the next line's into the same bytes: no block
+// barrier on the data's way, and the copy is in flight while the warp computes and writes the line
+// before. Each thread: its max, exp(x - its max) in place (one exp an element); each warp's (max, sum);
+// thread 0 combines the block's and sends it to every block of the cluster by asynchronous stores into
+// their shared memory, each counted by that block's mbarrier for the line's parity (no cluster barrier:
+// a block waits only for the C pairs of its line); the scaled write from registers. Not for causal lines. n < 2^31.
+// H200, 512x128256 bf16, kernel us: 76.7 (softmaxBulkKernel) -> 71.2; the same with a block barrier for
+// the copies (one copy a block, or 2 or 4 a block) 72.7-74.1; with the pairs exchanged through a cluster
+// barrier 75.0; the data movement alone 66.4 (torch's copy of the same bytes 64.1).
+constexpr int kStreamThreads = 256, kStreamVecs = 16, kStreamWarps = kStreamThreads / 32;
+
+template <typename T>
+__global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
+                                                                        int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int N = kVec16<T>;
-    constexpr bool PW = SPLIT == 0;  // a copy a warp: warp w's pieces [w * 32 * VPT, +32 * VPT), lane + 32 i its own
-    constexpr int NB = PW ? THREADS / 32 : SPLIT, SUB = PW ? VPT : VPT / SPLIT;  // a thread's pieces i in [q * SUB, q * SUB + SUB) come in sub-copy q
-    static_assert(PW || VPT % SPLIT == 0, "sub-copies split the pieces evenly");
+    constexpr int N = kVec16<T>, WV = 32 * kStreamVecs;  // WV: pieces a warp
     using V = Vec<T, N>;
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
     const V *chunk = reinterpret_cast<const V *>(dyn_smem);
-    __shared__ float smem[32];
-    __shared__ float2 slots[2][8];
-    __shared__ __align__(8) unsigned long long bar[NB];
-    __shared__ __align__(8) unsigned long long xbar[2];  // MODE 4: the cluster's pairs of a line, by parity
-    __shared__ float2 pairs[THREADS / 32];
-    cg::cluster_group cl = cg::this_cluster();
-    const int rank = static_cast<int>(cl.block_rank()), tid = static_cast<int>(threadIdx.x);
+    __shared__ __align__(8) unsigned long long bar[kStreamWarps];  // warp w's copies
+    __shared__ __align__(8) unsigned long long xbar[2];            // the cluster's pairs of a line, by its parity
+    __shared__ float2 slots[2][8];                                  // (max, sum) of block r of the line: slots[parity][r]
+    __shared__ float2 pairs[kStreamWarps];                          // (max, sum) of each warp
+    const int rank = static_cast<int>(cg::this_cluster().block_rank()), tid = static_cast<int>(threadIdx.x);
+    const int warp = tid / 32, lane = tid % 32;
     const long long G = gridDim.x / C;
     long long row = blockIdx.x / C;
     const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
-    const int warp = tid / 32, lane = tid % 32;
-    auto piece = [&](int i) { return PW ? warp * 32 * VPT + lane + i * 32 : tid + i * THREADS; };
-    // warp w's copy: pieces [w * 32 * VPT, ...), `warpBytes(w)` bytes
-    auto warpBytes = [&](int w) { return static_cast<uint32_t>(max(0, min(cnt - w * 32 * VPT, 32 * VPT))) * 16u; };
-    // sub-copy q: pieces [q * SUB * THREADS, ...) of the part, `subBytes(q)` bytes (0: none)
-    auto subBytes = [&](int q) { return static_cast<uint32_t>(max(0, min(cnt - q * SUB * THREADS, SUB * THREADS))) * 16u; };
-    auto issue = [&](long long r) {
-        const V *src = reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg;
-#pragma unroll
-        for (int q = 0; q < SPLIT; ++q) {
-            uint32_t bytes = subBytes(q), b = smemAddr(&bar[q]);
-            if (bytes > 0) {
-                mbarExpect(b, bytes);
-                bulkLoad(smemAddr(chunk + q * SUB * THREADS), src + q * SUB * THREADS, bytes, b);
-            }
-        }
+    const int wbeg = warp * WV;  // the warp's first piece in the part
+    const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp]);
+    auto request = [&](long long r) {  // (lane 0) line r's pieces of the warp
+        if (wbytes == 0) return;
+        mbarExpect(wbar, wbytes);
+        bulkLoad(smemAddr(chunk + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
     };
     if (tid == 0) {
-#pragma unroll
-        for (int q = 0; q < NB; ++q) mbarInit(smemAddr(&bar[q]));
-        if constexpr (MODE == 4) {
-            mbarInit(smemAddr(&xbar[0]));
-            mbarInit(smemAddr(&xbar[1]));
-        }
-        if (!PW && row < rows) issue(row);
-    }
-    auto issueWarp = [&](long long r) {  // (lane 0)
-        uint32_t bytes = warpBytes(warp), b = smemAddr(&bar[warp]);
-        if (bytes > 0) {
-            mbarExpect(b, bytes);
-            bulkLoad(smemAddr(chunk + warp * 32 * VPT), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + warp * 32 * VPT, bytes, b);
-        }
-    };
-    if (PW) {
-        __syncthreads();  // (the barriers are initialized)
-        if (lane == 0 && row < rows) issueWarp(row);
+        for (int w = 0; w < kStreamWarps; ++w) mbarInit(smemAddr(&bar[w]));
+        mbarInit(smemAddr(&xbar[0]));
+        mbarInit(smemAddr(&xbar[1]));
     }
     clusterArriveRelaxed();
-    __syncthreads();  // (the barriers are initialized before anyone waits on them)
-    clusterWait();    // every block of the cluster runs: its slots may be written
-    uint32_t phase = 0;
+    __syncthreads();  // (the barriers are initialized before anyone uses them)
+    if (lane == 0 && row < rows) request(row);
+    clusterWait();  // every block of the cluster runs, its barriers initialized: pairs may be sent to it
     for (int k = 0; row < rows; row += G, ++k) {
-        V raw[VPT];
-        if (MODE == 4 && tid == 0) mbarExpect(smemAddr(&xbar[k & 1]), static_cast<uint32_t>(C) * 8u);  // C pairs to come
-        if constexpr (PW) {
-            if (warpBytes(warp) > 0) mbarWait(smemAddr(&bar[warp]), phase);
+        const int par = k & 1;
+        if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C) * 8u);  // C pairs to come
+        V raw[kStreamVecs];
+        if (wbytes > 0) mbarWait(wbar, static_cast<uint32_t>(k) & 1u);
 #pragma unroll
-            for (int i = 0; i < VPT; ++i) {
-                int v = piece(i);
-                if (v < cnt) raw[i] = chunk[v];
-            }
-            __syncwarp();  // the warp has its pieces: its bytes may be overwritten
-            if (lane == 0 && row + G < rows) issueWarp(row + G);
+        for (int i = 0; i < kStreamVecs; ++i) {
+            if (wbeg + lane + i * 32 < cnt) raw[i] = chunk[wbeg + lane + i * 32];
         }
-#pragma unroll
-        for (int q = 0; q < (PW ? 0 : SPLIT); ++q) {
-            if (subBytes(q) > 0) mbarWait(smemAddr(&bar[q]), phase);
-#pragma unroll
-            for (int i = q * SUB; i < q * SUB + SUB; ++i) {
-                int v = tid + i * THREADS;
-                if (v < cnt) raw[i] = chunk[v];
-            }
-            if constexpr (!PW && SPLIT > 1) {
-                __syncthreads();  // every thread has its pieces of sub-copy q: its bytes may be overwritten
-                if (tid == 0 && row + G < rows) {
-                    uint32_t bytes = subBytes(q), b = smemAddr(&bar[q]);
-                    if (bytes > 0) {
-                        mbarExpect(b, bytes);
-                        bulkLoad(smemAddr(chunk + q * SUB * THREADS),
-                                 reinterpret_cast<const V *>(x + offsetOf(dx, row + G)) + vbeg + q * SUB * THREADS, bytes, b);
-                    }
-                }
-            }
-        }
-        phase ^= 1u;
-        if constexpr (!PW && SPLIT == 1) {
-            __syncthreads();  // every thread has its pieces: the bytes may be overwritten
-            if (tid == 0 && row + G < rows) issue(row + G);
-        }
-        V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg;
-        if constexpr (MODE == 1) {  // (timing only: the data movement alone)
-#pragma unroll
-            for (int i = 0; i < VPT; ++i) {
-                int v = piece(i);
-                if (v < cnt) yr[v] = raw[i];
-            }
-            continue;
-        }
+        __syncwarp();  // the warp has its pieces: its bytes may be overwritten
+        if (lane == 0 && row + G < rows) request(row + G);
         typename MaxAcc<T>::type acc = MaxAcc<T>::init();
 #pragma unroll
-        for (int i = 0; i < VPT; ++i) {
-            if (piece(i) < cnt) maxInto(acc, raw[i]);
+        for (int i = 0; i < kStreamVecs; ++i) {
+            if (wbeg + lane + i * 32 < cnt) maxInto(acc, raw[i]);
         }
-        float m = maxOf(acc), s = 0.0f;
-        const float lm = m, lmL = m * kLog2e;
+        const float lm = maxOf(acc), lmL = lm * kLog2e;
+        float s = 0.0f;
 #pragma unroll
-        for (int i = 0; i < VPT; ++i) {
-            int v = piece(i);
-            if (v < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
+        for (int i = 0; i < kStreamVecs; ++i) {
+            if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
         }
-        float gm = m, gs = s;
-        float2 *sl = slots[k & 1];
-        if constexpr (MODE == 0 || MODE == 2) {
-            blockMaxSum(m, s, smem);
-            gm = m;
-            gs = s;
+        const float wm = warpMax(lm);
+        const float ws = warpSum(lm == -INFINITY ? 0.0f : s * __expf(lm - wm));
+        if (lane == 0) pairs[warp] = make_float2(wm, ws);
+        __syncthreads();  // (pairs of the line before were read before the block's copies of this one)
+        float2 *sl = slots[par];
+        if (tid == 0) {  // (the one reader of `pairs`: its sends, its own included, follow its reads)
+            float bm = -INFINITY, bs = 0.0f;
+            for (int w = 0; w < kStreamWarps; ++w) bm = fmaxf(bm, pairs[w].x);
+            for (int w = 0; w < kStreamWarps; ++w) bs += pairs[w].x == -INFINITY ? 0.0f : pairs[w].y * __expf(pairs[w].x - bm);
+            for (int r = 0; r < C; ++r) sendPair(make_float2(bm, bs), &sl[rank], &xbar[par], r);
         }
-        if constexpr (MODE == 0) {
-            if (tid < C) cl.map_shared_rank(sl, tid)[rank] = make_float2(m, s);
-            clusterArrive();
-            clusterWait();
+        // A warp writes `pairs` a line on only after this line's C pairs came, this block's among them (sent
+        // after the reads above); slots[par] is written again two lines on only by blocks that have this
+        // block's pairs of the line between, sent after the block barrier above a line on, which every
+        // thread passes after its reads below.
+        mbarWait(smemAddr(&xbar[par]), static_cast<uint32_t>(k >> 1) & 1u);
+        float gm = -INFINITY, gs = 0.0f;
+        for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
+        for (int r = 0; r < C; ++r) {
+            if (sl[r].x != -INFINITY) gs += sl[r].y * __expf(sl[r].x - gm);
         }
-        if constexpr (MODE == 4) {
-            // the warp's (max, sum), one pair a warp into shared memory; threads 0..C-1 combine the
-            // block's and send it to block `tid` of the cluster (an asynchronous store counted by that
-            // block's barrier for this line's parity), then everyone waits for the C pairs to arrive
-            float wm = warpMax(m);
-            float ws = warpSum(m == -INFINITY ? 0.0f : s * __expf(m - wm));
-            if (tid % 32 == 0) pairs[tid / 32] = make_float2(wm, ws);
-            __syncthreads();
-            if (tid < C) {
-                float bm = -INFINITY, bs = 0.0f;
-                for (int w = 0; w < THREADS / 32; ++w) bm = fmaxf(bm, pairs[w].x);
-                for (int w = 0; w < THREADS / 32; ++w) bs += pairs[w].x == -INFINITY ? 0.0f : pairs[w].y * __expf(pairs[w].x - bm);
-                sendPair(make_float2(bm, bs), &sl[rank], &xbar[k & 1], tid);
-            }
-            mbarWait(smemAddr(&xbar[k & 1]), static_cast<uint32_t>(k >> 1) & 1u);
-        }
-        if constexpr (MODE == 0 || MODE == 4) {
-            gm = -INFINITY;
-            gs = 0.0f;
-            for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
-            for (int r = 0; r < C; ++r) {
-                if (sl[r].x != -INFINITY) gs += sl[r].y * __expf(sl[r].x - gm);
-            }
-        }
+        // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
         const float scale = gm == -INFINITY ? NAN : lm == -INFINITY ? 0.0f : __expf(lm - gm) / gs;
+        V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg + wbeg;
 #pragma unroll
-        for (int i = 0; i < VPT; ++i) {
-            int v = piece(i);
-            if (v < cnt) scaleStore<T, N>(reinterpret_cast<T *>(yr + v), raw[i], scale);
+        for (int i = 0; i < kStreamVecs; ++i) {
+            if (wbeg + lane + i * 32 < cnt) scaleStore<T, N>(reinterpret_cast<T *>(yr + lane + i * 32), raw[i], scale);
         }
-    }
-    if constexpr (MODE == 1 || MODE == 2 || MODE == 3) {  // (the cluster's blocks leave together)
-        clusterArrive();
-        clusterWait();
     }
 #endif
 }
@@ -677,34 +601,32 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 }
 
 // Launches over `rows` lines of n elements; y and x line starts given by dy/dx, element strides sy/sx.
-// Launches softmaxStreamKernel<T, THREADS, VPT, MINB> over `rows` lines of n (a multiple of the
-// 16-byte piece): clusters of the fewest blocks (2, 4 or 8) whose parts a block's threads hold, as many
-// clusters as fit the GPU at once, fewer where that evens the lines each takes. False: not launched.
-template <typename T, int THREADS, int VPT, int MINB, int SPLIT = 1, int MODE = 0>
+// Launches softmaxStreamKernel over `rows` lines of n (a multiple of the 16-byte piece): clusters of the
+// fewest blocks (2, 4 or 8) whose parts a block's threads hold (at most 64 KiB each), as many clusters as
+// the GPU holds at once (asked once a device and cluster size), fewer where that evens the lines each
+// takes. False: not launched (lines too long, or the GPU holds none).
+template <typename T>
 bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
-    constexpr int N = kVec16<T>;
-    constexpr int kMaxPart = 200 * 1024;
-    long long nv = n / N;
-    int C = 0;
+    constexpr int N = kVec16<T>, kPartBytes = kStreamThreads * kStreamVecs * 16;
+    const long long nv = n / N;
+    int C = 0, ci = 0;
     long long per = 0;
     for (int c : {2, 4, 8}) {
         long long pc = (nv + c - 1) / c;
-        if (pc <= static_cast<long long>(THREADS) * VPT && pc * 16 <= kMaxPart) {
+        if (pc * 16 <= kPartBytes) {
             C = c;
             per = pc;
             break;
         }
+        ++ci;
     }
-    if (C == 0 || rows * C >= (1LL << 31)) return false;
-    auto kern = softmaxStreamKernel<T, THREADS, VPT, MINB, SPLIT, MODE>;
+    if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
+    auto kern = softmaxStreamKernel<T>;
     static SmemAllowance allow;
-    if (!allow.ensure(kern, kMaxPart)) return false;
-    size_t smem = static_cast<size_t>(per * 16);
-    if (MINB < 3) smem = std::max(smem, static_cast<size_t>(233472 / (MINB + 1) + 1024));  // (knob: MINB an SM)
+    if (!allow.ensure(kern, kPartBytes)) return false;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>(C * smCount()));
-    cfg.blockDim = dim3(THREADS);
-    cfg.dynamicSmemBytes = smem;
+    cfg.blockDim = dim3(kStreamThreads);
+    cfg.dynamicSmemBytes = static_cast<size_t>(per * 16);
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -713,44 +635,31 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    int maxc = 0;
-    if (cudaOccupancyMaxActiveClusters(&maxc, kern, &cfg) != cudaSuccess || maxc <= 0) {
+    // clusters the GPU holds at once, with the largest part (the registers allow 2 blocks an SM in any case)
+    static std::atomic<int> held[64][3];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
         cudaGetLastError();
         return false;
     }
+    int maxc = held[dev][ci].load(std::memory_order_relaxed);
+    if (maxc == 0) {
+        cudaLaunchConfig_t probe = cfg;
+        probe.gridDim = dim3(static_cast<unsigned>(C));
+        probe.dynamicSmemBytes = kPartBytes;
+        if (cudaOccupancyMaxActiveClusters(&maxc, kern, &probe) != cudaSuccess) {
+            cudaGetLastError();
+            maxc = -1;
+        }
+        if (maxc <= 0) maxc = -1;
+        held[dev][ci].store(maxc, std::memory_order_relaxed);
+    }
+    if (maxc < 0) return false;
     long long G = std::min<long long>(maxc, rows);
-    long long rounds = (rows + G - 1) / G;
+    const long long rounds = (rows + G - 1) / G;
     G = (rows + rounds - 1) / rounds;
     cfg.gridDim = dim3(static_cast<unsigned>(G * C));
-    cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per));
-    return true;
-}
-
-template <typename T>
-bool launchStreamKnob(int k, T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t st) {
-    switch (k) {
-        case 1: return launchStream<T, 256, 16, 2>(py, px, rows, n, dy, dx, st);
-        case 2: return launchStream<T, 256, 16, 3>(py, px, rows, n, dy, dx, st);
-        case 3: return launchStream<T, 512, 8, 2>(py, px, rows, n, dy, dx, st);
-        case 4: return launchStream<T, 1024, 8, 1>(py, px, rows, n, dy, dx, st);
-        case 5: return launchStream<T, 512, 16, 1>(py, px, rows, n, dy, dx, st);
-        case 6: return launchStream<T, 512, 16, 1, 4>(py, px, rows, n, dy, dx, st);
-        case 7: return launchStream<T, 512, 16, 1, 2>(py, px, rows, n, dy, dx, st);
-        case 8: return launchStream<T, 256, 16, 2, 4>(py, px, rows, n, dy, dx, st);
-        case 9: return launchStream<T, 512, 16, 1, 1, 1>(py, px, rows, n, dy, dx, st);
-        case 10: return launchStream<T, 512, 16, 1, 4, 1>(py, px, rows, n, dy, dx, st);
-        case 11: return launchStream<T, 512, 16, 1, 2, 2>(py, px, rows, n, dy, dx, st);
-        case 12: return launchStream<T, 512, 16, 1, 2, 3>(py, px, rows, n, dy, dx, st);
-        case 13: return launchStream<T, 512, 16, 1, 2, 4>(py, px, rows, n, dy, dx, st);
-        case 14: return launchStream<T, 512, 16, 1, 1, 4>(py, px, rows, n, dy, dx, st);
-        case 15: return launchStream<T, 256, 16, 2, 1, 4>(py, px, rows, n, dy, dx, st);
-        case 16: return launchStream<T, 256, 16, 2, 2, 4>(py, px, rows, n, dy, dx, st);
-        case 17: return launchStream<T, 512, 16, 1, 4, 4>(py, px, rows, n, dy, dx, st);
-        case 18: return launchStream<T, 512, 16, 1, 0, 4>(py, px, rows, n, dy, dx, st);
-        case 19: return launchStream<T, 256, 16, 2, 0, 4>(py, px, rows, n, dy, dx, st);
-        case 20: return launchStream<T, 512, 16, 1, 0, 1>(py, px, rows, n, dy, dx, st);
-        default: return false;
-    }
+    return cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per)) == cudaSuccess;
 }
 
 infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, long long n, long long sy, long long sx,
@@ -808,14 +717,16 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 }
                 if (rows * C >= (1LL << 31)) C = 0;
             }
-            // Many such lines (blocks of the register kernel's cluster at least 4 an SM): clusters of the
+            // Many such lines (blocks of the register kernel's cluster at least 4 an SM), not causal: persistent
+            // clusters streaming them through shared memory into registers (H200, 512x128256 bf16: 76.7 ->
+            // 71.2 us against the bulk kernel below)
+            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() && launchStream(py, px, rows, n, dy, dx, a.stream)) {
+                return launched(op);
+            }
+            // Many such causal lines (or lines the stream kernel does not take): clusters of the
             // fewest blocks (2, 4 or 8) whose parts fit kBulkPartBytes of shared memory, each part brought in
             // by one bulk copy (H200, 512x128256 bf16: 82.6 -> 76.5 us; 256x128256 43.3 -> 41.5; 32 KiB parts
             // in clusters of 8: 83.7; with few lines, 16x128256: 6.9 -> 8.3, hence the bound).
-            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount()) {
-                const char *ks = std::getenv("SM_STREAM");
-                if (launchStreamKnob<T>(ks ? std::atoi(ks) : 1, py, px, rows, n, dy, dx, a.stream)) return launched(op);
-            }
             static SmemAllowance bulk_smem[2];  // [causal]: each kernel may take up to kBulkPartBytes
             const bool causal = causal_q > 0;
             auto bulk_kern = causal ? softmaxBulkKernel<T, true> : softmaxBulkKernel<T, false>;
