@@ -2,7 +2,8 @@
 # two on is requested as soon as a line is in registers), temporary knob SM_STREAM: 1 the committed form
 # (256 threads, 16 pieces a thread, 2 blocks an SM, one buffer), 2 (512,8,1, two), 3 (256,8,2, two: clusters
 # of 8), 4 (256,8,3, two), 5 (256,16,1, two), 6 (512,8,1, one); 0 the bulk kernel.
-# Usage: bash benchmarks/probe/gpu_dbuf_s19.sh
+# Usage: bash benchmarks/probe/gpu_dbuf_s19.sh (no gain: the knob and the two-buffer form were removed after
+# this call; RESULTS.md, nineteenth session)
 source .ci/gpu_setup.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.txt
 for e in 2 3 4 5 6; do

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -439,16 +438,18 @@ __device__ __forceinline__ void sendPair(float2 v, const float2 *slot, const uns
 // H200, 512x128256 bf16, kernel us: 76.7 (softmaxBulkKernel) -> 71.2; the same with a block barrier for
 // the copies (one copy a block, or 2 or 4 a block) 72.7-74.1; with the pairs exchanged through a cluster
 // barrier 75.0; the data movement alone 66.4 (torch's copy of the same bytes 64.1).
-template <typename T, int kStreamThreads = 256, int kStreamVecs = 16, int MINB = 2, int NBUF = 1>
-__global__ void __launch_bounds__(kStreamThreads, MINB) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
+constexpr int kStreamThreads = 256, kStreamVecs = 16, kStreamWarps = kStreamThreads / 32;
+
+template <typename T>
+__global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                         int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int N = kVec16<T>, WV = 32 * kStreamVecs, kStreamWarps = kStreamThreads / 32;  // WV: pieces a warp
+    constexpr int N = kVec16<T>, WV = 32 * kStreamVecs;  // WV: pieces a warp
     using V = Vec<T, N>;
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
     const V *chunk = reinterpret_cast<const V *>(dyn_smem);
-    __shared__ __align__(8) unsigned long long bar[kStreamWarps * NBUF];  // warp w's copies into buffer b: bar[w * NBUF + b]
+    __shared__ __align__(8) unsigned long long bar[kStreamWarps];  // warp w's copies
     __shared__ __align__(8) unsigned long long xbar[2];            // the cluster's pairs of a line, by its parity
     __shared__ float2 slots[2][8];                                  // (max, sum) of block r of the line: slots[parity][r]
     __shared__ float2 pairs[kStreamWarps];                          // (max, sum) of each warp
@@ -458,38 +459,32 @@ __global__ void __launch_bounds__(kStreamThreads, MINB) softmaxStreamKernel(T *y
     long long row = blockIdx.x / C;
     const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
     const int wbeg = warp * WV;  // the warp's first piece in the part
-    const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u;
-    auto request = [&](long long r, int bf) {  // (lane 0) line r's pieces of the warp into buffer bf
+    const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp]);
+    auto request = [&](long long r) {  // (lane 0) line r's pieces of the warp
         if (wbytes == 0) return;
-        uint32_t wbar = smemAddr(&bar[warp * NBUF + bf]);
         mbarExpect(wbar, wbytes);
-        bulkLoad(smemAddr(chunk + bf * per + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
+        bulkLoad(smemAddr(chunk + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
     };
     if (tid == 0) {
-        for (int w = 0; w < kStreamWarps * NBUF; ++w) mbarInit(smemAddr(&bar[w]));
+        for (int w = 0; w < kStreamWarps; ++w) mbarInit(smemAddr(&bar[w]));
         mbarInit(smemAddr(&xbar[0]));
         mbarInit(smemAddr(&xbar[1]));
     }
     clusterArriveRelaxed();
     __syncthreads();  // (the barriers are initialized before anyone uses them)
-    if (lane == 0) {
-        for (int bf = 0; bf < NBUF; ++bf) {
-            if (row + bf * G < rows) request(row + bf * G, bf);
-        }
-    }
+    if (lane == 0 && row < rows) request(row);
     clusterWait();  // every block of the cluster runs, its barriers initialized: pairs may be sent to it
     for (int k = 0; row < rows; row += G, ++k) {
         const int par = k & 1;
         if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C) * 8u);  // C pairs to come
         V raw[kStreamVecs];
-        const int bf = k % NBUF;
-        if (wbytes > 0) mbarWait(smemAddr(&bar[warp * NBUF + bf]), static_cast<uint32_t>(k / NBUF) & 1u);
+        if (wbytes > 0) mbarWait(wbar, static_cast<uint32_t>(k) & 1u);
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
-            if (wbeg + lane + i * 32 < cnt) raw[i] = chunk[bf * per + wbeg + lane + i * 32];
+            if (wbeg + lane + i * 32 < cnt) raw[i] = chunk[wbeg + lane + i * 32];
         }
         __syncwarp();  // the warp has its pieces: its bytes may be overwritten
-        if (lane == 0 && row + NBUF * G < rows) request(row + NBUF * G, bf);
+        if (lane == 0 && row + G < rows) request(row + G);
         typename MaxAcc<T>::type acc = MaxAcc<T>::init();
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
@@ -610,7 +605,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 // fewest blocks (2, 4 or 8) whose parts a block's threads hold (at most 64 KiB each), as many clusters as
 // the GPU holds at once (asked once a device and cluster size), fewer where that evens the lines each
 // takes. False: not launched (lines too long, or the GPU holds none).
-template <typename T, int kStreamThreads = 256, int kStreamVecs = 16, int MINB = 2, int NBUF = 1>
+template <typename T>
 bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
     constexpr int N = kVec16<T>, kPartBytes = kStreamThreads * kStreamVecs * 16;
     const long long nv = n / N;
@@ -626,12 +621,12 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         ++ci;
     }
     if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
-    auto kern = softmaxStreamKernel<T, kStreamThreads, kStreamVecs, MINB, NBUF>;
+    auto kern = softmaxStreamKernel<T>;
     static SmemAllowance allow;
-    if (!allow.ensure(kern, kPartBytes * NBUF)) return false;
+    if (!allow.ensure(kern, kPartBytes)) return false;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(kStreamThreads);
-    cfg.dynamicSmemBytes = static_cast<size_t>(per * 16 * NBUF);
+    cfg.dynamicSmemBytes = static_cast<size_t>(per * 16);
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -651,7 +646,7 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     if (maxc == 0) {
         cudaLaunchConfig_t probe = cfg;
         probe.gridDim = dim3(static_cast<unsigned>(C));
-        probe.dynamicSmemBytes = kPartBytes * NBUF;
+        probe.dynamicSmemBytes = kPartBytes;
         if (cudaOccupancyMaxActiveClusters(&maxc, kern, &probe) != cudaSuccess) {
             cudaGetLastError();
             maxc = -1;
@@ -665,20 +660,6 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     G = (rows + rounds - 1) / rounds;
     cfg.gridDim = dim3(static_cast<unsigned>(G * C));
     return cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per)) == cudaSuccess;
-}
-
-template <typename T>
-bool launchStreamKnob(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t st) {
-    const char *e = std::getenv("SM_STREAM");  // (temporary knob)
-    switch (e ? std::atoi(e) : 1) {
-        case 1: return launchStream<T, 256, 16, 2, 1>(py, px, rows, n, dy, dx, st);
-        case 2: return launchStream<T, 512, 8, 1, 2>(py, px, rows, n, dy, dx, st);
-        case 3: return launchStream<T, 256, 8, 2, 2>(py, px, rows, n, dy, dx, st);
-        case 4: return launchStream<T, 256, 8, 3, 2>(py, px, rows, n, dy, dx, st);
-        case 5: return launchStream<T, 256, 16, 1, 2>(py, px, rows, n, dy, dx, st);
-        case 6: return launchStream<T, 512, 8, 1, 1>(py, px, rows, n, dy, dx, st);
-        default: return false;
-    }
 }
 
 infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, long long n, long long sy, long long sx,
@@ -739,7 +720,7 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             // Many such lines (blocks of the register kernel's cluster at least 4 an SM), not causal: persistent
             // clusters streaming them through shared memory into registers (H200, 512x128256 bf16: 76.7 ->
             // 71.2 us against the bulk kernel below)
-            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() && launchStreamKnob(py, px, rows, n, dy, dx, a.stream)) {
+            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() && launchStream(py, px, rows, n, dy, dx, a.stream)) {
                 return launched(op);
             }
             // Many such causal lines (or lines the stream kernel does not take): clusters of the
