@@ -149,8 +149,9 @@ template <typename T, bool Binary, typename F>
 Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
     constexpr size_t cost = F::kStreaming && (std::is_same_v<T, float> || F::kBits16) ? 1 : 4;
     bool flat = y.contiguous() && a.contiguous() && (!Binary || b.contiguous());
-    bool stream = false;  // streaming stores for a large output (common.h)
-    if constexpr (F::kStreaming) stream = flat && y.numel() * sizeof(T) >= streamingStoreBytes();
+    bool stream = false;
+    // streaming stores where the bytes moved (inputs read and the output written) are many (common.h)
+    if constexpr (F::kStreaming) stream = flat && y.numel() * sizeof(T) * (Binary ? 3 : 2) >= streamingStoreBytes();
     return [=](void *const *data) {
         T *py = static_cast<T *>(data[0]);
         const T *pa = static_cast<const T *>(data[1]);
