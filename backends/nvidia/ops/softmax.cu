@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -655,11 +656,17 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         held[dev][ci].store(maxc, std::memory_order_relaxed);
     }
     if (maxc < 0) return false;
+    const char *e = std::getenv("SM_STREAM_MIN");  // (temporary knob: the fewest lines a cluster)
+    if (e && rows < std::atoll(e) * maxc) return false;
     long long G = std::min<long long>(maxc, rows);
     const long long rounds = (rows + G - 1) / G;
     G = (rows + rounds - 1) / rounds;
     cfg.gridDim = dim3(static_cast<unsigned>(G * C));
-    return cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per)) == cudaSuccess;
+    if (cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
+        cudaGetLastError();  // (not launched: the caller takes another kernel)
+        return false;
+    }
+    return true;
 }
 
 infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, long long n, long long sy, long long sx,
