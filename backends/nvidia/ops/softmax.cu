@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -605,7 +604,8 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 // Launches softmaxStreamKernel over `rows` lines of n (a multiple of the 16-byte piece): clusters of the
 // fewest blocks (2, 4 or 8) whose parts a block's threads hold (at most 64 KiB each), as many clusters as
 // the GPU holds at once (asked once a device and cluster size), fewer where that evens the lines each
-// takes. False: not launched (lines too long, or the GPU holds none).
+// takes. False: not launched (lines too long, too few, or parts too small for it to pay; or the GPU holds
+// no cluster): the caller takes the bulk kernel.
 template <typename T>
 bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
     constexpr int N = kVec16<T>, kPartBytes = kStreamThreads * kStreamVecs * 16;
@@ -655,9 +655,11 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         if (maxc <= 0) maxc = -1;
         held[dev][ci].store(maxc, std::memory_order_relaxed);
     }
-    if (maxc < 0) return false;
-    const char *e = std::getenv("SM_STREAM_MIN");  // (temporary knob: the fewest lines a cluster)
-    if (e && rows < std::atoll(e) * maxc) return false;
+    // Where it pays (H200, kernel us, stream / bulk): parts that fill at least 3/4 of a block's 64 KiB, and
+    // at least 1.5 lines a cluster. bf16 128256 (parts of 64 KiB, 66 clusters): 66 rows 16.6 / 15.8, 100
+    // 18.2 / 20.9, 132 23.5 / 25.6, 264 38.6 / 42.7, 512 72.5 / 77.0; bf16 40008 (parts of 40 KiB, 132
+    // clusters): 200 rows 15.0 / 14.2, 400 24.6 / 23.8, 528 27.4 / 29.4.
+    if (maxc < 0 || 4 * per * 16 < 3LL * kPartBytes || 2 * rows < 3LL * maxc) return false;
     long long G = std::min<long long>(maxc, rows);
     const long long rounds = (rows + G - 1) / G;
     G = (rows + rounds - 1) / rounds;
@@ -725,8 +727,8 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 if (rows * C >= (1LL << 31)) C = 0;
             }
             // Many such lines (blocks of the register kernel's cluster at least 4 an SM), not causal: persistent
-            // clusters streaming them through shared memory into registers (H200, 512x128256 bf16: 76.7 ->
-            // 71.2 us against the bulk kernel below)
+            // clusters streaming them through shared memory into registers where that pays (launchStream;
+            // H200, 512x128256 bf16: 76.7 -> 71.2 us against the bulk kernel below)
             if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() && launchStream(py, px, rows, n, dy, dx, a.stream)) {
                 return launched(op);
             }
