@@ -32,7 +32,8 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
     Layout ix = idx;
     ix.shape.push_back(1);
     ix.strides.push_back(1);
-    const bool stream = ix.rows() * dim * elem >= streamingStoreBytes();  // streaming stores for a large output (common.h)
+    // streaming stores where the bytes moved (the rows read, then written) are many (common.h)
+    const bool stream = 2 * ix.rows() * dim * elem >= streamingStoreBytes();
     *k = [=](void *const *data) {
         char *py = static_cast<char *>(data[0]);
         const void *pi = data[1];
