@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -660,6 +661,7 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     // 18.2 / 20.9, 132 23.5 / 25.6, 264 38.6 / 42.7, 512 72.5 / 77.0; bf16 40008 (parts of 40 KiB, 132
     // clusters): 200 rows 15.0 / 14.2, 400 24.6 / 23.8, 528 27.4 / 29.4.
     if (maxc < 0 || 4 * per * 16 < 3LL * kPartBytes || 2 * rows < 3LL * maxc) return false;
+    if (std::getenv("SM_NO_STREAM") && std::atoi(std::getenv("SM_NO_STREAM"))) return false;  // (temporary knob)
     long long G = std::min<long long>(maxc, rows);
     const long long rounds = (rows + G - 1) / G;
     G = (rows + rounds - 1) / rounds;
