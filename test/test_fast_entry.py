@@ -68,6 +68,66 @@ def test_keywords_defaults_and_what_takes_torch_ops():
         ops.mul(x, [1.0])
 
 
+def _python_calls(fn):
+    """The Python functions entered while fn runs (fn itself left out)."""
+    import sys
+
+    calls = []
+
+    def prof(frame, event, arg):
+        if event == "call":
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(prof)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return [c for c in calls if c != "<lambda>"]
+
+
+def test_output_keywords_take_the_out_overload():
+    """out= (and residual_out=) reach the op's `out` overload directly, as torch.ops' packet resolves
+    them: the outputs written and returned (the same objects), defaults from the out schema."""
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(6, 40, generator=g), torch.randn(6, 40, generator=g)
+    w = torch.randn(40, generator=g)
+    c = torch.empty(6, 40)
+    assert ops.add(a, b, out=c) is c and torch.equal(c, a + b)
+    y = torch.empty(6, 40)
+    assert ops.rms_norm(a, w, out=y) is y
+    assert torch.equal(y, torch.ops.infini.rms_norm(a, w, 1e-6))
+    assert ops.rms_norm(a, weight=w, eps=0.5, out=y) is y
+    assert torch.equal(y, torch.ops.infini.rms_norm(a, w, 0.5))
+    r = torch.empty(6, 40)
+    got = ops.add_rms_norm(a, b, w, out=y, residual_out=r)
+    want = torch.ops.infini.add_rms_norm(a, b, w)
+    assert got[0] is y and got[1] is r and torch.equal(y, want[0]) and torch.equal(r, want[1])
+    s = torch.empty(6, 40)
+    assert ops.softmax(a, out=s) is s and torch.equal(s, torch.ops.infini.softmax(a, -1))
+    # no Python runs on the way (torch.ops' packet resolving the overload would: its __call__)
+    assert _python_calls(lambda: ops.add(a, b, out=c)) == []
+    assert _python_calls(lambda: torch.ops.infini.add(a, b, out=c)) != []  # (the check can see it)
+    seen = []
+
+    class DispatchMode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with DispatchMode():
+        ops.mul(a, b, out=c)
+    assert "infini.mul.out" in seen and torch.equal(c, a * b)
+    with pytest.raises((RuntimeError, TypeError)):  # a keyword neither overload has: torch.ops' error
+        ops.add(a, b, out=c, alpha=2)
+    with pytest.raises((RuntimeError, TypeError)):  # outputs are keyword-only
+        ops.add(a, b, c)
+    c0 = c.clone()
+    with pytest.raises(RuntimeError, match=r"infini\.mul"):  # a bad input: the op's error, out untouched
+        ops.mul(a, torch.randint(0, 5, (6, 40)), out=c)
+    assert torch.equal(c, c0)
+
+
 def test_errors_name_the_op_and_leave_inputs_unchanged():
     a = torch.randn(4, 8)
     b = torch.randint(0, 5, (4, 8))

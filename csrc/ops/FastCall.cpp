@@ -8,7 +8,9 @@
 // released while it runs, as torch's own bindings do. Arguments go by position or keyword (the
 // schema's names), missing ones take the schema's defaults. Whatever it does not take (an unknown,
 // repeated or missing argument, a Tensor subclass or a __torch_function__ mode, an unexpected type)
-// goes to `fallback` (torch.ops.infini.<op>), so behaviour never differs from torch.ops.
+// goes to `fallback` (torch.ops.infini.<op>), so behaviour never differs from torch.ops. A keyword
+// that only the op's `out` overload has (out=, residual_out=) calls that overload the same way, as
+// the packet would choose it (through the packet's resolution it cost ~5-12 us more a call).
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/Exceptions.h>
@@ -32,6 +34,8 @@ struct FastOp {
     std::vector<std::string> names;                 // the schema's argument names (keywords)
     std::vector<std::optional<c10::IValue>> defaults;  // the schema's defaults
     size_t nreturns;
+    size_t npos;         // arguments that may be given by position (the rest are keyword-only)
+    const FastOp *out;   // the op's `out` overload (keyword-only outputs), or null
     PyObject *fallback;  // a strong reference, kept for the process
     PyMethodDef def;
     std::string name, doc;
@@ -116,11 +120,10 @@ PyObject *callFallback(const FastOp &f, PyObject *const *args, Py_ssize_t nargs,
     return PyObject_Vectorcall(f.fallback, args, static_cast<size_t>(nargs), kwnames);
 }
 
-PyObject *fastCall(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    const auto &f = *static_cast<const FastOp *>(PyCapsule_GetPointer(self, nullptr));
+PyObject *callFast(const FastOp &f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     const size_t n = f.args.size();
     Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
-    if (static_cast<size_t>(nargs) > n || at::impl::torch_function_mode_enabled()) {
+    if (static_cast<size_t>(nargs) > f.npos || at::impl::torch_function_mode_enabled()) {
         return callFallback(f, args, nargs, kwnames);
     }
     // each schema argument: positional, else a keyword, else its default
@@ -135,6 +138,7 @@ PyObject *fastCall(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
         }
         size_t j = 0;
         while (j < n && f.names[j] != key) ++j;
+        if (j == n && f.out != nullptr) return callFast(*f.out, args, nargs, kwnames);  // out=: the out overload
         if (j == n || given[j] != nullptr) return callFallback(f, args, nargs, kwnames);  // torch.ops' error
         given[j] = args[nargs + k];
     }
@@ -169,16 +173,20 @@ PyObject *fastCall(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
     END_HANDLE_TH_ERRORS
 }
 
-// _fast_op(qualified_name, fallback, doc): the builtin for the op's default overload. Raises when the
+PyObject *fastCall(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    return callFast(*static_cast<const FastOp *>(PyCapsule_GetPointer(self, nullptr)), args, nargs, kwnames);
+}
+
+// The argument table of one overload (keyword-only arguments allowed where `kwonly`). Raises when the
 // schema has an argument kind or a return the fast path does not convert.
-PyObject *makeFastOp(const std::string &qualified, PyObject *fallback, const std::string &doc) {
-    auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(qualified.c_str(), "");
+FastOp *tableOf(const c10::OperatorHandle &handle, const std::string &qualified, PyObject *fallback, bool kwonly) {
     const auto &schema = handle.schema();
-    auto *f = new FastOp{handle, {}, {}, {}, schema.returns().size(), fallback, {}, qualified.substr(qualified.find("::") + 2), doc};
+    auto *f = new FastOp{handle, {}, {}, {}, schema.returns().size(), 0, nullptr, fallback, {}, qualified.substr(qualified.find("::") + 2), {}};
     for (const auto &a : schema.arguments()) {
         Arg kind;
-        TORCH_CHECK(!a.kwarg_only() && kindOf(a.type(), &kind), "infinicore_torch: ", qualified, " argument ", a.name(),
-                    " has no fast conversion");
+        TORCH_CHECK((kwonly || !a.kwarg_only()) && kindOf(a.type(), &kind), "infinicore_torch: ", qualified, " argument ",
+                    a.name(), " has no fast conversion");
+        if (!a.kwarg_only()) f->npos = f->args.size() + 1;
         f->args.push_back(kind);
         f->names.push_back(a.name());
         f->defaults.push_back(a.default_value());
@@ -187,6 +195,15 @@ PyObject *makeFastOp(const std::string &qualified, PyObject *fallback, const std
         TORCH_CHECK(r.type()->kind() == c10::TypeKind::TensorType, "infinicore_torch: ", qualified,
                     " returns a non-Tensor");
     }
+    return f;
+}
+
+// _fast_op(qualified_name, fallback, doc): the builtin for the op's default overload, and through an
+// output keyword its `out` overload where it has one.
+PyObject *makeFastOp(const std::string &qualified, PyObject *fallback, const std::string &doc) {
+    auto *f = tableOf(c10::Dispatcher::singleton().findSchemaOrThrow(qualified.c_str(), ""), qualified, fallback, false);
+    f->doc = doc;
+    if (auto out = c10::Dispatcher::singleton().findSchema({qualified, "out"})) f->out = tableOf(*out, qualified, fallback, true);
     Py_INCREF(fallback);
     f->def = PyMethodDef{f->name.c_str(), reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fastCall)),
                          METH_FASTCALL | METH_KEYWORDS, f->doc.c_str()};
