@@ -17,6 +17,7 @@
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -179,9 +180,10 @@ PyObject *fastCall(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
 
 // The argument table of one overload (keyword-only arguments allowed where `kwonly`). Raises when the
 // schema has an argument kind or a return the fast path does not convert.
-FastOp *tableOf(const c10::OperatorHandle &handle, const std::string &qualified, PyObject *fallback, bool kwonly) {
+std::unique_ptr<FastOp> tableOf(const c10::OperatorHandle &handle, const std::string &qualified, PyObject *fallback, bool kwonly) {
     const auto &schema = handle.schema();
-    auto *f = new FastOp{handle, {}, {}, {}, schema.returns().size(), 0, nullptr, fallback, {}, qualified.substr(qualified.find("::") + 2), {}};
+    auto f = std::make_unique<FastOp>(
+        FastOp{handle, {}, {}, {}, schema.returns().size(), 0, nullptr, fallback, {}, qualified.substr(qualified.find("::") + 2), {}});
     for (const auto &a : schema.arguments()) {
         Arg kind;
         TORCH_CHECK((kwonly || !a.kwarg_only()) && kindOf(a.type(), &kind), "infinicore_torch: ", qualified, " argument ",
@@ -201,9 +203,15 @@ FastOp *tableOf(const c10::OperatorHandle &handle, const std::string &qualified,
 // _fast_op(qualified_name, fallback, doc): the builtin for the op's default overload, and through an
 // output keyword its `out` overload where it has one.
 PyObject *makeFastOp(const std::string &qualified, PyObject *fallback, const std::string &doc) {
-    auto *f = tableOf(c10::Dispatcher::singleton().findSchemaOrThrow(qualified.c_str(), ""), qualified, fallback, false);
+    FastOp *f = tableOf(c10::Dispatcher::singleton().findSchemaOrThrow(qualified.c_str(), ""), qualified, fallback, false).release();
     f->doc = doc;
-    if (auto out = c10::Dispatcher::singleton().findSchema({qualified, "out"})) f->out = tableOf(*out, qualified, fallback, true);
+    if (auto out = c10::Dispatcher::singleton().findSchema({qualified, "out"})) {
+        try {
+            f->out = tableOf(*out, qualified, fallback, true).release();
+        } catch (const c10::Error &) {  // an out overload the fast path does not convert: torch.ops takes it
+            f->out = nullptr;
+        }
+    }
     Py_INCREF(fallback);
     f->def = PyMethodDef{f->name.c_str(), reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fastCall)),
                          METH_FASTCALL | METH_KEYWORDS, f->doc.c_str()};

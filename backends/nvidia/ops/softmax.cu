@@ -601,6 +601,16 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 }
 
 // Launches over `rows` lines of n elements; y and x line starts given by dy/dx, element strides sy/sx.
+// The fewest blocks (2, 4 or 8) a cluster needs so that each block's part of a line of nv pieces is at
+// most max_pieces; 0 if 8 are not enough. *per: the pieces a part.
+inline int fewestBlocks(long long nv, long long max_pieces, long long *per) {
+    for (int c : {2, 4, 8}) {
+        *per = (nv + c - 1) / c;
+        if (*per <= max_pieces) return c;
+    }
+    return 0;
+}
+
 // Launches softmaxStreamKernel over `rows` lines of n (a multiple of the 16-byte piece): clusters of the
 // fewest blocks (2, 4 or 8) whose parts a block's threads hold (at most 64 KiB each), as many clusters as
 // the GPU holds at once (asked once a device and cluster size), fewer where that evens the lines each
@@ -610,17 +620,8 @@ template <typename T>
 bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
     constexpr int N = kVec16<T>, kPartBytes = kStreamThreads * kStreamVecs * 16;
     const long long nv = n / N;
-    int C = 0, ci = 0;
     long long per = 0;
-    for (int c : {2, 4, 8}) {
-        long long pc = (nv + c - 1) / c;
-        if (pc * 16 <= kPartBytes) {
-            C = c;
-            per = pc;
-            break;
-        }
-        ++ci;
-    }
+    const int C = fewestBlocks(nv, kPartBytes / 16, &per), ci = C == 2 ? 0 : C == 4 ? 1 : 2;
     if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
     auto kern = softmaxStreamKernel<T>;
     static SmemAllowance allow;
@@ -643,23 +644,6 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         cudaGetLastError();
         return false;
     }
-    int maxc = held[dev][ci].load(std::memory_order_relaxed);
-    if (maxc == 0) {
-        cudaLaunchConfig_t probe = cfg;
-        probe.gridDim = dim3(static_cast<unsigned>(C));
-        probe.dynamicSmemBytes = kPartBytes;
-        if (cudaOccupancyMaxActiveClusters(&maxc, kern, &probe) != cudaSuccess) {
-            cudaGetLastError();
-            maxc = -1;
-        }
-        if (maxc <= 0) maxc = -1;
-        held[dev][ci].store(maxc, std::memory_order_relaxed);
-    }
-    // Where it pays (H200, kernel us, stream / bulk): parts that fill at least 3/4 of a block's 64 KiB, and
-    // at least 1.5 lines a cluster. bf16 128256 (parts of 64 KiB, 66 clusters): 66 rows 16.6 / 15.8, 100
-    // 18.2 / 20.9, 132 23.5 / 25.6, 264 38.6 / 42.7, 512 72.5 / 77.0; bf16 40008 (parts of 40 KiB, 132
-    // clusters): 200 rows 15.0 / 14.2, 400 24.6 / 23.8, 528 27.4 / 29.4.
-    if (maxc < 0 || 4 * per * 16 < 3LL * kPartBytes || 2 * rows < 3LL * maxc) return false;
     // Only where an SM's share of the memory bandwidth is high (H200: 4.8 TB/s over 132 SMs, 36 GB/s
     // each): the bulk kernel's bytes in flight (3 blocks of 64 KiB an SM, each waiting for its whole
     // part) then fall short. On the H100 (3.35 TB/s, 25 GB/s an SM) they do not: bulk 93.7 against
@@ -677,6 +661,23 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         wide[dev].store(w, std::memory_order_relaxed);
     }
     if (w < 0) return false;
+    int maxc = held[dev][ci].load(std::memory_order_relaxed);
+    if (maxc == 0) {
+        cudaLaunchConfig_t probe = cfg;
+        probe.gridDim = dim3(static_cast<unsigned>(C));
+        probe.dynamicSmemBytes = kPartBytes;
+        if (cudaOccupancyMaxActiveClusters(&maxc, kern, &probe) != cudaSuccess) {
+            cudaGetLastError();
+            maxc = -1;
+        }
+        if (maxc <= 0) maxc = -1;
+        held[dev][ci].store(maxc, std::memory_order_relaxed);
+    }
+    // Where it pays (H200, kernel us, stream / bulk): parts that fill at least 3/4 of a block's 64 KiB, and
+    // at least 1.5 lines a cluster. bf16 128256 (parts of 64 KiB, 66 clusters): 66 rows 16.6 / 15.8, 100
+    // 18.2 / 20.9, 132 23.5 / 25.6, 264 38.6 / 42.7, 512 72.5 / 77.0; bf16 40008 (parts of 40 KiB, 132
+    // clusters): 200 rows 15.0 / 14.2, 400 24.6 / 23.8, 528 27.4 / 29.4.
+    if (maxc < 0 || 4 * per * 16 < 3LL * kPartBytes || 2 * rows < 3LL * maxc) return false;
     long long G = std::min<long long>(maxc, rows);
     const long long rounds = (rows + G - 1) / G;
     G = (rows + rounds - 1) / rounds;
@@ -756,14 +757,12 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             static SmemAllowance bulk_smem[2];  // [causal]: each kernel may take up to kBulkPartBytes
             const bool causal = causal_q > 0;
             auto bulk_kern = causal ? softmaxBulkKernel<T, true> : softmaxBulkKernel<T, false>;
-            if (C > 0 && rows * C >= 4LL * smCount() && bulk_smem[causal].ensure(bulk_kern, kBulkPartBytes)) {
-                for (int c : {2, 4, 8}) {
-                    long long pc = (nv + c - 1) / c;
-                    if (pc * 16 > kBulkPartBytes) continue;
-                    launchClusters(bulk_kern, dim3(static_cast<unsigned>(rows * c)), kBulkThreads, static_cast<size_t>(pc * 16), c, a.stream, py, px, static_cast<int>(n), dy,
-                                   dx, causal_q, c, static_cast<int>(pc));
-                    return launched(op);
-                }
+            long long pc = 0;
+            const int c = fewestBlocks(nv, kBulkPartBytes / 16, &pc);
+            if (C > 0 && c > 0 && rows * C >= 4LL * smCount() && bulk_smem[causal].ensure(bulk_kern, kBulkPartBytes)) {
+                launchClusters(bulk_kern, dim3(static_cast<unsigned>(rows * c)), kBulkThreads, static_cast<size_t>(pc * 16), c, a.stream, py, px, static_cast<int>(n), dy,
+                               dx, causal_q, c, static_cast<int>(pc));
+                return launched(op);
             }
             if (C > 0) {
                 auto kern = causal_q > 0 ? softmaxPackedKernel<T, true, true> : softmaxPackedKernel<T, true, false>;
