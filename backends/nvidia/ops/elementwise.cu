@@ -60,20 +60,26 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
 // blocks; H200, bf16, kernel us against the grid-stride layout in 256-thread blocks: swiglu 1024x11008
 // 19.78 -> 19.02, 4096x4096 27.20 -> 26.42; add 1024x11008 19.54 -> 18.99, 4096x4096 26.90 -> 26.66;
 // 8192x11008 unchanged. relu measured 1% slower that way: the unary kernel keeps the grid stride).
-template <typename T, int N, typename F, bool EF = false>
+// The binary kernels take 2 vectors a thread (not kUnroll): half the chunk, twice the blocks, and no
+// partial last wave of big blocks (H200, bf16, kernel us, 4 -> 2, compile alongside: swiglu 1024x11008
+// 19.01 -> 18.66 (18.78), 8192x11008 126.10 -> 125.60 (125.54), 4096x4096 26.70 -> 26.75 (26.66); add
+// 1024x11008 18.99 -> 18.66 (18.67), 4096x4096 26.70 -> 26.30 (26.16); one vector: about the same as 2).
+constexpr int kBinaryUnroll = 2;
+
+template <typename T, int N, typename F, bool EF = false, int U = kBinaryUnroll>
 __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *b, long long n, F f, bool chunked) {
     long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
-    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N, outer = kUnroll * step;
+    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N, outer = U * step;
     if (chunked) {
-        i = static_cast<long long>(blockIdx.x) * blockDim.x * N * kUnroll + threadIdx.x * N;
+        i = static_cast<long long>(blockIdx.x) * blockDim.x * N * U + threadIdx.x * N;
         step = static_cast<long long>(blockDim.x) * N;
-        outer = static_cast<long long>(gridDim.x) * blockDim.x * N * kUnroll;
+        outer = static_cast<long long>(gridDim.x) * blockDim.x * N * U;
     }
     if constexpr (N > 1) {
-        for (; i + (kUnroll - 1) * step + N <= n; i += outer) {
-            Vec<T, N> va[kUnroll], vb[kUnroll];
+        for (; i + (U - 1) * step + N <= n; i += outer) {
+            Vec<T, N> va[U], vb[U];
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
+            for (int u = 0; u < U; ++u) {
                 if constexpr (EF && sizeof(Vec<T, N>) == 16) {
                     va[u] = loadEvictFirst(reinterpret_cast<const Vec<T, N> *>(a + i + u * step));
                     vb[u] = loadEvictFirst(reinterpret_cast<const Vec<T, N> *>(b + i + u * step));
@@ -83,7 +89,7 @@ __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *
                 }
             }
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
+            for (int u = 0; u < U; ++u) {
                 float x[N], y[N];
                 unpackF(va[u], x);
                 unpackF(vb[u], y);
@@ -174,12 +180,12 @@ unsigned flatBlocks(long long n, int n_per_thread, int threads) {
 }
 
 // The vectorized kernels' grid: one vector a thread while that fits in one wave of the GPU (132 SMs x
-// 2048 threads: a single round trip per thread), else one pass with kUnroll vectors a thread.
+// 2048 threads: a single round trip per thread), else one pass with `unroll` vectors a thread.
 constexpr long long kOneWaveVecs = 132LL * 2048;
-unsigned vecBlocks(long long n, int n_per_vec, int threads) {
+unsigned vecBlocks(long long n, int n_per_vec, int threads, int unroll = kUnroll) {
     long long vecs = (n + n_per_vec - 1) / n_per_vec;
     if (vecs <= kOneWaveVecs) return blocksFor(vecs, threads);
-    return blocksFor((vecs + kUnroll - 1) / kUnroll, threads);
+    return blocksFor((vecs + unroll - 1) / unroll, threads);
 }
 
 template <typename F>
@@ -213,10 +219,11 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
                 } else {
                     const bool chunked = (n + N - 1) / N > kOneWaveVecs;
                     const int threads = chunked ? 128 : 256;
+                    const unsigned blocks = vecBlocks(n, N, threads, kBinaryUnroll);
                     if (stream_in_l2) {
-                        binaryFlat<T, N, F, true><<<vecBlocks(n, N, threads), threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
+                        binaryFlat<T, N, F, true><<<blocks, threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
                     } else {
-                        binaryFlat<T, N><<<vecBlocks(n, N, threads), threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
+                        binaryFlat<T, N, F><<<blocks, threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
                     }
                 }
             } else if (flat) {
