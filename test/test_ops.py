@@ -211,23 +211,26 @@ def test_softmax_many_wide_rows(device, dtype):
 def test_softmax_many_vocabulary_rows(device, dtype):
     """Hundreds of vocabulary-wide lines (on H100/H200: persistent clusters, each taking several lines in
     turn, the next line's parts copied in while the present one is computed), parts of equal and unequal
-    lengths, with a dominant logit, -inf stretches across parts, a line of equal values and a line of
-    only -inf (NaN). Compared in units of the line's mean (out * cols), where the values are O(1)."""
+    lengths, with a dominant logit, -inf stretches across parts, a line of equal values, a NaN among -inf
+    and a line of only -inf (both NaN). Compared in units of the line's mean (out * cols), where the values are O(1)."""
     for rows, cols in ((264, 128256), (203, 100008)):
         x = rand(rows, cols, dtype=dtype, device=device, scale=4)
         x[3, cols // 2] = 60.0
         x[70, 100 : cols - 100] = float("-inf")
         x[130] = 2.5
+        x[150, 100 : cols - 100] = float("-inf")
+        x[150, cols // 2] = float("nan")  # a NaN among -inf (one thread's slice): the whole line NaN, as torch
         x[rows - 1] = float("-inf")
         (fx,) = f32(x)
         out = ops.softmax(x, -1).cpu()
-        assert bool(out[rows - 1].isnan().all())
-        ref = torch.softmax(fx[: rows - 1], -1)
+        assert bool(out[rows - 1].isnan().all()) and bool(out[150].isnan().all())
+        keep = [r for r in range(rows) if r not in (150, rows - 1)]
+        ref = torch.softmax(fx[keep], -1)
         # f32: sums of 10^5 terms; f16: its subnormal step (6e-8) is 0.008 of the mean here
         rtol, atol = {torch.float32: (1e-4, 1e-4), torch.float16: (4e-3, 2e-2), torch.bfloat16: (2e-2, 2e-2)}[dtype]
-        torch.testing.assert_close(out[: rows - 1].float() * cols, ref * cols, rtol=rtol, atol=atol)
+        torch.testing.assert_close(out[keep].float() * cols, ref * cols, rtol=rtol, atol=atol)
         assert bool((out[70, 100 : cols - 100] == 0).all())
-        torch.testing.assert_close(out[: rows - 1].float().sum(-1), torch.ones(rows - 1), rtol=0, atol=1e-2)
+        torch.testing.assert_close(out[keep].float().sum(-1), torch.ones(len(keep)), rtol=0, atol=1e-2)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -269,6 +272,32 @@ def test_softmax_of_a_line_of_only_minus_inf_is_nan(device, dtype):
         out = ops.causal_softmax(s).cpu()
         assert bool(out[1, row, :live].isnan().all()), (q, kv)
         assert bool((out[1, row, live:] == 0).all()), (q, kv)
+        close(out[0], ref_causal_softmax(s[0]), dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_of_a_line_with_nan_among_minus_inf_is_nan(device, dtype):
+    """As torch: a NaN anywhere live makes the whole line NaN, also where the NaN is the only value of a
+    thread's (or a vector lane's) share that is not -inf, so that a max that skips NaN finds -inf there.
+    The sizes reach every kernel, as in the test above; causal_softmax: its live part NaN."""
+    for rows, cols in ((3, 8), (64, 4104), (2, 300000), (2048, 8192), (3, 40000), (160, 40008), (264, 128256)):
+        x = rand(rows, cols, dtype=dtype, device=device)
+        x[1] = float("-inf")
+        x[1, 0] = 1.0
+        x[1, cols // 2 + 1] = float("nan")
+        out = ops.softmax(x, -1).cpu()
+        assert bool(out[1].isnan().all()), (rows, cols)
+        close(out[0], torch.softmax(x[0].cpu().float(), -1), dtype)
+    for q, kv in ((1, 1024), (4, 16), (4, 40000), (3, 8192), (80, 40008)):
+        s = rand(2, q, kv, dtype=dtype, device=device)
+        row = q - 1 if q > 1 else 0
+        live = row + kv - q + 1
+        s[1, row, :live] = float("-inf")
+        s[1, row, 0] = 1.0
+        s[1, row, live // 2 + 1] = float("nan")
+        out = ops.causal_softmax(s).cpu()
+        assert bool(out[1, row, :live].isnan().all()), (q, kv)
         close(out[0], ref_causal_softmax(s[0]), dtype)
 
 

@@ -392,7 +392,9 @@ inline float maxRow(const float *__restrict a, size_t n) {
 // e^x for 16 lanes (same polynomial as expf_fast): 2^n by vscalefps, which also gives 0 for very
 // negative x and inf for very positive x; NaN stays NaN.
 inline __m512 exp512(__m512 x) {
-    x = _mm512_max_ps(x, _mm512_set1_ps(-104.0f));  // below this e^x is 0 in float; keeps -inf out of r
+    // below -104 e^x is 0 in float; keeps -inf out of r. (max returns its second operand, x, where it is
+    // NaN: NaN stays NaN - with the operands the other way round a NaN became e^-104 = 0 and softmax lost it)
+    x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
     __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);

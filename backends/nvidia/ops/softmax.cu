@@ -29,7 +29,7 @@ __device__ __forceinline__ int causalLimit32(int row, int n, int q) {  // the sa
 // (m, s) of the block: max and sum of exp(x - max).
 __device__ __forceinline__ void blockMaxSum(float &m, float &s, float *smem) {
     float bm = blockMax(m, smem);
-    float part = m == -INFINITY ? 0.0f : s * __expf(m - bm);
+    float part = s * (m == -INFINITY ? 0.0f : __expf(m - bm));  // (s NaN stays NaN: see expInPlace)
     s = blockSum(part, smem);
     m = bm;
 }
@@ -45,6 +45,8 @@ __device__ __forceinline__ float expShifted(float x, float mL) {
 
 // A piece held as stored (elements [j, j + N) of a line whose [0, limit) are live) replaced by
 // exp(x - m) (mL = m log2 e) as T, 0 where masked (MASK) or where m is -inf; the exps added to s.
+// m = -inf (the max ignores NaN): a live NaN is added to s, so that the line's sum, and every value,
+// is NaN as in torch; the partial sums combine as s * (m == -inf ? 0 : exp(m - max)), which keeps it.
 template <bool MASK, typename T, int N>
 __device__ __forceinline__ void expInPlace(Vec<T, N> &raw, int j, int limit, float m, float mL, float &s) {
     float f[N];
@@ -56,6 +58,13 @@ __device__ __forceinline__ void expInPlace(Vec<T, N> &raw, int j, int limit, flo
             s += f[e];
         }
     } else {
+        if (j < limit) {
+            unpackF(raw, f);
+#pragma unroll
+            for (int e = 0; e < N; ++e) {
+                if ((!MASK || j + e < limit) && f[e] != f[e]) s += f[e];
+            }
+        }
 #pragma unroll
         for (int e = 0; e < N; ++e) f[e] = 0.0f;
     }
@@ -115,7 +124,7 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
     if constexpr (CACHED) {
         // the line in registers: the thread's own max, exp(x - it) once per element (kept), then the
         // block's max and sum; the write only rescales
-        float lm = -INFINITY;
+        float lm = -INFINITY;  // (a thread whose live values are all -inf: exp(x - 0), 0, or NaN for a NaN)
 #pragma unroll
         for (int i = 0; i < kMaxVecs; ++i) {
             long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -132,19 +141,20 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
                 for (int e = 0; e < N; ++e) xs[i][e] = -INFINITY;
             }
         }
+        const float lm0 = lm == -INFINITY ? 0.0f : lm;
 #pragma unroll
         for (int i = 0; i < kMaxVecs; ++i) {
             long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
 #pragma unroll
             for (int e = 0; e < N; ++e) {
-                xs[i][e] = v < nv && lm != -INFINITY ? __expf(xs[i][e] - lm) : 0.0f;
+                xs[i][e] = v < nv ? __expf(xs[i][e] - lm0) : 0.0f;
                 s += xs[i][e];
             }
         }
         m = lm;
         blockMaxSum(m, s, smem);
         if (m == -INFINITY) return nanLine(yr, n, 1, limit);
-        float f = lm == -INFINITY ? 0.0f : __expf(lm - m) / s;
+        float f = (lm == -INFINITY ? 0.0f : __expf(lm - m)) / s;
 #pragma unroll
         for (int i = 0; i < kMaxVecs; ++i) {
             long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -177,7 +187,11 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
             float vm = t[0];
 #pragma unroll
             for (int e = 1; e < N; ++e) vm = fmaxf(vm, t[e]);
-            if (vm == -INFINITY) return;
+            if (vm == -INFINITY) {  // (a NaN among -inf: the sum NaN, as in torch)
+#pragma unroll
+                for (int e = 0; e < N; ++e) s = t[e] != t[e] ? t[e] : s;
+                return;
+            }
             if (vm > m) {
                 s *= __expf(m - vm);
                 m = vm;
@@ -192,7 +206,7 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
             long long j = v * N;
             float o[N];
 #pragma unroll
-            for (int e = 0; e < N; ++e) o[e] = t[e] == -INFINITY ? 0.0f : __expf(t[e] - m) * inv;
+            for (int e = 0; e < N; ++e) o[e] = (t[e] == -INFINITY ? 0.0f : __expf(t[e] - m)) * inv;  // (inv NaN: NaN)
             if constexpr (N > 1) {
                 storeF<T, N>(yr + j, o);
             } else {
@@ -234,7 +248,7 @@ __device__ __forceinline__ void clusterMaxSum(float &m, float &s, float2 *slots,
     float gm = -INFINITY, gs = 0.0f;
     for (int r = 0; r < C; ++r) gm = fmaxf(gm, slots[r].x);
     for (int r = 0; r < C; ++r) {
-        if (slots[r].x != -INFINITY) gs += slots[r].y * __expf(slots[r].x - gm);
+        gs += slots[r].y * (slots[r].x == -INFINITY ? 0.0f : __expf(slots[r].x - gm));
     }
     m = gm;
     s = gs;
@@ -328,7 +342,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
         return;
     }
     // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
-    float scale = m == -INFINITY ? NAN : lm == -INFINITY ? 0.0f : __expf(lm - m) / s;
+    float scale = m == -INFINITY ? NAN : (lm == -INFINITY ? 0.0f : __expf(lm - m)) / s;
 #pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
@@ -400,7 +414,7 @@ __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T 
         for (int v = vbeg + tid; v < vend; v += step) nanPiece<T, N>(reinterpret_cast<T *>(yr + v), v * N, limit);
         return;
     }
-    const float scale = m == -INFINITY ? NAN : mb == -INFINITY ? 0.0f : __expf(mb - m) / s;
+    const float scale = m == -INFINITY ? NAN : (mb == -INFINITY ? 0.0f : __expf(mb - m)) / s;
 #pragma unroll 4
     for (int v = vbeg + tid; v < vend; v += step) {
         if (!CAUSAL || v < vlive) {
@@ -497,14 +511,14 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
             if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
         }
         const float wm = warpMax(lm);
-        const float ws = warpSum(lm == -INFINITY ? 0.0f : s * __expf(lm - wm));
+        const float ws = warpSum(s * (lm == -INFINITY ? 0.0f : __expf(lm - wm)));
         if (lane == 0) pairs[warp] = make_float2(wm, ws);
         __syncthreads();  // (pairs of the line before were read before the block's copies of this one)
         float2 *sl = slots[par];
         if (tid == 0) {  // (the one reader of `pairs`: its sends, its own included, follow its reads)
             float bm = -INFINITY, bs = 0.0f;
             for (int w = 0; w < kStreamWarps; ++w) bm = fmaxf(bm, pairs[w].x);
-            for (int w = 0; w < kStreamWarps; ++w) bs += pairs[w].x == -INFINITY ? 0.0f : pairs[w].y * __expf(pairs[w].x - bm);
+            for (int w = 0; w < kStreamWarps; ++w) bs += pairs[w].y * (pairs[w].x == -INFINITY ? 0.0f : __expf(pairs[w].x - bm));
             for (int r = 0; r < C; ++r) sendPair(make_float2(bm, bs), &sl[rank], &xbar[par], r);
         }
         // A warp writes `pairs` a line on only after this line's C pairs came, this block's among them (sent
@@ -515,10 +529,10 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         float gm = -INFINITY, gs = 0.0f;
         for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
         for (int r = 0; r < C; ++r) {
-            if (sl[r].x != -INFINITY) gs += sl[r].y * __expf(sl[r].x - gm);
+            gs += sl[r].y * (sl[r].x == -INFINITY ? 0.0f : __expf(sl[r].x - gm));
         }
         // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
-        const float scale = gm == -INFINITY ? NAN : lm == -INFINITY ? 0.0f : __expf(lm - gm) / gs;
+        const float scale = gm == -INFINITY ? NAN : (lm == -INFINITY ? 0.0f : __expf(lm - gm)) / gs;
         V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg + wbeg;
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
