@@ -26,10 +26,15 @@ __device__ __forceinline__ int causalLimit32(int row, int n, int q) {  // the sa
     return static_cast<int>(static_cast<unsigned>(row) % static_cast<unsigned>(q)) + n - q + 1;
 }
 
+// The factor exp(m - ref) that moves the sum of a part of a line (its max m) onto the max ref; 0 where m
+// is -inf (the part holds no finite value), so that the part's sum (0, or NaN if it held a NaN) adds
+// nothing or stays NaN, where exp(-inf - -inf) would make a part of only -inf NaN.
+__device__ __forceinline__ float shiftFactor(float m, float ref) { return m == -INFINITY ? 0.0f : __expf(m - ref); }
+
 // (m, s) of the block: max and sum of exp(x - max).
 __device__ __forceinline__ void blockMaxSum(float &m, float &s, float *smem) {
     float bm = blockMax(m, smem);
-    float part = s * (m == -INFINITY ? 0.0f : __expf(m - bm));  // (s NaN stays NaN: see expInPlace)
+    float part = s * shiftFactor(m, bm);  // (s NaN stays NaN: see expInPlace)
     s = blockSum(part, smem);
     m = bm;
 }
@@ -154,7 +159,7 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
         m = lm;
         blockMaxSum(m, s, smem);
         if (m == -INFINITY) return nanLine(yr, n, 1, limit);
-        float f = (lm == -INFINITY ? 0.0f : __expf(lm - m)) / s;
+        float f = shiftFactor(lm, m) / s;
 #pragma unroll
         for (int i = 0; i < kMaxVecs; ++i) {
             long long v = i * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -206,7 +211,7 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
             long long j = v * N;
             float o[N];
 #pragma unroll
-            for (int e = 0; e < N; ++e) o[e] = (t[e] == -INFINITY ? 0.0f : __expf(t[e] - m)) * inv;  // (inv NaN: NaN)
+            for (int e = 0; e < N; ++e) o[e] = shiftFactor(t[e], m) * inv;  // (inv NaN: NaN)
             if constexpr (N > 1) {
                 storeF<T, N>(yr + j, o);
             } else {
@@ -248,7 +253,7 @@ __device__ __forceinline__ void clusterMaxSum(float &m, float &s, float2 *slots,
     float gm = -INFINITY, gs = 0.0f;
     for (int r = 0; r < C; ++r) gm = fmaxf(gm, slots[r].x);
     for (int r = 0; r < C; ++r) {
-        gs += slots[r].y * (slots[r].x == -INFINITY ? 0.0f : __expf(slots[r].x - gm));
+        gs += slots[r].y * shiftFactor(slots[r].x, gm);
     }
     m = gm;
     s = gs;
@@ -342,7 +347,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
         return;
     }
     // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
-    float scale = m == -INFINITY ? NAN : (lm == -INFINITY ? 0.0f : __expf(lm - m)) / s;
+    float scale = m == -INFINITY ? NAN : shiftFactor(lm, m) / s;
 #pragma unroll
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
@@ -414,7 +419,7 @@ __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T 
         for (int v = vbeg + tid; v < vend; v += step) nanPiece<T, N>(reinterpret_cast<T *>(yr + v), v * N, limit);
         return;
     }
-    const float scale = m == -INFINITY ? NAN : (mb == -INFINITY ? 0.0f : __expf(mb - m)) / s;
+    const float scale = m == -INFINITY ? NAN : shiftFactor(mb, m) / s;
 #pragma unroll 4
     for (int v = vbeg + tid; v < vend; v += step) {
         if (!CAUSAL || v < vlive) {
@@ -542,14 +547,14 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
             if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
         }
         const float wm = warpMax(lm);
-        const float ws = warpSum(s * (lm == -INFINITY ? 0.0f : __expf(lm - wm)));
+        const float ws = warpSum(s * shiftFactor(lm, wm));
         if (lane == 0) pairs[warp] = make_float2(wm, ws);
         __syncthreads();  // (pairs of the line before were read before the block's copies of this one)
         float2 *sl = slots[par];
         if (tid == 0) {  // (the one reader of `pairs`: its sends, its own included, follow its reads)
             float bm = -INFINITY, bs = 0.0f;
             for (int w = 0; w < kStreamWarps; ++w) bm = fmaxf(bm, pairs[w].x);
-            for (int w = 0; w < kStreamWarps; ++w) bs += pairs[w].y * (pairs[w].x == -INFINITY ? 0.0f : __expf(pairs[w].x - bm));
+            for (int w = 0; w < kStreamWarps; ++w) bs += pairs[w].y * shiftFactor(pairs[w].x, bm);
             for (int r = 0; r < C; ++r) sendPair(make_float2(bm, bs), &sl[rank], &xbar[par], r);
         }
         // A warp writes `pairs` a line on only after this line's C pairs came, this block's among them (sent
@@ -560,10 +565,10 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         float gm = -INFINITY, gs = 0.0f;
         for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
         for (int r = 0; r < C; ++r) {
-            gs += sl[r].y * (sl[r].x == -INFINITY ? 0.0f : __expf(sl[r].x - gm));
+            gs += sl[r].y * shiftFactor(sl[r].x, gm);
         }
         // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
-        const WriteScale<T> scale(gm == -INFINITY ? NAN : (lm == -INFINITY ? 0.0f : __expf(lm - gm)) / gs);
+        const WriteScale<T> scale(gm == -INFINITY ? NAN : shiftFactor(lm, gm) / gs);
         V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg + wbeg;
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
