@@ -1,6 +1,8 @@
-"""Twenty-first session: the two-pass softmax kernel variants (SM_L2=1,2,3) against float64 torch on long
-lines (the stream path's shapes), dtypes bf16/f16/f32, with NaN / -inf lines. Usage: python3 check_l2_s21.py"""
+"""Twenty-first session: softmax kernel variants chosen by a temporary knob (SM_L2=1,2,3: the two-pass
+kernel; SM_V=...: stream kernel variants) against float64 torch on long lines (the stream path's shapes),
+dtypes bf16/f16/f32, with NaN / -inf lines. Usage: python3 check_l2_s21.py [VAR=v1,v2,...]"""
 import os
+import sys
 
 import torch
 import infinicore_torch  # noqa: F401
@@ -8,8 +10,9 @@ import infinicore_torch  # noqa: F401
 dev = torch.device("cuda")
 g = torch.Generator(device=dev).manual_seed(1)
 bad = 0
-for kv in ["0", "1", "2", "3"]:
-    os.environ["SM_L2"] = kv
+var, _, vals = (sys.argv[1] if len(sys.argv) > 1 else "SM_L2=0,1,2,3").partition("=")
+for kv in vals.split(","):
+    os.environ[var] = kv
     for dt, tol in [(torch.bfloat16, 1e-2), (torch.float16, 2e-3), (torch.float32, 1e-5)]:
         for rows, n in [(512, 128256), (300, 100000), (700, 32768)]:
             x = (torch.randn(rows, n, device=dev, generator=g) * 3).to(dt)
@@ -24,6 +27,6 @@ for kv in ["0", "1", "2", "3"]:
             abs_err = (y.double() - ref).abs().nan_to_num(0).max().item()
             ok = bool(both_nan.all()) and abs_err <= tol
             bad += not ok
-            print(f"SM_L2={kv} {str(dt):15s} {rows}x{n}: nan pattern {'ok' if both_nan.all() else 'DIFFERS'}, "
+            print(f"{var}={kv} {str(dt):15s} {rows}x{n}: nan pattern {'ok' if both_nan.all() else 'DIFFERS'}, "
                   f"max abs err {abs_err:.2e}, max rel err {err:.2e} {'ok' if ok else 'BAD'}", flush=True)
 print("bad:", bad)

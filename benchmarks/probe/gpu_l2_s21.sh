@@ -1,3 +1,4 @@
+# (The kernel it measures is not in the tree: apply benchmarks/probe/twice_kernel_s21.patch first.)
 # Twenty-first session, second call (H200): the two-pass softmax kernel (second read from the L2) against
 # the stream kernel: correctness of each variant, kernel-time A/B (SM_L2=0 stream, 1 plain, 2 evict_first
 # second read, 3 no L1 allocate), and the tool-like timing with the gap split (tool_gap_s21.py) for the best.

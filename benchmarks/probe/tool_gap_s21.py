@@ -25,7 +25,13 @@ ys = torch.empty_like(xs)
 sm = torch.ops.infini.softmax
 pre_small = lambda: sm(xs, -1)
 pre_copy = lambda: ys.copy_(xs)
+a_mm = torch.randn(256, 256, device=dev, dtype=torch.bfloat16, generator=g)
+pre_mm = lambda: torch.mm(a_mm, a_mm)  # a tiny cuBLAS kernel that takes much shared memory
+pre_mul = lambda: torch.mul(xs, 2.0, out=ys)  # an elementwise kernel on the SMs without shared memory
 cases = [
+    ("softmax pre-mm", lambda: sm(x, -1), pre_mm),
+    ("softmax pre-mul", lambda: sm(x, -1), pre_mul),
+    ("copy pre-mm", lambda: y.copy_(x), pre_mm),
     ("copy", lambda: y.copy_(x), None),
     ("softmax", lambda: sm(x, -1), None),
     ("softmax pre-softmax", lambda: sm(x, -1), pre_small),

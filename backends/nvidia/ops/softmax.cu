@@ -490,6 +490,26 @@ struct WriteScale<__nv_bfloat16> {
     }
 };
 
+// expInPlace for a piece of a line whose max is finite (mL = max log2 e), every element live: no check a
+// piece, and the piece's exps summed pairwise before they join s (a chain of one add a piece, not N).
+// H200, 512x128256 bf16 in the stream kernel, kernel us (3 rounds): 71.38 -> 71.14 without the check,
+// 70.93 with the pairwise sums as well.
+template <typename T, int N>
+__device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
+    float f[N], t[N];
+    unpackF(raw, f);
+#pragma unroll
+    for (int e = 0; e < N; ++e) t[e] = f[e] = expShifted(f[e], mL);
+#pragma unroll
+    for (int w = N / 2; w >= 1; w /= 2) {
+#pragma unroll
+        for (int e = 0; e < w; ++e) t[e] += t[e + w];
+    }
+    s += t[0];
+#pragma unroll
+    for (int e = 0; e < N; ++e) raw.v[e] = fromF<T>(f[e]);
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                         int C, int per) {
@@ -542,9 +562,16 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         }
         const float lm = maxOf(acc), lmL = lm * kLog2e;
         float s = 0.0f;
+        if (lm != -INFINITY) {
 #pragma unroll
-        for (int i = 0; i < kStreamVecs; ++i) {
-            if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
+            for (int i = 0; i < kStreamVecs; ++i) {
+                if (wbeg + lane + i * 32 < cnt) expFinite(raw[i], lmL, s);
+            }
+        } else {  // (the thread's elements all -inf or NaN: its NaNs join the sum)
+#pragma unroll
+            for (int i = 0; i < kStreamVecs; ++i) {
+                if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
+            }
         }
         const float wm = warpMax(lm);
         const float ws = warpSum(s * shiftFactor(lm, wm));
