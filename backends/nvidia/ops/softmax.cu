@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -795,7 +796,9 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             // 161.8 us reading each line twice, 108.3 now). Measured slower: 4 blocks of 512 threads (127.7),
             // 16 of 128 (127.7), persistent clusters with the next line in shared memory (154.5) or in a
             // second register buffer (158.8-194.4), an L2 prefetch of the next wave's lines (142.0).
-            if (v && nv <= 32 * 8 && rows * nv <= (1LL << 16) && dy.ndim <= 1 && dx.ndim <= 1) {
+            const char *wb_knob = getenv("SM_WB");  // (experiment knob)
+            const int wb = wb_knob ? atoi(wb_knob) : 16;
+            if (v && nv <= 32 * 8 && rows * nv <= (1LL << wb) && dy.ndim <= 1 && dx.ndim <= 1) {
                 // little work in short lines (decode-size): a warp a line (4 a block) up to 32 pieces; longer
                 // lines four warps each, so that each lane's exps and sums stay short (H100, causal_softmax
                 // 32x1x1024, a warp a line with 4 pieces a lane: kernel 2.66 us; four: 1.95; torch.compile 2.02)
