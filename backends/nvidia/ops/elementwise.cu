@@ -1,5 +1,6 @@
 // elementwise.cu: add, mul, swiglu (binary), silu, relu, gelu (unary) and silu_and_mul. Contiguous
 // tensors take a flat kernel with 16-byte loads; anything else a strided one.
+#include <cstdlib>
 #include <algorithm>
 
 #include "common.cuh"
@@ -166,6 +167,33 @@ __global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long 
     for (; i < n; ++i) y[i] = fromF<T>(f(toF(x[i])));
 }
 
+// (experiment) One pass, no grid stride: block b the chunk of blockDim x N x U elements at b, thread t its
+// vectors t, t + blockDim, ...; the last partial vector element by element.
+template <typename T, int N, int U, typename F>
+__global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, F f) {
+    const long long base = static_cast<long long>(blockIdx.x) * blockDim.x * N * U + threadIdx.x * N;
+    const long long step = static_cast<long long>(blockDim.x) * N;
+    Vec<T, N> v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const long long i = base + u * step;
+        if (i + N <= n) v[u] = *reinterpret_cast<const Vec<T, N> *>(x + i);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const long long i = base + u * step;
+        if (i + N <= n) {
+            float w[N];
+            unpackF(v[u], w);
+#pragma unroll
+            for (int k = 0; k < N; ++k) w[k] = f(w[k]);
+            storeF<T, N>(y + i, w);
+        } else {
+            for (long long j = i; j < n; ++j) y[j] = fromF<T>(f(toF(x[j])));
+        }
+    }
+}
+
 template <typename T, typename F>
 __global__ void unaryStrided(T *y, const T *x, long long n, Dims dy, Dims dx, F f) {
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -254,7 +282,13 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
             if (flat && aligned16(py) && aligned16(px)) {
-                unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
+                const char *knob = getenv("EW_R");  // (experiment knob)
+                const int r = knob ? atoi(knob) : 0;
+                const unsigned g1 = static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N));
+                if (r == 1) unaryShot<T, N, 1><<<g1, 256, 0, a.stream>>>(py, px, n, f);
+                else if (r == 2) unaryShot<T, N, 2><<<(g1 + 1) / 2, 256, 0, a.stream>>>(py, px, n, f);
+                else if (r == 3) unaryShot<T, N, 4><<<(g1 + 3) / 4, 256, 0, a.stream>>>(py, px, n, f);
+                else unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
             } else if (flat) {
                 unaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
             } else {
