@@ -1,6 +1,5 @@
 // elementwise.cu: add, mul, swiglu (binary), silu, relu, gelu (unary) and silu_and_mul. Contiguous
 // tensors take a flat kernel with 16-byte loads; anything else a strided one.
-#include <cstdlib>
 #include <algorithm>
 
 #include "common.cuh"
@@ -21,12 +20,15 @@ struct SwiGLUF {  // a * silu(b): b is the gate
     __device__ float operator()(float a, float b) const { return a * siluF(b); }
 };
 struct SiluF {
+    static constexpr bool kOnePass = true;  // (the unary launch: unaryShot, one vector a thread)
     __device__ float operator()(float x) const { return siluF(x); }
 };
 struct ReluF {
+    static constexpr bool kOnePass = true;
     __device__ float operator()(float x) const { return x < 0.0f ? 0.0f : x; }  // -0 and NaN stay, as torch
 };
 struct GeluF {
+    static constexpr bool kOnePass = false;
     int tanh_form;
     __device__ float operator()(float x) const {
         if (tanh_form) {
@@ -60,7 +62,7 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
 // its thread t the chunk's vectors t, t + blockDim, ... (the binary ops with many vectors, in 128-thread
 // blocks; H200, bf16, kernel us against the grid-stride layout in 256-thread blocks: swiglu 1024x11008
 // 19.78 -> 19.02, 4096x4096 27.20 -> 26.42; add 1024x11008 19.54 -> 18.99, 4096x4096 26.90 -> 26.66;
-// 8192x11008 unchanged. relu measured 1% slower that way: the unary kernel keeps the grid stride).
+// 8192x11008 unchanged. relu measured 1% slower that way; the cheap unary ops take unaryShot below).
 // The binary kernels take 2 vectors a thread (not kUnroll): half the chunk, twice the blocks, and no
 // partial last wave of big blocks (H200, bf16, kernel us, 4 -> 2, compile alongside: swiglu 1024x11008
 // 19.01 -> 18.66 (18.78), 8192x11008 126.10 -> 125.60 (125.54), 4096x4096 26.70 -> 26.75 (26.66); add
@@ -167,8 +169,13 @@ __global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long 
     for (; i < n; ++i) y[i] = fromF<T>(f(toF(x[i])));
 }
 
-// (experiment) One pass, no grid stride: block b the chunk of blockDim x N x U elements at b, thread t its
-// vectors t, t + blockDim, ...; the last partial vector element by element.
+// One pass, no grid stride: block b the chunk of blockDim x N x U elements at b, thread t its vectors t,
+// t + blockDim, ...; the last partial vector element by element. For the cheap unary ops (kOnePass: relu,
+// silu) with U = 1. H200, bf16, kernel us against unaryFlat (grid stride, 4 vectors a thread), 3 rounds,
+// torch.compile alongside: relu 1024x11008 14.30 -> 13.04 (compile 19.76, torch 12.99), 4096x11008 48.05
+// -> 44.22 (43.87), 8192x11008 93.89 -> 86.13 (85.70); silu 1024x11008 13.33 -> 13.12 (13.25), 4096x11008
+// 45.34 -> 43.95 (46.29), 8192x11008 88.14 -> 86.22 (91.15). U = 2 or 4 in between; gelu (erf, heavier)
+// slower with U = 1 (8192x11008 119.33 -> 124.72; U = 4 116.81): it keeps unaryFlat.
 template <typename T, int N, int U, typename F>
 __global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, F f) {
     const long long base = static_cast<long long>(blockIdx.x) * blockDim.x * N * U + threadIdx.x * N;
@@ -282,13 +289,11 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
             if (flat && aligned16(py) && aligned16(px)) {
-                const char *knob = getenv("EW_R");  // (experiment knob)
-                const int r = knob ? atoi(knob) : 0;
-                const unsigned g1 = static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N));
-                if (r == 1) unaryShot<T, N, 1><<<g1, 256, 0, a.stream>>>(py, px, n, f);
-                else if (r == 2) unaryShot<T, N, 2><<<(g1 + 1) / 2, 256, 0, a.stream>>>(py, px, n, f);
-                else if (r == 3) unaryShot<T, N, 4><<<(g1 + 3) / 4, 256, 0, a.stream>>>(py, px, n, f);
-                else unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
+                if constexpr (F::kOnePass) {
+                    unaryShot<T, N, 1><<<static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream>>>(py, px, n, f);
+                } else {
+                    unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
+                }
             } else if (flat) {
                 unaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
             } else {
