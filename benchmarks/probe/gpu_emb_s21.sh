@@ -1,3 +1,4 @@
+# (The knob it sets is gone: the change measured mixed and was reverted; see RESULTS.md, twenty-first session.)
 # Twenty-first session (H200): embedding rows with U 16-byte pieces a thread loaded before they are stored
 # (EMB_U: 1 as before, 256 threads; 2 / 4 with as many fewer threads; 3: 2 a thread, 256 threads), against
 # torch.compile and torch; the embedding tests under each. Usage: bash benchmarks/probe/gpu_emb_s21.sh

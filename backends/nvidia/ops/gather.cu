@@ -1,7 +1,6 @@
 // gather.cu: embedding, rope and paged_caching: row copies and rotations addressed through index
 // tensors. An index out of range is recorded in the device's error record (reported at the next
 // synchronization or operator call) and its row is skipped (embedding writes zeros).
-#include <cstdlib>
 #include <algorithm>
 #include <type_traits>
 
@@ -11,7 +10,7 @@ namespace infini::nvidia::ops {
 namespace {
 
 // ---- embedding: y[t, :] = weight[idx[t], :]; a block per token, 16-byte pieces when they fit -----
-template <int B, int U = 1>  // bytes per piece: 16 or the element size; U: pieces a thread loads before it stores
+template <int B>  // bytes per piece: 16 or the element size
 __global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i64, long long tokens, long long row_bytes,
                                 long long w_row_bytes, long long vocab, Dims didx, Dims dy_rows, long long elem,
                                 DeviceError *err) {
@@ -22,23 +21,14 @@ __global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i6
         bool ok = v >= 0 && v < vocab;
         if (!ok && threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_EMBEDDING, kArgIndices, v, vocab);
         const char *wr = w + (ok ? v : 0) * w_row_bytes;
-        const long long np = row_bytes / B;
-        for (long long j0 = threadIdx.x; j0 < np; j0 += U * static_cast<long long>(blockDim.x)) {
-            P p[U];
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const long long j = j0 + u * static_cast<long long>(blockDim.x);
-                if (j < np && ok) {
-                    p[u] = reinterpret_cast<const P *>(wr)[j];
-                } else {
-                    for (int e = 0; e < B; ++e) p[u].v[e] = 0;
-                }
+        for (long long j = threadIdx.x; j < row_bytes / B; j += blockDim.x) {
+            P p;
+            if (ok) {
+                p = reinterpret_cast<const P *>(wr)[j];
+            } else {
+                for (int e = 0; e < B; ++e) p.v[e] = 0;
             }
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const long long j = j0 + u * static_cast<long long>(blockDim.x);
-                if (j < np) reinterpret_cast<P *>(yr)[j] = p[u];
-            }
+            reinterpret_cast<P *>(yr)[j] = p;
         }
     }
 }
@@ -371,20 +361,8 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
         unsigned grid = static_cast<unsigned>(tokens < 65535 ? tokens : 65535);
         if (v) {
             int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, row_bytes / 16)));
-            const char *knob = getenv("EMB_U");  // (experiment knob)
-            const int u = knob ? atoi(knob) : 1;
-            if (u == 2) {
-                threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, (row_bytes / 16 + 1) / 2)));
-                embeddingKernel<16, 2><<<grid, threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
-            } else if (u == 3) {  // 2 a thread, 256 threads
-                embeddingKernel<16, 2><<<grid, threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
-            } else if (u == 4) {
-                threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, (row_bytes / 16 + 3) / 4)));
-                embeddingKernel<16, 4><<<grid, threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
-            } else {
-                embeddingKernel<16><<<grid, threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
-                                                                    vocab, didx, dy, elem, a.err);
-            }
+            embeddingKernel<16><<<grid, threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
+                                                                vocab, didx, dy, elem, a.err);
         } else if (elem == 4) {
             embeddingKernel<4><<<grid, 256, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
         } else {
