@@ -169,35 +169,24 @@ __global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long 
     for (; i < n; ++i) y[i] = fromF<T>(f(toF(x[i])));
 }
 
-// One pass, no grid stride: block b the chunk of blockDim x N x U elements at b, thread t its vectors t,
-// t + blockDim, ...; the last partial vector element by element. For the cheap unary ops (kOnePass: relu,
-// silu) with U = 1. H200, bf16, kernel us against unaryFlat (grid stride, 4 vectors a thread), 3 rounds,
-// torch.compile alongside: relu 1024x11008 14.30 -> 13.04 (compile 19.76, torch 12.99), 4096x11008 48.05
-// -> 44.22 (43.87), 8192x11008 93.89 -> 86.13 (85.70); silu 1024x11008 13.33 -> 13.12 (13.25), 4096x11008
-// 45.34 -> 43.95 (46.29), 8192x11008 88.14 -> 86.22 (91.15). U = 2 or 4 in between; gelu (erf, heavier)
-// slower with U = 1 (8192x11008 119.33 -> 124.72; U = 4 116.81): it keeps unaryFlat.
-template <typename T, int N, int U, typename F>
+// One pass, no grid stride: thread t of block b the vector at b x blockDim + t (one load, one store);
+// the last partial vector element by element. For the cheap unary ops (kOnePass: relu, silu). H200,
+// bf16, kernel us against unaryFlat (grid stride, 4 vectors a thread), 3 rounds, torch.compile alongside:
+// relu 1024x11008 14.30 -> 13.04 (compile 19.76, torch 12.99), 4096x11008 48.05 -> 44.22 (43.87),
+// 8192x11008 93.89 -> 86.13 (85.70); silu 1024x11008 13.33 -> 13.12 (13.25), 4096x11008 45.34 -> 43.95
+// (46.29), 8192x11008 88.14 -> 86.22 (91.15). 2 or 4 vectors a thread measured in between; gelu (erf,
+// heavier) slower in one pass (8192x11008 119.33 -> 124.72; 4 a thread 116.81): it keeps unaryFlat.
+template <typename T, int N, typename F>
 __global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, F f) {
-    const long long base = static_cast<long long>(blockIdx.x) * blockDim.x * N * U + threadIdx.x * N;
-    const long long step = static_cast<long long>(blockDim.x) * N;
-    Vec<T, N> v[U];
+    const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
+    if (i + N <= n) {
+        float w[N];
+        unpackF(*reinterpret_cast<const Vec<T, N> *>(x + i), w);
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-        const long long i = base + u * step;
-        if (i + N <= n) v[u] = *reinterpret_cast<const Vec<T, N> *>(x + i);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-        const long long i = base + u * step;
-        if (i + N <= n) {
-            float w[N];
-            unpackF(v[u], w);
-#pragma unroll
-            for (int k = 0; k < N; ++k) w[k] = f(w[k]);
-            storeF<T, N>(y + i, w);
-        } else {
-            for (long long j = i; j < n; ++j) y[j] = fromF<T>(f(toF(x[j])));
-        }
+        for (int k = 0; k < N; ++k) w[k] = f(w[k]);
+        storeF<T, N>(y + i, w);
+    } else {
+        for (long long j = i; j < n; ++j) y[j] = fromF<T>(f(toF(x[j])));
     }
 }
 
@@ -290,7 +279,7 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             constexpr int N = kVec16<T>;
             if (flat && aligned16(py) && aligned16(px)) {
                 if constexpr (F::kOnePass) {
-                    unaryShot<T, N, 1><<<static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream>>>(py, px, n, f);
+                    unaryShot<T, N><<<static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream>>>(py, px, n, f);
                 } else {
                     unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
                 }

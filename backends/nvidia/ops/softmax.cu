@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -469,8 +470,8 @@ template <typename T>
 struct WriteScale {
     float f;
     __device__ explicit WriteScale(float scale) : f(scale) {}
-    template <int N>
-    __device__ __forceinline__ void store(T *p, const Vec<T, N> &piece) const { scaleStore<T, N>(p, piece, f); }
+    template <int ST = 0, int N>
+    __device__ __forceinline__ void store(T *p, const Vec<T, N> &piece, uint64_t = 0) const { scaleStore<T, N>(p, piece, f); }
 };
 template <>
 struct WriteScale<__nv_bfloat16> {
@@ -480,13 +481,23 @@ struct WriteScale<__nv_bfloat16> {
         hi = __bfloat162bfloat162(h);
         lo = __float2bfloat162_rn(scale - __bfloat162float(h));
     }
-    __device__ __forceinline__ void store(__nv_bfloat16 *p, const Vec<__nv_bfloat16, 8> &piece) const {
+    template <int ST = 0>
+    __device__ __forceinline__ void store(__nv_bfloat16 *p, const Vec<__nv_bfloat16, 8> &piece, uint64_t pol = 0) const {
         const __nv_bfloat162 *e = reinterpret_cast<const __nv_bfloat162 *>(&piece);
         Vec<__nv_bfloat16, 8> o;
         __nv_bfloat162 *q = reinterpret_cast<__nv_bfloat162 *>(&o);
 #pragma unroll
         for (int k = 0; k < 4; ++k) q[k] = __hfma2(e[k], hi, __hmul2(e[k], lo));
-        *reinterpret_cast<Vec<__nv_bfloat16, 8> *>(p) = o;
+        const uint4 r = *reinterpret_cast<const uint4 *>(&o);
+        if constexpr (ST == 1) {
+            asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w) : "memory");
+        } else if constexpr (ST == 2) {
+            asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w),
+                         "l"(pol)
+                         : "memory");
+        } else {
+            *reinterpret_cast<Vec<__nv_bfloat16, 8> *>(p) = o;
+        }
     }
 };
 
@@ -510,18 +521,20 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
     for (int e = 0; e < N; ++e) raw.v[e] = fromF<T>(f[e]);
 }
 
-template <typename T>
+// (experiment knob SM_K, bf16 only: 1/2 split each warp's copy in 2/4; 3 stores .cs; 4 stores L2 evict_first;
+// 5 loads L2 evict_first; 6 each warp sends its own pair, no block barrier)
+template <typename T, int V = 0>
 __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                         int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int N = kVec16<T>, WV = 32 * kStreamVecs;  // WV: pieces a warp
-    using V = Vec<T, N>;
+    using VT = Vec<T, N>;
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
-    const V *chunk = reinterpret_cast<const V *>(dyn_smem);
+    const VT *chunk = reinterpret_cast<const VT *>(dyn_smem);
     __shared__ __align__(8) unsigned long long bar[kStreamWarps];  // warp w's copies
     __shared__ __align__(8) unsigned long long xbar[2];            // the cluster's pairs of a line, by its parity
-    __shared__ float2 slots[2][8];                                  // (max, sum) of block r of the line: slots[parity][r]
+    __shared__ float2 slots[2][V == 6 ? 64 : 8];                    // (max, sum) of block r of the line: slots[parity][r]
     __shared__ float2 pairs[kStreamWarps];                          // (max, sum) of each warp
     const int rank = static_cast<int>(cg::this_cluster().block_rank()), tid = static_cast<int>(threadIdx.x);
     const int warp = tid / 32, lane = tid % 32;
@@ -530,10 +543,27 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
     const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
     const int wbeg = warp * WV;  // the warp's first piece in the part
     const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp]);
+    uint64_t pol = 0;
+    if constexpr (V == 4 || V == 5) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
     auto request = [&](long long r) {  // (lane 0) line r's pieces of the warp
         if (wbytes == 0) return;
         mbarExpect(wbar, wbytes);
-        bulkLoad(smemAddr(chunk + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
+        const VT *src = reinterpret_cast<const VT *>(x + offsetOf(dx, r)) + vbeg + wbeg;
+        if constexpr (V == 1 || V == 2) {
+            constexpr int S = V == 1 ? 2 : 4;
+            const uint32_t pv = (wbytes / 16 + S - 1) / S;
+            for (uint32_t o = 0; o < wbytes / 16; o += pv) {
+                const uint32_t c = min(pv, wbytes / 16 - o);
+                bulkLoad(smemAddr(chunk + wbeg + o), src + o, c * 16u, wbar);
+            }
+        } else if constexpr (V == 5) {
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
+                             smemAddr(chunk + wbeg)),
+                         "l"(src), "r"(wbytes), "r"(wbar), "l"(pol)
+                         : "memory");
+        } else {
+            bulkLoad(smemAddr(chunk + wbeg), src, wbytes, wbar);
+        }
     };
     if (tid == 0) {
         for (int w = 0; w < kStreamWarps; ++w) mbarInit(smemAddr(&bar[w]));
@@ -546,8 +576,8 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
     clusterWait();  // every block of the cluster runs, its barriers initialized: pairs may be sent to it
     for (int k = 0; row < rows; row += G, ++k) {
         const int par = k & 1;
-        if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C) * 8u);  // C pairs to come
-        V raw[kStreamVecs];
+        if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C) * 8u * (V == 6 ? kStreamWarps : 1));  // C pairs to come
+        VT raw[kStreamVecs];
         if (wbytes > 0) mbarWait(wbar, static_cast<uint32_t>(k) & 1u);
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
@@ -575,14 +605,18 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         }
         const float wm = warpMax(lm);
         const float ws = warpSum(s * shiftFactor(lm, wm));
+        float2 *sl = slots[par];
+        if constexpr (V == 6) {
+            if (lane < C) sendPair(make_float2(wm, ws), &sl[rank * kStreamWarps + warp], &xbar[par], lane);
+        } else {
         if (lane == 0) pairs[warp] = make_float2(wm, ws);
         __syncthreads();  // (pairs of the line before were read before the block's copies of this one)
-        float2 *sl = slots[par];
         if (tid == 0) {  // (the one reader of `pairs`: its sends, its own included, follow its reads)
             float bm = -INFINITY, bs = 0.0f;
             for (int w = 0; w < kStreamWarps; ++w) bm = fmaxf(bm, pairs[w].x);
             for (int w = 0; w < kStreamWarps; ++w) bs += pairs[w].y * shiftFactor(pairs[w].x, bm);
             for (int r = 0; r < C; ++r) sendPair(make_float2(bm, bs), &sl[rank], &xbar[par], r);
+        }
         }
         // A warp writes `pairs` a line on only after this line's C pairs came, this block's among them (sent
         // after the reads above); slots[par] is written again two lines on only by blocks that have this
@@ -590,16 +624,23 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         // thread passes after its reads below.
         mbarWait(smemAddr(&xbar[par]), static_cast<uint32_t>(k >> 1) & 1u);
         float gm = -INFINITY, gs = 0.0f;
+        if constexpr (V == 6) {
+            const int np = C * kStreamWarps;  // 16, 32 or 64 pairs: a lane takes lanes + 32 i
+            float2 a = lane < np ? sl[lane] : make_float2(-INFINITY, 0.0f), b = lane + 32 < np ? sl[lane + 32] : make_float2(-INFINITY, 0.0f);
+            gm = warpMax(fmaxf(a.x, b.x));
+            gs = warpSum(a.y * shiftFactor(a.x, gm) + b.y * shiftFactor(b.x, gm));
+        } else {
         for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
         for (int r = 0; r < C; ++r) {
             gs += sl[r].y * shiftFactor(sl[r].x, gm);
         }
+        }
         // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
         const WriteScale<T> scale(gm == -INFINITY ? NAN : shiftFactor(lm, gm) / gs);
-        V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg + wbeg;
+        VT *yr = reinterpret_cast<VT *>(y + offsetOf(dy, row)) + vbeg + wbeg;
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
-            if (wbeg + lane + i * 32 < cnt) scale.store(reinterpret_cast<T *>(yr + lane + i * 32), raw[i]);
+            if (wbeg + lane + i * 32 < cnt) scale.template store<V == 3 ? 1 : V == 4 ? 2 : 0>(reinterpret_cast<T *>(yr + lane + i * 32), raw[i], pol);
         }
     }
 #endif
@@ -701,8 +742,18 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     const int C = fewestBlocks(nv, kPartBytes / 16, &per), ci = C == 2 ? 0 : C == 4 ? 1 : 2;
     if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
     auto kern = softmaxStreamKernel<T>;
-    static SmemAllowance allow;
-    if (!allow.ensure(kern, kPartBytes)) return false;
+    const char *knob = getenv("SM_K");  // (experiment knob)
+    const int k = knob ? std::min(7, std::max(0, atoi(knob))) : 0;
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        if (k == 1) kern = softmaxStreamKernel<T, 1>;
+        if (k == 2) kern = softmaxStreamKernel<T, 2>;
+        if (k == 3) kern = softmaxStreamKernel<T, 3>;
+        if (k == 4) kern = softmaxStreamKernel<T, 4>;
+        if (k == 5) kern = softmaxStreamKernel<T, 5>;
+        if (k == 6) kern = softmaxStreamKernel<T, 6>;
+    }
+    static SmemAllowance allow[8];
+    if (!allow[k].ensure(kern, kPartBytes)) return false;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(kStreamThreads);
     cfg.dynamicSmemBytes = static_cast<size_t>(per * 16);
