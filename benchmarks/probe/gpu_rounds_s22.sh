@@ -4,4 +4,3 @@
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 cd benchmarks/probe
 t=$(date +%s); timeout 200 python3 rounds_s22.py --knob SM_K=0,6 2>&1 | grep -v -i warn | tee $OUT/rounds.txt; echo "rounds $(( $(date +%s) - t )) s"
-t=$(date +%s); timeout 200 python3 rounds_s22.py --knob SM_K=0,6 --n 65536 --g 57 2>&1 | grep -v -i warn | tee $OUT/rounds_65536.txt; echo "rounds $(( $(date +%s) - t )) s"
