@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <type_traits>
 
@@ -522,7 +523,7 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
 }
 
 // (experiment knob SM_K, bf16 only: 1/2 split each warp's copy in 2/4; 3 stores .cs; 4 stores L2 evict_first;
-// 5 loads L2 evict_first; 6 each warp sends its own pair, no block barrier)
+// 5 loads L2 evict_first; 6 each warp sends its own pair, no block barrier; 7/8/9 as 6 with a ring of sub-parts)
 template <typename T, int V = 0>
 __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                         int C, int per) {
@@ -532,9 +533,13 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
     const VT *chunk = reinterpret_cast<const VT *>(dyn_smem);
-    __shared__ __align__(8) unsigned long long bar[kStreamWarps];  // warp w's copies
+    // (V 7/8/9: each warp's part in Q sub-parts through a ring of S sub-part slots, more than a line ahead)
+    constexpr int Q = V == 7 ? 2 : (V == 8 || V == 9) ? 4 : 1, S = V == 7 ? 3 : V == 8 ? 5 : V == 9 ? 6 : 1;
+    constexpr int SP = WV / Q, SL = kStreamVecs / Q;  // pieces a sub-part, slices (32 pieces) a sub-part
+    constexpr bool WARP_PAIRS = V >= 6;
+    __shared__ __align__(8) unsigned long long bar[kStreamWarps * S];  // warp w's copies (slot s: w S + s)
     __shared__ __align__(8) unsigned long long xbar[2];            // the cluster's pairs of a line, by its parity
-    __shared__ float2 slots[2][V == 6 ? 64 : 8];                    // (max, sum) of block r of the line: slots[parity][r]
+    __shared__ float2 slots[2][WARP_PAIRS ? 64 : 8];                    // (max, sum) of block r of the line: slots[parity][r]
     __shared__ float2 pairs[kStreamWarps];                          // (max, sum) of each warp
     const int rank = static_cast<int>(cg::this_cluster().block_rank()), tid = static_cast<int>(threadIdx.x);
     const int warp = tid / 32, lane = tid % 32;
@@ -542,7 +547,20 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
     long long row = blockIdx.x / C;
     const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
     const int wbeg = warp * WV;  // the warp's first piece in the part
-    const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp]);
+    const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp * S]);
+    const long long row0 = row;
+    auto requestSub = [&](int q) {  // (lane 0, ring variants) sub-part q = Q k + j: sub-part j of the cluster's k-th line
+        if (wbytes == 0) return;
+        const long long r = row0 + static_cast<long long>(q / Q) * G;
+        if (r >= rows) return;
+        const int j = q % Q, sl = q % S;
+        const int pcs = max(0, min(static_cast<int>(wbytes / 16) - j * SP, SP));
+        const uint32_t b = smemAddr(&bar[warp * S + sl]);
+        mbarExpect(b, static_cast<uint32_t>(pcs) * 16u);
+        if (pcs > 0)
+            bulkLoad(smemAddr(chunk + (warp * S + sl) * SP), reinterpret_cast<const VT *>(x + offsetOf(dx, r)) + vbeg + wbeg + j * SP,
+                     static_cast<uint32_t>(pcs) * 16u, b);
+    };
     uint64_t pol = 0;
     if constexpr (V == 4 || V == 5) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
     auto request = [&](long long r) {  // (lane 0) line r's pieces of the warp
@@ -566,18 +584,40 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         }
     };
     if (tid == 0) {
-        for (int w = 0; w < kStreamWarps; ++w) mbarInit(smemAddr(&bar[w]));
+        for (int w = 0; w < kStreamWarps * S; ++w) mbarInit(smemAddr(&bar[w]));
         mbarInit(smemAddr(&xbar[0]));
         mbarInit(smemAddr(&xbar[1]));
     }
     clusterArriveRelaxed();
     __syncthreads();  // (the barriers are initialized before anyone uses them)
-    if (lane == 0 && row < rows) request(row);
+    if constexpr (Q > 1) {
+        if (lane == 0)
+            for (int q = 0; q < S; ++q) requestSub(q);
+    } else {
+        if (lane == 0 && row < rows) request(row);
+    }
     clusterWait();  // every block of the cluster runs, its barriers initialized: pairs may be sent to it
     for (int k = 0; row < rows; row += G, ++k) {
         const int par = k & 1;
-        if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C) * 8u * (V == 6 ? kStreamWarps : 1));  // C pairs to come
+        if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C) * 8u * (WARP_PAIRS ? kStreamWarps : 1));  // C pairs to come
         VT raw[kStreamVecs];
+        if constexpr (Q > 1) {
+            int slot[Q];
+#pragma unroll
+            for (int j = 0; j < Q; ++j) {
+                const int q = Q * k + j;
+                slot[j] = q % S;
+                if (wbytes > 0) mbarWait(smemAddr(&bar[warp * S + slot[j]]), static_cast<uint32_t>(q / S) & 1u);
+            }
+#pragma unroll
+            for (int i = 0; i < kStreamVecs; ++i) {
+                if (wbeg + lane + i * 32 < cnt) raw[i] = chunk[(warp * S + slot[i / SL]) * SP + lane + (i % SL) * 32];
+            }
+            __syncwarp();  // the warp has its pieces: its slots may be refilled
+            if (lane == 0)
+#pragma unroll
+                for (int j = 0; j < Q; ++j) requestSub(Q * k + j + S);
+        } else {
         if (wbytes > 0) mbarWait(wbar, static_cast<uint32_t>(k) & 1u);
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
@@ -585,6 +625,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         }
         __syncwarp();  // the warp has its pieces: its bytes may be overwritten
         if (lane == 0 && row + G < rows) request(row + G);
+        }
         typename MaxAcc<T>::type acc = MaxAcc<T>::init();
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
@@ -606,7 +647,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         const float wm = warpMax(lm);
         const float ws = warpSum(s * shiftFactor(lm, wm));
         float2 *sl = slots[par];
-        if constexpr (V == 6) {
+        if constexpr (WARP_PAIRS) {
             if (lane < C) sendPair(make_float2(wm, ws), &sl[rank * kStreamWarps + warp], &xbar[par], lane);
         } else {
         if (lane == 0) pairs[warp] = make_float2(wm, ws);
@@ -624,7 +665,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         // thread passes after its reads below.
         mbarWait(smemAddr(&xbar[par]), static_cast<uint32_t>(k >> 1) & 1u);
         float gm = -INFINITY, gs = 0.0f;
-        if constexpr (V == 6) {
+        if constexpr (WARP_PAIRS) {
             const int np = C * kStreamWarps;  // 16, 32 or 64 pairs: a lane takes lanes + 32 i
             float2 a = lane < np ? sl[lane] : make_float2(-INFINITY, 0.0f), b = lane + 32 < np ? sl[lane + 32] : make_float2(-INFINITY, 0.0f);
             gm = warpMax(fmaxf(a.x, b.x));
@@ -743,7 +784,7 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
     auto kern = softmaxStreamKernel<T>;
     const char *knob = getenv("SM_K");  // (experiment knob)
-    const int k = knob ? std::min(7, std::max(0, atoi(knob))) : 0;
+    const int k = knob ? std::min(9, std::max(0, atoi(knob))) : 0;
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
         if (k == 1) kern = softmaxStreamKernel<T, 1>;
         if (k == 2) kern = softmaxStreamKernel<T, 2>;
@@ -751,12 +792,17 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         if (k == 4) kern = softmaxStreamKernel<T, 4>;
         if (k == 5) kern = softmaxStreamKernel<T, 5>;
         if (k == 6) kern = softmaxStreamKernel<T, 6>;
+        if (k == 7) kern = softmaxStreamKernel<T, 7>;
+        if (k == 8) kern = softmaxStreamKernel<T, 8>;
+        if (k == 9) kern = softmaxStreamKernel<T, 9>;
     }
-    static SmemAllowance allow[8];
-    if (!allow[k].ensure(kern, kPartBytes)) return false;
+    // (ring variants: 8 warps x S slots of 8 KiB / Q)
+    const int ring = k == 7 ? 8 * 3 * 4096 : k == 8 ? 8 * 5 * 2048 : k == 9 ? 8 * 6 * 2048 : 0;
+    static SmemAllowance allow[10];
+    if (!allow[k].ensure(kern, ring > 0 ? ring : kPartBytes)) return false;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(kStreamThreads);
-    cfg.dynamicSmemBytes = static_cast<size_t>(per * 16);
+    cfg.dynamicSmemBytes = static_cast<size_t>(ring > 0 ? ring : per * 16);
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -805,6 +851,16 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     // at least 1.5 lines a cluster. bf16 128256 (parts of 64 KiB, 66 clusters): 66 rows 16.6 / 15.8, 100
     // 18.2 / 20.9, 132 23.5 / 25.6, 264 38.6 / 42.7, 512 72.5 / 77.0; bf16 40008 (parts of 40 KiB, 132
     // clusters): 200 rows 15.0 / 14.2, 400 24.6 / 23.8, 528 27.4 / 29.4.
+    if (ring > 0 && maxc > 0) {  // (experiment: the ring's clusters, asked at each launch)
+        cudaLaunchConfig_t probe = cfg;
+        probe.gridDim = dim3(static_cast<unsigned>(C));
+        if (cudaOccupancyMaxActiveClusters(&maxc, kern, &probe) != cudaSuccess || maxc <= 0) {
+            cudaGetLastError();
+            return false;
+        }
+        static std::atomic<int> said{0};
+        if (!said.exchange(1)) fprintf(stderr, "SM_K=%d: %d clusters of %d, %d bytes\n", k, maxc, C, ring);
+    }
     if (maxc < 0 || 4 * per * 16 < 3LL * kPartBytes || 2 * rows < 3LL * maxc) return false;
     long long G = std::min<long long>(maxc, rows);
     const long long rounds = (rows + G - 1) / G;
