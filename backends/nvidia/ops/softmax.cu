@@ -506,12 +506,23 @@ struct WriteScale<__nv_bfloat16> {
 // piece, and the piece's exps summed pairwise before they join s (a chain of one add a piece, not N).
 // H200, 512x128256 bf16 in the stream kernel, kernel us (3 rounds): 71.38 -> 71.14 without the check,
 // 70.93 with the pairwise sums as well.
+// (V 10) exp(x - m) in place, mL = m log2 e, no sum.
 template <typename T, int N>
+__device__ __forceinline__ void expOnly(Vec<T, N> &raw, float mL) {
+    float f[N];
+    unpackF(raw, f);
+#pragma unroll
+    for (int e = 0; e < N; ++e) f[e] = expShifted(f[e], mL);
+#pragma unroll
+    for (int e = 0; e < N; ++e) raw.v[e] = fromF<T>(f[e]);
+}
+
+template <bool NOEXP = false, typename T, int N>
 __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
     float f[N], t[N];
     unpackF(raw, f);
 #pragma unroll
-    for (int e = 0; e < N; ++e) t[e] = f[e] = expShifted(f[e], mL);
+    for (int e = 0; e < N; ++e) t[e] = f[e] = NOEXP ? fmaf(f[e], kLog2e, -mL) : expShifted(f[e], mL);
 #pragma unroll
     for (int w = N / 2; w >= 1; w /= 2) {
 #pragma unroll
@@ -523,7 +534,8 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
 }
 
 // (experiment knob SM_K, bf16 only: 1/2 split each warp's copy in 2/4; 3 stores .cs; 4 stores L2 evict_first;
-// 5 loads L2 evict_first; 6 each warp sends its own pair, no block barrier; 7/8/9 as 6 with a ring of sub-parts)
+// 5 loads L2 evict_first; 6 each warp sends its own pair, no block barrier; 7/8/9 as 6 with a ring of sub-parts;
+// 10 as 6 with the warp's max first and the exps summed by mma; 14 as 6 without the ex2: wrong, timing only)
 template <typename T, int V = 0>
 __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                         int C, int per) {
@@ -631,12 +643,47 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         for (int i = 0; i < kStreamVecs; ++i) {
             if (wbeg + lane + i * 32 < cnt) maxInto(acc, raw[i]);
         }
-        const float lm = maxOf(acc), lmL = lm * kLog2e;
+        float lm = maxOf(acc), wm, ws;
+        if constexpr (V == 10 && std::is_same_v<T, __nv_bfloat16>) {
+            // the warp's max first; exps relative to it, packed, summed by the tensor cores (times ones)
+            wm = warpMax(lm);
+            lm = wm;
+            if (wm != -INFINITY) {
+                const float wmL = wm * kLog2e;
+#pragma unroll
+                for (int i = 0; i < kStreamVecs; ++i) {
+                    if (wbeg + lane + i * 32 < cnt) {
+                        expOnly(raw[i], wmL);
+                    } else {
+                        raw[i] = VT{};
+                    }
+                }
+                float c[4] = {0.0f, 0.0f, 0.0f, 0.0f}, d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                const uint32_t one = 0x3F803F80u;  // bf16x2 (1, 1)
+#pragma unroll
+                for (int i = 0; i < kStreamVecs; ++i) {
+                    const uint4 a = *reinterpret_cast<const uint4 *>(&raw[i]);
+                    float *acc4 = (i & 1) ? d : c;
+                    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                                 : "+f"(acc4[0]), "+f"(acc4[1]), "+f"(acc4[2]), "+f"(acc4[3])
+                                 : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(one), "r"(one));
+                }
+                ws = warpSum((lane & 3) == 0 ? (c[0] + c[2]) + (d[0] + d[2]) : 0.0f);  // (rows 0-15 once each)
+            } else {  // (the warp's elements all -inf or NaN: their NaNs join the sum)
+                float s = 0.0f;
+#pragma unroll
+                for (int i = 0; i < kStreamVecs; ++i) {
+                    if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, wm, 0.0f, s);
+                }
+                ws = warpSum(s);
+            }
+        } else {
+        const float lmL = lm * kLog2e;
         float s = 0.0f;
         if (lm != -INFINITY) {
 #pragma unroll
             for (int i = 0; i < kStreamVecs; ++i) {
-                if (wbeg + lane + i * 32 < cnt) expFinite(raw[i], lmL, s);
+                if (wbeg + lane + i * 32 < cnt) expFinite<V == 14>(raw[i], lmL, s);
             }
         } else {  // (the thread's elements all -inf or NaN: its NaNs join the sum)
 #pragma unroll
@@ -644,8 +691,9 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
                 if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
             }
         }
-        const float wm = warpMax(lm);
-        const float ws = warpSum(s * shiftFactor(lm, wm));
+        wm = warpMax(lm);
+        ws = warpSum(s * shiftFactor(lm, wm));
+        }
         float2 *sl = slots[par];
         if constexpr (WARP_PAIRS) {
             if (lane < C) sendPair(make_float2(wm, ws), &sl[rank * kStreamWarps + warp], &xbar[par], lane);
@@ -784,7 +832,7 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
     auto kern = softmaxStreamKernel<T>;
     const char *knob = getenv("SM_K");  // (experiment knob)
-    const int k = knob ? std::min(9, std::max(0, atoi(knob))) : 0;
+    const int k = knob ? std::min(14, std::max(0, atoi(knob))) : 0;
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
         if (k == 1) kern = softmaxStreamKernel<T, 1>;
         if (k == 2) kern = softmaxStreamKernel<T, 2>;
@@ -795,10 +843,12 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         if (k == 7) kern = softmaxStreamKernel<T, 7>;
         if (k == 8) kern = softmaxStreamKernel<T, 8>;
         if (k == 9) kern = softmaxStreamKernel<T, 9>;
+        if (k == 10) kern = softmaxStreamKernel<T, 10>;
+        if (k == 14) kern = softmaxStreamKernel<T, 14>;
     }
     // (ring variants: 8 warps x S slots of 8 KiB / Q)
     const int ring = k == 7 ? 8 * 3 * 4096 : k == 8 ? 8 * 5 * 2048 : k == 9 ? 8 * 6 * 2048 : 0;
-    static SmemAllowance allow[10];
+    static SmemAllowance allow[15];
     if (!allow[k].ensure(kern, ring > 0 ? ring : kPartBytes)) return false;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(kStreamThreads);
