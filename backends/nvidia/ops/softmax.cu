@@ -535,7 +535,8 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
 
 // (experiment knob SM_K, bf16 only: 1/2 split each warp's copy in 2/4; 3 stores .cs; 4 stores L2 evict_first;
 // 5 loads L2 evict_first; 6 each warp sends its own pair, no block barrier; 7/8/9 as 6 with a ring of sub-parts;
-// 10 as 6 with the warp's max first and the exps summed by mma; 14 as 6 without the ex2: wrong, timing only)
+// 10 as 6 with the warp's max first and the exps summed by mma; 14 as 6 without the ex2: wrong, timing only;
+// 15/16 as 6 with each lane's pieces copied by cp.async (16: with an L2 256-byte prefetch))
 template <typename T, int V = 0>
 __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                         int C, int per) {
@@ -561,6 +562,22 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
     const int wbeg = warp * WV;  // the warp's first piece in the part
     const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp * S]);
     const long long row0 = row;
+    constexpr bool CPA = V == 15 || V == 16;  // (each lane copies its own pieces by cp.async, 16 bytes each)
+    auto requestLane = [&](long long r) {
+        const VT *src = reinterpret_cast<const VT *>(x + offsetOf(dx, r)) + vbeg;
+#pragma unroll
+        for (int i = 0; i < kStreamVecs; ++i) {
+            const int pc = wbeg + lane + i * 32;
+            if (pc < cnt) {
+                if constexpr (V == 16) {
+                    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(smemAddr(chunk + pc)), "l"(src + pc) : "memory");
+                } else {
+                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smemAddr(chunk + pc)), "l"(src + pc) : "memory");
+                }
+            }
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+    };
     auto requestSub = [&](int q) {  // (lane 0, ring variants) sub-part q = Q k + j: sub-part j of the cluster's k-th line
         if (wbytes == 0) return;
         const long long r = row0 + static_cast<long long>(q / Q) * G;
@@ -602,7 +619,9 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
     }
     clusterArriveRelaxed();
     __syncthreads();  // (the barriers are initialized before anyone uses them)
-    if constexpr (Q > 1) {
+    if constexpr (CPA) {
+        if (row < rows) requestLane(row);
+    } else if constexpr (Q > 1) {
         if (lane == 0)
             for (int q = 0; q < S; ++q) requestSub(q);
     } else {
@@ -613,7 +632,13 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         const int par = k & 1;
         if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C) * 8u * (WARP_PAIRS ? kStreamWarps : 1));  // C pairs to come
         VT raw[kStreamVecs];
-        if constexpr (Q > 1) {
+        if constexpr (CPA) {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+#pragma unroll
+            for (int i = 0; i < kStreamVecs; ++i) {
+                if (wbeg + lane + i * 32 < cnt) raw[i] = chunk[wbeg + lane + i * 32];
+            }
+        } else if constexpr (Q > 1) {
             int slot[Q];
 #pragma unroll
             for (int j = 0; j < Q; ++j) {
@@ -642,6 +667,9 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
             if (wbeg + lane + i * 32 < cnt) maxInto(acc, raw[i]);
+        }
+        if constexpr (CPA) {  // (after the max has used every piece read from the bytes the copies overwrite)
+            if (row + G < rows) requestLane(row + G);
         }
         float lm = maxOf(acc), wm, ws;
         if constexpr (V == 10 && std::is_same_v<T, __nv_bfloat16>) {
@@ -832,7 +860,7 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
     auto kern = softmaxStreamKernel<T>;
     const char *knob = getenv("SM_K");  // (experiment knob)
-    const int k = knob ? std::min(14, std::max(0, atoi(knob))) : 0;
+    const int k = knob ? std::min(16, std::max(0, atoi(knob))) : 0;
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
         if (k == 1) kern = softmaxStreamKernel<T, 1>;
         if (k == 2) kern = softmaxStreamKernel<T, 2>;
@@ -845,10 +873,12 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
         if (k == 9) kern = softmaxStreamKernel<T, 9>;
         if (k == 10) kern = softmaxStreamKernel<T, 10>;
         if (k == 14) kern = softmaxStreamKernel<T, 14>;
+        if (k == 15) kern = softmaxStreamKernel<T, 15>;
+        if (k == 16) kern = softmaxStreamKernel<T, 16>;
     }
     // (ring variants: 8 warps x S slots of 8 KiB / Q)
     const int ring = k == 7 ? 8 * 3 * 4096 : k == 8 ? 8 * 5 * 2048 : k == 9 ? 8 * 6 * 2048 : 0;
-    static SmemAllowance allow[15];
+    static SmemAllowance allow[17];
     if (!allow[k].ensure(kern, ring > 0 ? ring : kPartBytes)) return false;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(kStreamThreads);
