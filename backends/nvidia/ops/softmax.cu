@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -452,13 +450,15 @@ __device__ __forceinline__ void sendPair(float2 v, const float2 *slot, const uns
 // +32 * kStreamVecs) (lane + 32 i its own). Each warp brings its 8 KiB in by its own bulk copy and, as
 // soon as its lanes have them in registers, requests the next line's into the same bytes: no block
 // barrier on the data's way, and the copy is in flight while the warp computes and writes the line
-// before. Each thread: its max, exp(x - its max) in place (one exp an element); each warp's (max, sum);
-// thread 0 combines the block's and sends it to every block of the cluster by asynchronous stores into
-// their shared memory, each counted by that block's mbarrier for the line's parity (no cluster barrier:
-// a block waits only for the C pairs of its line); the scaled write from registers. Not for causal lines. n < 2^31.
-// H200, 512x128256 bf16, kernel us: 76.7 (softmaxBulkKernel) -> 71.2; the same with a block barrier for
-// the copies (one copy a block, or 2 or 4 a block) 72.7-74.1; with the pairs exchanged through a cluster
-// barrier 75.0; the data movement alone 66.4 (torch's copy of the same bytes 64.1).
+// before. Each thread: its max, exp(x - its max) in place (one exp an element); each warp's (max, sum),
+// which the warp sends to every block of the cluster by asynchronous stores into their shared memory,
+// each counted by that block's mbarrier for the line's parity (no cluster or block barrier: a warp waits
+// only for the C x 8 pairs of its line, and reduces them itself); the scaled write from registers. Not
+// for causal lines. n < 2^31. H200, 512x128256 bf16, kernel us: 76.7 (softmaxBulkKernel) -> 71.2; the
+// same with a block barrier for the copies (one copy a block, or 2 or 4 a block) 72.7-74.1; with the
+// pairs exchanged through a cluster barrier 75.0; the data movement alone 66.4 (torch's copy of the same
+// bytes 64.1). A pair a block (the block's warps combined by thread 0 after a block barrier) instead of a
+// pair a warp: 70.56-70.83 against 70.10-70.40 (four builds, 3 rounds each).
 constexpr int kStreamThreads = 256, kStreamVecs = 16, kStreamWarps = kStreamThreads / 32;
 
 // The write's scale: bf16 as hi + lo (hi the scale rounded to bf16, lo the rest rounded), so that
@@ -471,8 +471,8 @@ template <typename T>
 struct WriteScale {
     float f;
     __device__ explicit WriteScale(float scale) : f(scale) {}
-    template <int ST = 0, int N>
-    __device__ __forceinline__ void store(T *p, const Vec<T, N> &piece, uint64_t = 0) const { scaleStore<T, N>(p, piece, f); }
+    template <int N>
+    __device__ __forceinline__ void store(T *p, const Vec<T, N> &piece) const { scaleStore<T, N>(p, piece, f); }
 };
 template <>
 struct WriteScale<__nv_bfloat16> {
@@ -482,23 +482,13 @@ struct WriteScale<__nv_bfloat16> {
         hi = __bfloat162bfloat162(h);
         lo = __float2bfloat162_rn(scale - __bfloat162float(h));
     }
-    template <int ST = 0>
-    __device__ __forceinline__ void store(__nv_bfloat16 *p, const Vec<__nv_bfloat16, 8> &piece, uint64_t pol = 0) const {
+    __device__ __forceinline__ void store(__nv_bfloat16 *p, const Vec<__nv_bfloat16, 8> &piece) const {
         const __nv_bfloat162 *e = reinterpret_cast<const __nv_bfloat162 *>(&piece);
         Vec<__nv_bfloat16, 8> o;
         __nv_bfloat162 *q = reinterpret_cast<__nv_bfloat162 *>(&o);
 #pragma unroll
         for (int k = 0; k < 4; ++k) q[k] = __hfma2(e[k], hi, __hmul2(e[k], lo));
-        const uint4 r = *reinterpret_cast<const uint4 *>(&o);
-        if constexpr (ST == 1) {
-            asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w) : "memory");
-        } else if constexpr (ST == 2) {
-            asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w),
-                         "l"(pol)
-                         : "memory");
-        } else {
-            *reinterpret_cast<Vec<__nv_bfloat16, 8> *>(p) = o;
-        }
+        *reinterpret_cast<Vec<__nv_bfloat16, 8> *>(p) = o;
     }
 };
 
@@ -506,23 +496,12 @@ struct WriteScale<__nv_bfloat16> {
 // piece, and the piece's exps summed pairwise before they join s (a chain of one add a piece, not N).
 // H200, 512x128256 bf16 in the stream kernel, kernel us (3 rounds): 71.38 -> 71.14 without the check,
 // 70.93 with the pairwise sums as well.
-// (V 10) exp(x - m) in place, mL = m log2 e, no sum.
 template <typename T, int N>
-__device__ __forceinline__ void expOnly(Vec<T, N> &raw, float mL) {
-    float f[N];
-    unpackF(raw, f);
-#pragma unroll
-    for (int e = 0; e < N; ++e) f[e] = expShifted(f[e], mL);
-#pragma unroll
-    for (int e = 0; e < N; ++e) raw.v[e] = fromF<T>(f[e]);
-}
-
-template <bool NOEXP = false, typename T, int N>
 __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
     float f[N], t[N];
     unpackF(raw, f);
 #pragma unroll
-    for (int e = 0; e < N; ++e) t[e] = f[e] = NOEXP ? fmaf(f[e], kLog2e, -mL) : expShifted(f[e], mL);
+    for (int e = 0; e < N; ++e) t[e] = f[e] = expShifted(f[e], mL);
 #pragma unroll
     for (int w = N / 2; w >= 1; w /= 2) {
 #pragma unroll
@@ -533,128 +512,43 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
     for (int e = 0; e < N; ++e) raw.v[e] = fromF<T>(f[e]);
 }
 
-// (experiment knob SM_K, bf16 only: 1/2 split each warp's copy in 2/4; 3 stores .cs; 4 stores L2 evict_first;
-// 5 loads L2 evict_first; 6 each warp sends its own pair, no block barrier; 7/8/9 as 6 with a ring of sub-parts;
-// 10 as 6 with the warp's max first and the exps summed by mma; 14 as 6 without the ex2: wrong, timing only;
-// 15/16 as 6 with each lane's pieces copied by cp.async (16: with an L2 256-byte prefetch))
-template <typename T, int V = 0>
+template <typename T>
 __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
                                                                         int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int N = kVec16<T>, WV = 32 * kStreamVecs;  // WV: pieces a warp
-    using VT = Vec<T, N>;
+    using V = Vec<T, N>;
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
-    const VT *chunk = reinterpret_cast<const VT *>(dyn_smem);
-    // (V 7/8/9: each warp's part in Q sub-parts through a ring of S sub-part slots, more than a line ahead)
-    constexpr int Q = V == 7 ? 2 : (V == 8 || V == 9) ? 4 : 1, S = V == 7 ? 3 : V == 8 ? 5 : V == 9 ? 6 : 1;
-    constexpr int SP = WV / Q, SL = kStreamVecs / Q;  // pieces a sub-part, slices (32 pieces) a sub-part
-    constexpr bool WARP_PAIRS = V >= 6;
-    __shared__ __align__(8) unsigned long long bar[kStreamWarps * S];  // warp w's copies (slot s: w S + s)
+    const V *chunk = reinterpret_cast<const V *>(dyn_smem);
+    __shared__ __align__(8) unsigned long long bar[kStreamWarps];  // warp w's copies
     __shared__ __align__(8) unsigned long long xbar[2];            // the cluster's pairs of a line, by its parity
-    __shared__ float2 slots[2][WARP_PAIRS ? 64 : 8];                    // (max, sum) of block r of the line: slots[parity][r]
-    __shared__ float2 pairs[kStreamWarps];                          // (max, sum) of each warp
+    __shared__ float2 slots[2][8 * kStreamWarps];                   // (max, sum) of warp w of block r: slots[parity][r 8 + w]
     const int rank = static_cast<int>(cg::this_cluster().block_rank()), tid = static_cast<int>(threadIdx.x);
     const int warp = tid / 32, lane = tid % 32;
     const long long G = gridDim.x / C;
     long long row = blockIdx.x / C;
     const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
     const int wbeg = warp * WV;  // the warp's first piece in the part
-    const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp * S]);
-    const long long row0 = row;
-    constexpr bool CPA = V == 15 || V == 16;  // (each lane copies its own pieces by cp.async, 16 bytes each)
-    auto requestLane = [&](long long r) {
-        const VT *src = reinterpret_cast<const VT *>(x + offsetOf(dx, r)) + vbeg;
-#pragma unroll
-        for (int i = 0; i < kStreamVecs; ++i) {
-            const int pc = wbeg + lane + i * 32;
-            if (pc < cnt) {
-                if constexpr (V == 16) {
-                    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(smemAddr(chunk + pc)), "l"(src + pc) : "memory");
-                } else {
-                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smemAddr(chunk + pc)), "l"(src + pc) : "memory");
-                }
-            }
-        }
-        asm volatile("cp.async.commit_group;" ::: "memory");
-    };
-    auto requestSub = [&](int q) {  // (lane 0, ring variants) sub-part q = Q k + j: sub-part j of the cluster's k-th line
-        if (wbytes == 0) return;
-        const long long r = row0 + static_cast<long long>(q / Q) * G;
-        if (r >= rows) return;
-        const int j = q % Q, sl = q % S;
-        const int pcs = max(0, min(static_cast<int>(wbytes / 16) - j * SP, SP));
-        const uint32_t b = smemAddr(&bar[warp * S + sl]);
-        mbarExpect(b, static_cast<uint32_t>(pcs) * 16u);
-        if (pcs > 0)
-            bulkLoad(smemAddr(chunk + (warp * S + sl) * SP), reinterpret_cast<const VT *>(x + offsetOf(dx, r)) + vbeg + wbeg + j * SP,
-                     static_cast<uint32_t>(pcs) * 16u, b);
-    };
-    uint64_t pol = 0;
-    if constexpr (V == 4 || V == 5) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp]);
     auto request = [&](long long r) {  // (lane 0) line r's pieces of the warp
         if (wbytes == 0) return;
         mbarExpect(wbar, wbytes);
-        const VT *src = reinterpret_cast<const VT *>(x + offsetOf(dx, r)) + vbeg + wbeg;
-        if constexpr (V == 1 || V == 2) {
-            constexpr int S = V == 1 ? 2 : 4;
-            const uint32_t pv = (wbytes / 16 + S - 1) / S;
-            for (uint32_t o = 0; o < wbytes / 16; o += pv) {
-                const uint32_t c = min(pv, wbytes / 16 - o);
-                bulkLoad(smemAddr(chunk + wbeg + o), src + o, c * 16u, wbar);
-            }
-        } else if constexpr (V == 5) {
-            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
-                             smemAddr(chunk + wbeg)),
-                         "l"(src), "r"(wbytes), "r"(wbar), "l"(pol)
-                         : "memory");
-        } else {
-            bulkLoad(smemAddr(chunk + wbeg), src, wbytes, wbar);
-        }
+        bulkLoad(smemAddr(chunk + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
     };
     if (tid == 0) {
-        for (int w = 0; w < kStreamWarps * S; ++w) mbarInit(smemAddr(&bar[w]));
+        for (int w = 0; w < kStreamWarps; ++w) mbarInit(smemAddr(&bar[w]));
         mbarInit(smemAddr(&xbar[0]));
         mbarInit(smemAddr(&xbar[1]));
     }
     clusterArriveRelaxed();
     __syncthreads();  // (the barriers are initialized before anyone uses them)
-    if constexpr (CPA) {
-        if (row < rows) requestLane(row);
-    } else if constexpr (Q > 1) {
-        if (lane == 0)
-            for (int q = 0; q < S; ++q) requestSub(q);
-    } else {
-        if (lane == 0 && row < rows) request(row);
-    }
+    if (lane == 0 && row < rows) request(row);
     clusterWait();  // every block of the cluster runs, its barriers initialized: pairs may be sent to it
     for (int k = 0; row < rows; row += G, ++k) {
         const int par = k & 1;
-        if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C) * 8u * (WARP_PAIRS ? kStreamWarps : 1));  // C pairs to come
-        VT raw[kStreamVecs];
-        if constexpr (CPA) {
-            asm volatile("cp.async.wait_group 0;" ::: "memory");
-#pragma unroll
-            for (int i = 0; i < kStreamVecs; ++i) {
-                if (wbeg + lane + i * 32 < cnt) raw[i] = chunk[wbeg + lane + i * 32];
-            }
-        } else if constexpr (Q > 1) {
-            int slot[Q];
-#pragma unroll
-            for (int j = 0; j < Q; ++j) {
-                const int q = Q * k + j;
-                slot[j] = q % S;
-                if (wbytes > 0) mbarWait(smemAddr(&bar[warp * S + slot[j]]), static_cast<uint32_t>(q / S) & 1u);
-            }
-#pragma unroll
-            for (int i = 0; i < kStreamVecs; ++i) {
-                if (wbeg + lane + i * 32 < cnt) raw[i] = chunk[(warp * S + slot[i / SL]) * SP + lane + (i % SL) * 32];
-            }
-            __syncwarp();  // the warp has its pieces: its slots may be refilled
-            if (lane == 0)
-#pragma unroll
-                for (int j = 0; j < Q; ++j) requestSub(Q * k + j + S);
-        } else {
+        if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C * kStreamWarps) * 8u);  // C x 8 pairs to come
+        V raw[kStreamVecs];
         if (wbytes > 0) mbarWait(wbar, static_cast<uint32_t>(k) & 1u);
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
@@ -662,56 +556,17 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         }
         __syncwarp();  // the warp has its pieces: its bytes may be overwritten
         if (lane == 0 && row + G < rows) request(row + G);
-        }
         typename MaxAcc<T>::type acc = MaxAcc<T>::init();
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
             if (wbeg + lane + i * 32 < cnt) maxInto(acc, raw[i]);
         }
-        if constexpr (CPA) {  // (after the max has used every piece read from the bytes the copies overwrite)
-            if (row + G < rows) requestLane(row + G);
-        }
-        float lm = maxOf(acc), wm, ws;
-        if constexpr (V == 10 && std::is_same_v<T, __nv_bfloat16>) {
-            // the warp's max first; exps relative to it, packed, summed by the tensor cores (times ones)
-            wm = warpMax(lm);
-            lm = wm;
-            if (wm != -INFINITY) {
-                const float wmL = wm * kLog2e;
-#pragma unroll
-                for (int i = 0; i < kStreamVecs; ++i) {
-                    if (wbeg + lane + i * 32 < cnt) {
-                        expOnly(raw[i], wmL);
-                    } else {
-                        raw[i] = VT{};
-                    }
-                }
-                float c[4] = {0.0f, 0.0f, 0.0f, 0.0f}, d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                const uint32_t one = 0x3F803F80u;  // bf16x2 (1, 1)
-#pragma unroll
-                for (int i = 0; i < kStreamVecs; ++i) {
-                    const uint4 a = *reinterpret_cast<const uint4 *>(&raw[i]);
-                    float *acc4 = (i & 1) ? d : c;
-                    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                                 : "+f"(acc4[0]), "+f"(acc4[1]), "+f"(acc4[2]), "+f"(acc4[3])
-                                 : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(one), "r"(one));
-                }
-                ws = warpSum((lane & 3) == 0 ? (c[0] + c[2]) + (d[0] + d[2]) : 0.0f);  // (rows 0-15 once each)
-            } else {  // (the warp's elements all -inf or NaN: their NaNs join the sum)
-                float s = 0.0f;
-#pragma unroll
-                for (int i = 0; i < kStreamVecs; ++i) {
-                    if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, wm, 0.0f, s);
-                }
-                ws = warpSum(s);
-            }
-        } else {
-        const float lmL = lm * kLog2e;
+        const float lm = maxOf(acc), lmL = lm * kLog2e;
         float s = 0.0f;
         if (lm != -INFINITY) {
 #pragma unroll
             for (int i = 0; i < kStreamVecs; ++i) {
-                if (wbeg + lane + i * 32 < cnt) expFinite<V == 14>(raw[i], lmL, s);
+                if (wbeg + lane + i * 32 < cnt) expFinite(raw[i], lmL, s);
             }
         } else {  // (the thread's elements all -inf or NaN: its NaNs join the sum)
 #pragma unroll
@@ -719,45 +574,25 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
                 if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
             }
         }
-        wm = warpMax(lm);
-        ws = warpSum(s * shiftFactor(lm, wm));
-        }
+        const float wm = warpMax(lm);
+        const float ws = warpSum(s * shiftFactor(lm, wm));
         float2 *sl = slots[par];
-        if constexpr (WARP_PAIRS) {
-            if (lane < C) sendPair(make_float2(wm, ws), &sl[rank * kStreamWarps + warp], &xbar[par], lane);
-        } else {
-        if (lane == 0) pairs[warp] = make_float2(wm, ws);
-        __syncthreads();  // (pairs of the line before were read before the block's copies of this one)
-        if (tid == 0) {  // (the one reader of `pairs`: its sends, its own included, follow its reads)
-            float bm = -INFINITY, bs = 0.0f;
-            for (int w = 0; w < kStreamWarps; ++w) bm = fmaxf(bm, pairs[w].x);
-            for (int w = 0; w < kStreamWarps; ++w) bs += pairs[w].y * shiftFactor(pairs[w].x, bm);
-            for (int r = 0; r < C; ++r) sendPair(make_float2(bm, bs), &sl[rank], &xbar[par], r);
-        }
-        }
-        // A warp writes `pairs` a line on only after this line's C pairs came, this block's among them (sent
-        // after the reads above); slots[par] is written again two lines on only by blocks that have this
-        // block's pairs of the line between, sent after the block barrier above a line on, which every
-        // thread passes after its reads below.
+        if (lane < C) sendPair(make_float2(wm, ws), &sl[rank * kStreamWarps + warp], &xbar[par], lane);  // lane r to block r
+        // slots[par] is written again two lines on only by warps that have every pair of the line between,
+        // each sent after its warp's reads below. Thread 0's expect of a line two on follows its own wait
+        // here, and that line's phase cannot complete before every warp of the block has sent its pair of
+        // the line, after its wait here: no warp waits on a phase that has moved on.
         mbarWait(smemAddr(&xbar[par]), static_cast<uint32_t>(k >> 1) & 1u);
-        float gm = -INFINITY, gs = 0.0f;
-        if constexpr (WARP_PAIRS) {
-            const int np = C * kStreamWarps;  // 16, 32 or 64 pairs: a lane takes lanes + 32 i
-            float2 a = lane < np ? sl[lane] : make_float2(-INFINITY, 0.0f), b = lane + 32 < np ? sl[lane + 32] : make_float2(-INFINITY, 0.0f);
-            gm = warpMax(fmaxf(a.x, b.x));
-            gs = warpSum(a.y * shiftFactor(a.x, gm) + b.y * shiftFactor(b.x, gm));
-        } else {
-        for (int r = 0; r < C; ++r) gm = fmaxf(gm, sl[r].x);
-        for (int r = 0; r < C; ++r) {
-            gs += sl[r].y * shiftFactor(sl[r].x, gm);
-        }
-        }
+        const int np = C * kStreamWarps;  // 16, 32 or 64 pairs: lane i takes pairs i and i + 32
+        const float2 none = make_float2(-INFINITY, 0.0f), pa = lane < np ? sl[lane] : none, pb = lane + 32 < np ? sl[lane + 32] : none;
+        const float gm = warpMax(fmaxf(pa.x, pb.x));
+        const float gs = warpSum(pa.y * shiftFactor(pa.x, gm) + pb.y * shiftFactor(pb.x, gm));
         // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
         const WriteScale<T> scale(gm == -INFINITY ? NAN : shiftFactor(lm, gm) / gs);
-        VT *yr = reinterpret_cast<VT *>(y + offsetOf(dy, row)) + vbeg + wbeg;
+        V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg + wbeg;
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
-            if (wbeg + lane + i * 32 < cnt) scale.template store<V == 3 ? 1 : V == 4 ? 2 : 0>(reinterpret_cast<T *>(yr + lane + i * 32), raw[i], pol);
+            if (wbeg + lane + i * 32 < cnt) scale.store(reinterpret_cast<T *>(yr + lane + i * 32), raw[i]);
         }
     }
 #endif
@@ -859,30 +694,11 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     const int C = fewestBlocks(nv, kPartBytes / 16, &per), ci = C == 2 ? 0 : C == 4 ? 1 : 2;
     if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
     auto kern = softmaxStreamKernel<T>;
-    const char *knob = getenv("SM_K");  // (experiment knob)
-    const int k = knob ? std::min(16, std::max(0, atoi(knob))) : 0;
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        if (k == 1) kern = softmaxStreamKernel<T, 1>;
-        if (k == 2) kern = softmaxStreamKernel<T, 2>;
-        if (k == 3) kern = softmaxStreamKernel<T, 3>;
-        if (k == 4) kern = softmaxStreamKernel<T, 4>;
-        if (k == 5) kern = softmaxStreamKernel<T, 5>;
-        if (k == 6) kern = softmaxStreamKernel<T, 6>;
-        if (k == 7) kern = softmaxStreamKernel<T, 7>;
-        if (k == 8) kern = softmaxStreamKernel<T, 8>;
-        if (k == 9) kern = softmaxStreamKernel<T, 9>;
-        if (k == 10) kern = softmaxStreamKernel<T, 10>;
-        if (k == 14) kern = softmaxStreamKernel<T, 14>;
-        if (k == 15) kern = softmaxStreamKernel<T, 15>;
-        if (k == 16) kern = softmaxStreamKernel<T, 16>;
-    }
-    // (ring variants: 8 warps x S slots of 8 KiB / Q)
-    const int ring = k == 7 ? 8 * 3 * 4096 : k == 8 ? 8 * 5 * 2048 : k == 9 ? 8 * 6 * 2048 : 0;
-    static SmemAllowance allow[17];
-    if (!allow[k].ensure(kern, ring > 0 ? ring : kPartBytes)) return false;
+    static SmemAllowance allow;
+    if (!allow.ensure(kern, kPartBytes)) return false;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(kStreamThreads);
-    cfg.dynamicSmemBytes = static_cast<size_t>(ring > 0 ? ring : per * 16);
+    cfg.dynamicSmemBytes = static_cast<size_t>(per * 16);
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -931,16 +747,6 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     // at least 1.5 lines a cluster. bf16 128256 (parts of 64 KiB, 66 clusters): 66 rows 16.6 / 15.8, 100
     // 18.2 / 20.9, 132 23.5 / 25.6, 264 38.6 / 42.7, 512 72.5 / 77.0; bf16 40008 (parts of 40 KiB, 132
     // clusters): 200 rows 15.0 / 14.2, 400 24.6 / 23.8, 528 27.4 / 29.4.
-    if (ring > 0 && maxc > 0) {  // (experiment: the ring's clusters, asked at each launch)
-        cudaLaunchConfig_t probe = cfg;
-        probe.gridDim = dim3(static_cast<unsigned>(C));
-        if (cudaOccupancyMaxActiveClusters(&maxc, kern, &probe) != cudaSuccess || maxc <= 0) {
-            cudaGetLastError();
-            return false;
-        }
-        static std::atomic<int> said{0};
-        if (!said.exchange(1)) fprintf(stderr, "SM_K=%d: %d clusters of %d, %d bytes\n", k, maxc, C, ring);
-    }
     if (maxc < 0 || 4 * per * 16 < 3LL * kPartBytes || 2 * rows < 3LL * maxc) return false;
     long long G = std::min<long long>(maxc, rows);
     const long long rounds = (rows + G - 1) / G;
