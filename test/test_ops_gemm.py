@@ -165,3 +165,20 @@ def test_nn_modules_load_torch_state_dicts():
     norm = inn.RMSNorm(16)
     norm.load_state_dict(torch.nn.RMSNorm(16).state_dict())
     torch.testing.assert_close(norm(x), torch.nn.RMSNorm(16, eps=1e-6)(x), rtol=1e-5, atol=1e-5)
+
+
+# Rows around the bfloat16 AVX512-BF16 kernels' choices (dpbf16.cpp: 9-16 rows in one block of 16, more
+# in blocks of 14; decode rows against a k-contiguous B as dot products), with odd k (a zero-padded last
+# pair), n not a multiple of the 32-column panel, B with neither dimension contiguous, a batch, and c_in.
+@pytest.mark.parametrize("m, k, n", [(9, 31, 33), (16, 130, 70), (17, 65, 1), (29, 257, 95), (2, 7, 45)])
+def test_gemm_bfloat16_panels_and_pairs(m, k, n):
+    dtype = torch.bfloat16
+    a, b = torch.randn(2, m, k).to(dtype), torch.randn(2, k, 2 * n).to(dtype)[:, :, ::2]  # b: strides (., 2n, 2)
+    c = torch.randn(2, m, n).to(dtype)
+    ref = a.double() @ b.double()
+    check(ops.gemm(a, b), ref, dtype, k)
+    check(ops.gemm(a, b.contiguous(), c, 1.5, -0.5), 1.5 * ref - 0.5 * c.double(), dtype, k)
+    bt = b.transpose(1, 2).contiguous().transpose(1, 2)  # k contiguous (linear's weight)
+    check(ops.gemm(a, bt), ref, dtype, k)
+    w = torch.randn(n, k).to(dtype)
+    check(ops.linear(a[0], w), a[0].double() @ w.double().t(), dtype, k)

@@ -553,6 +553,17 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
                  ptrdiff_t b_sk, ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin,
                  ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);
 
+// The same on AVX512-BF16 (dpbf16.cpp; vdpbf16ps), where there is no AMX. Only when dpbf16Available()
+// (the AVX-512 build, which requires AVX512-BF16).
+bool dpbf16Available();
+void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B,
+                    ptrdiff_t b_sk, ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin,
+                    ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);
+// The same with at most 16 rows of A and B's k contiguous (linear's weight at decode: B read in place).
+void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B, ptrdiff_t b_sj,
+                   bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha,
+                   float beta);
+
 // Attention scores on AMX (amx.cpp; only when amxAvailable(), between amxBegin() and amxEnd() on
 // the calling thread): amxPackQ packs up to 16 query rows (bf16, head_dim d a multiple of 32) as
 // d/32 B tiles; amxScores16 gives out[j][g] = k_j . q_g (float, 16 x 16, row stride 16) for the 16

@@ -1,5 +1,6 @@
 // gemv.cpp: gemm with few rows (decode: M <= 16) and B row-major (its columns contiguous), for float16,
-// bfloat16 where there is no AMX (on AMX it measured faster) and float32 (AVX2: up to 4 rows), with
+// bfloat16 where there is no AMX (on AMX it measured faster; with AVX512-BF16 up to 8 rows, see gemm.cpp)
+// and float32 (AVX2: up to 4 rows, AVX-512: up to 8), with
 // AVX-512 or AVX2; and gemm with few rows and B's k contiguous (linear's weight) for float16/bfloat16.
 //
 // Such a product reads all of B once and does little arithmetic per element, so it is a question of
@@ -142,7 +143,16 @@ void columns(const float *a, size_t M, size_t K, const T *b, size_t ldb, size_t 
 // float32 only while the rows fit one group: with more, the AVX2 build's groups make it compute-bound
 // and OpenBLAS is faster (this AMD EPYC, 2 threads, [M, 4096] x [4096, 4096]: M = 1 3.6-3.9 ms against
 // 4.9-5.0 through BLAS, M = 4 4.1-4.8 / 4.4-5.2, M = 8 6.2 / 5.0-5.3, M = 16 12.4 / 5.7-6.5).
-bool gemvShape(size_t M, size_t N, bool f32) { return M >= 1 && M <= (f32 ? static_cast<size_t>(kMaxMR) : 16) && N >= 16; }
+// With AVX-512, float32 up to 8 rows (AMD EPYC Zen 4, 2 threads, [M, 4096] x [4096, 4096], ms, gemv /
+// BLAS: M = 1 2.25 / 5.00, 4: 2.51 / 5.95, 8: 4.05 / 6.44, 16: 10.49 / 6.72).
+bool gemvShape(size_t M, size_t N, bool f32) {
+#ifdef __AVX512F__
+    constexpr size_t kF32Rows = 8;
+#else
+    constexpr size_t kF32Rows = kMaxMR;
+#endif
+    return M >= 1 && M <= (f32 ? kF32Rows : 16) && N >= 16;
+}
 
 template <typename T>
 void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sk,

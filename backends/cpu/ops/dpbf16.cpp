@@ -1,0 +1,257 @@
+// dpbf16.cpp: bfloat16 gemm on AVX512-BF16 (vdpbf16ps) where there is no AMX: C = alpha A B + beta Cin,
+// every matrix given by its element strides.
+//
+// vdpbf16ps adds to each float lane the two products of a bf16 pair: lane n of B's vector holds
+// (B[2p][n], B[2p + 1][n]) and A's pair (A[m][2p], A[m][2p + 1]) is broadcast, so one instruction does
+// 16 columns x one pair of k for a row. A is packed once into blocks of kRows rows, pair by pair (a
+// block's kRows pairs of one k pair side by side); each thread takes panels of 32 columns of B, packs
+// its panel (all of k, pair-interleaved: 64 KiB per 1024 of k, kept in L2) and runs every block of A
+// over it, the block's kRows x 32 sums in 28 zmm registers for all of k, so C is written once,
+// rounded once. Rows past M and the pair past an odd K are zero in the packed copies.
+#include "common.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace infini::cpu::ops::INFINI_CPU_ISA {
+
+#if defined(__AVX512BF16__)
+
+namespace {
+
+constexpr int kRows = 14;    // rows of A a micro-kernel takes: 14 x 2 accumulators + 2 of B + 1 of A
+constexpr int kPanel = 32;   // columns of B a panel holds (two vectors of 16 lanes)
+
+inline uint32_t pairOf(bf16 lo, bf16 hi) { return static_cast<uint32_t>(lo.bits) | (static_cast<uint32_t>(hi.bits) << 16); }
+
+// ap[blk][p][r] = (A[blk R + r][2p], A[..][2p + 1]), zero past M and K.
+void packA(const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, size_t M, size_t K, size_t P, size_t R, uint32_t *ap) {
+    const size_t blocks = (M + R - 1) / R;
+    parallelFor(blocks, P * R, [&](size_t b0, size_t b1) {
+        const bf16 zero{0};
+        for (size_t blk = b0; blk < b1; ++blk) {
+            uint32_t *dst = ap + blk * P * R;
+            for (size_t r = 0; r < R; ++r) {
+                const size_t m = blk * R + r;
+                if (m >= M) {
+                    for (size_t p = 0; p < P; ++p) dst[p * R + r] = 0;
+                    continue;
+                }
+                const bf16 *row = A + static_cast<ptrdiff_t>(m) * a_si;
+                for (size_t p = 0; p < P; ++p) {
+                    const size_t k = 2 * p;
+                    const bf16 lo = row[static_cast<ptrdiff_t>(k) * a_sk];
+                    const bf16 hi = k + 1 < K ? row[static_cast<ptrdiff_t>(k + 1) * a_sk] : zero;
+                    dst[p * R + r] = pairOf(lo, hi);
+                }
+            }
+        }
+    });
+}
+
+// bp[p][n] = (B[2p][j0 + n], B[2p + 1][j0 + n]) for the panel's `cols` columns, zero past them and K.
+void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P, size_t j0, size_t cols, uint32_t *bp) {
+    const bf16 zero{0};
+    if (cols == kPanel && b_sk == 1 && b_sj > 0 && b_sj < (1 << 25)) {  // linear's weight [N, K]: a pair is one 32-bit word of a row
+        const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                _mm512_set1_epi32(static_cast<int>(b_sj)));
+        const bf16 *base0 = B + static_cast<ptrdiff_t>(j0) * b_sj, *base1 = base0 + 16 * b_sj;
+        const size_t full = K / 2;
+        for (size_t p = 0; p < full; ++p) {
+            _mm512_storeu_si512(bp + p * kPanel, _mm512_i32gather_epi32(rows, base0 + 2 * p, 2));
+            _mm512_storeu_si512(bp + p * kPanel + 16, _mm512_i32gather_epi32(rows, base1 + 2 * p, 2));
+        }
+        if (full < P) {
+            for (size_t n = 0; n < kPanel; ++n) bp[full * kPanel + n] = pairOf(B[static_cast<ptrdiff_t>(j0 + n) * b_sj + (K - 1)], zero);
+        }
+        return;
+    }
+    if (cols == kPanel && b_sj == 1) {  // B row-major: two rows of 32 interleaved element by element
+        const __m512i lo = _mm512_setr_epi32(0x200000, 0x210001, 0x220002, 0x230003, 0x240004, 0x250005, 0x260006, 0x270007,
+                                             0x280008, 0x290009, 0x2a000a, 0x2b000b, 0x2c000c, 0x2d000d, 0x2e000e, 0x2f000f);
+        const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi16(16));
+        for (size_t p = 0; p < P; ++p) {
+            const size_t k = 2 * p;
+            const __m512i r0 = _mm512_loadu_si512(B + static_cast<ptrdiff_t>(k) * b_sk + j0);
+            const __m512i r1 = k + 1 < K ? _mm512_loadu_si512(B + static_cast<ptrdiff_t>(k + 1) * b_sk + j0) : _mm512_setzero_si512();
+            _mm512_storeu_si512(bp + p * kPanel, _mm512_permutex2var_epi16(r0, lo, r1));
+            _mm512_storeu_si512(bp + p * kPanel + 16, _mm512_permutex2var_epi16(r0, hi, r1));
+        }
+        return;
+    }
+    for (size_t p = 0; p < P; ++p) {
+        const size_t k = 2 * p;
+        for (size_t n = 0; n < kPanel; ++n) {
+            if (n >= cols) {
+                bp[p * kPanel + n] = 0;
+                continue;
+            }
+            const bf16 *col = B + static_cast<ptrdiff_t>(j0 + n) * b_sj;
+            bp[p * kPanel + n] = pairOf(col[static_cast<ptrdiff_t>(k) * b_sk], k + 1 < K ? col[static_cast<ptrdiff_t>(k + 1) * b_sk] : zero);
+        }
+    }
+}
+
+// R rows of A (a packed block) x NB vectors of 16 columns of the panel (from column h 16 on) over all P
+// pairs; C written with alpha, beta Cin, rounded once. R x NB accumulators: 14 x 2 for many rows, 16 x 1
+// (each half of the panel in turn) for 9 to 16.
+template <int R, int NB>
+void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t cols, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj,
+           const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
+    __m512 acc[R][NB];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NB; ++v) acc[r][v] = _mm512_setzero_ps();
+    for (size_t p = 0; p < P; ++p) {
+        __m512bh b[NB];
+        for (int v = 0; v < NB; ++v) b[v] = (__m512bh)_mm512_loadu_si512(bp + p * kPanel + 16 * v);
+        const uint32_t *a = ap + p * R;
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[r]));
+            for (int v = 0; v < NB; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, b[v]);
+        }
+    }
+    const __m512 va = _mm512_set1_ps(alpha);
+    for (size_t r = 0; r < rows; ++r) {
+        float v[16 * NB];
+        for (int q = 0; q < NB; ++q) _mm512_storeu_ps(v + 16 * q, _mm512_mul_ps(acc[r][q], va));
+        bf16 *out = C + static_cast<ptrdiff_t>(r) * c_si;
+        if (Cin != nullptr) {
+            const bf16 *in = Cin + static_cast<ptrdiff_t>(r) * in_si;
+            for (size_t n = 0; n < cols; ++n) v[n] += beta * toFloat(in[static_cast<ptrdiff_t>(n) * in_sj]);
+        }
+        if (c_sj == 1 && cols == 16 * NB) {
+            for (int q = 0; q < NB; ++q)
+                _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + 16 * q), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(v + 16 * q)));
+        } else {
+            for (size_t n = 0; n < cols; ++n) out[static_cast<ptrdiff_t>(n) * c_sj] = fromFloat<bf16>(v[n]);
+        }
+    }
+}
+
+// ---- few rows against B's k contiguous (linear's weight [N, K] at decode): dot products along k ----
+// out[m][r] = A row m . B row r for MR rows of A (bf16, zero-padded to a multiple of 32 of k) and NR
+// rows of B read in place (the last partial 32 of k by a masked load): MR x NR accumulators of 16 lanes,
+// each vdpbf16ps taking 32 of k.
+template <int MR, int NR>
+inline void dotTile(const bf16 *a, size_t lda, size_t K, const bf16 *const *b, float (*out)[4]) {
+    __m512 acc[MR][NR];
+    for (int m = 0; m < MR; ++m)
+        for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_setzero_ps();
+    for (size_t k = 0; k < K; k += 32) {
+        const __mmask32 mask = K - k >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1ULL << (K - k)) - 1);
+        __m512bh bv[NR];
+        for (int r = 0; r < NR; ++r) bv[r] = (__m512bh)_mm512_maskz_loadu_epi16(mask, b[r] + k);
+        for (int m = 0; m < MR; ++m) {
+            const __m512bh av = (__m512bh)_mm512_loadu_si512(a + m * lda + k);
+            for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_dpbf16_ps(acc[m][r], av, bv[r]);
+        }
+    }
+    for (int m = 0; m < MR; ++m)
+        for (int r = 0; r < NR; ++r) out[m][r] = _mm512_reduce_add_ps(acc[m][r]);
+}
+
+template <int NR>
+inline void dotRows(const bf16 *a, size_t lda, size_t M, size_t K, const bf16 *const *b, float (*out)[4]) {
+    size_t m = 0;
+    for (; m + 4 <= M; m += 4) dotTile<4, NR>(a + m * lda, lda, K, b, out + m);
+    switch (M - m) {
+        case 3: dotTile<3, NR>(a + m * lda, lda, K, b, out + m); break;
+        case 2: dotTile<2, NR>(a + m * lda, lda, K, b, out + m); break;
+        case 1: dotTile<1, NR>(a + m * lda, lda, K, b, out + m); break;
+        default: break;
+    }
+}
+
+}  // namespace
+
+void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B, ptrdiff_t b_sj,
+                   bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha,
+                   float beta) {
+    if (M == 0 || N == 0) return;
+    if (beta == 0.0f) Cin = nullptr;
+    const size_t lda = (K + 31) / 32 * 32;
+    thread_local std::vector<bf16> apad;
+    apad.assign(M * lda, bf16{0});
+    for (size_t m = 0; m < M; ++m)
+        for (size_t k = 0; k < K; ++k) apad[m * lda + k] = A[static_cast<ptrdiff_t>(m) * a_si + static_cast<ptrdiff_t>(k) * a_sk];
+    const bf16 *a = apad.data();
+    parallelFor((N + 3) / 4, 4 * M * K, [&](size_t t0, size_t t1) {
+        float out[16][4];
+        for (size_t t = t0; t < t1; ++t) {
+            const size_t j = 4 * t, nr = std::min<size_t>(4, N - j);
+            const bf16 *rows[4];
+            for (size_t r = 0; r < 4; ++r) rows[r] = B + static_cast<ptrdiff_t>(j + std::min(r, nr - 1)) * b_sj;
+            switch (nr) {
+                case 4: dotRows<4>(a, lda, M, K, rows, out); break;
+                case 3: dotRows<3>(a, lda, M, K, rows, out); break;
+                case 2: dotRows<2>(a, lda, M, K, rows, out); break;
+                default: dotRows<1>(a, lda, M, K, rows, out); break;
+            }
+            for (size_t m = 0; m < M; ++m) {
+                for (size_t r = 0; r < nr; ++r) {
+                    float v = alpha * out[m][r];
+                    if (Cin != nullptr) v += beta * toFloat(Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj]);
+                    C[static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j + r) * c_sj] = fromFloat<bf16>(v);
+                }
+            }
+        }
+    });
+}
+
+bool dpbf16Available() { return true; }
+
+void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B, ptrdiff_t b_sk,
+                    ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj,
+                    float alpha, float beta) {
+    if (M == 0 || N == 0) return;
+    const bool sixteen = M > 8 && M <= 16;  // one block of 16 rows, each half panel in turn
+    const size_t R = sixteen ? 16 : kRows;
+    const size_t P = (K + 1) / 2, blocks = (M + R - 1) / R, panels = (N + kPanel - 1) / kPanel;
+    if (beta == 0.0f) Cin = nullptr;
+    thread_local std::vector<uint32_t> apack;
+    apack.resize(blocks * P * R);
+    packA(A, a_si, a_sk, M, K, P, R, apack.data());
+    const uint32_t *ap = apack.data();
+    parallelFor(panels, blocks * R * P * kPanel, [&](size_t q0, size_t q1) {
+        thread_local std::vector<uint32_t> bpack;
+        bpack.resize(P * kPanel);
+        for (size_t q = q0; q < q1; ++q) {
+            const size_t j0 = q * kPanel, cols = std::min<size_t>(kPanel, N - j0);
+            packPanel(B, b_sk, b_sj, K, P, j0, cols, bpack.data());
+            for (size_t blk = 0; blk < blocks; ++blk) {
+                const size_t m0 = blk * R, rows = std::min<size_t>(R, M - m0);
+                const uint32_t *a = ap + blk * P * R;
+                bf16 *c = C + static_cast<ptrdiff_t>(m0) * c_si + static_cast<ptrdiff_t>(j0) * c_sj;
+                const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m0) * in_si + static_cast<ptrdiff_t>(j0) * in_sj;
+                if (sixteen) {
+                    for (size_t h = 0; h < 2 && 16 * h < cols; ++h) {
+                        micro<16, 1>(P, a, bpack.data() + 16 * h, rows, std::min<size_t>(16, cols - 16 * h), c + static_cast<ptrdiff_t>(16 * h) * c_sj,
+                                     c_si, c_sj, in == nullptr ? nullptr : in + static_cast<ptrdiff_t>(16 * h) * in_sj, in_si, in_sj, alpha, beta);
+                    }
+                } else {
+                    micro<kRows, 2>(P, a, bpack.data(), rows, cols, c, c_si, c_sj, in, in_si, in_sj, alpha, beta);
+                }
+            }
+        }
+    });
+}
+
+#else  // no AVX512-BF16 in this build
+
+bool dpbf16Available() { return false; }
+
+void dpbf16DotBf16(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, bf16 *, ptrdiff_t, ptrdiff_t,
+                   const bf16 *, ptrdiff_t, ptrdiff_t, float, float) {
+    std::abort();  // unreachable: dpbf16Available() is false in this build
+}
+
+void dpbf16GemmBf16(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, bf16 *, ptrdiff_t,
+                    ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float) {
+    std::abort();  // unreachable: dpbf16Available() is false in this build
+}
+
+#endif
+
+}  // namespace infini::cpu::ops::INFINI_CPU_ISA
