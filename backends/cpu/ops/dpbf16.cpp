@@ -93,15 +93,35 @@ void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P
     }
 }
 
+// A row-major B's pairs [p0, p0 + pc) for the `np` panels from column j0 (the last may be partial, N
+// ends it): kp[panel][p - p0][n], reading each pair of rows across all the panels in turn (sequential).
+void packRows(const bf16 *B, ptrdiff_t b_sk, size_t K, size_t N, size_t p0, size_t pc, size_t j0, size_t np, uint32_t *kp, size_t pstride) {
+    const __m512i lo = _mm512_setr_epi32(0x200000, 0x210001, 0x220002, 0x230003, 0x240004, 0x250005, 0x260006, 0x270007,
+                                         0x280008, 0x290009, 0x2a000a, 0x2b000b, 0x2c000c, 0x2d000d, 0x2e000e, 0x2f000f);
+    const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi16(16));
+    const bf16 zero{0};
+    for (size_t p = p0; p < p0 + pc; ++p) {
+        const size_t k = 2 * p;
+        const bf16 *r0 = B + static_cast<ptrdiff_t>(k) * b_sk, *r1 = k + 1 < K ? B + static_cast<ptrdiff_t>(k + 1) * b_sk : nullptr;
+        for (size_t q = 0; q < np; ++q) {
+            const size_t j = j0 + q * kPanel, cols = std::min<size_t>(kPanel, N - j);
+            uint32_t *dst = kp + q * pstride + (p - p0) * kPanel;
+            if (cols == kPanel) {
+                const __m512i v0 = _mm512_loadu_si512(r0 + j), v1 = r1 != nullptr ? _mm512_loadu_si512(r1 + j) : _mm512_setzero_si512();
+                _mm512_storeu_si512(dst, _mm512_permutex2var_epi16(v0, lo, v1));
+                _mm512_storeu_si512(dst + 16, _mm512_permutex2var_epi16(v0, hi, v1));
+            } else {
+                for (size_t n = 0; n < kPanel; ++n) dst[n] = n < cols ? pairOf(r0[j + n], r1 != nullptr ? r1[j + n] : zero) : 0;
+            }
+        }
+    }
+}
+
 // R rows of A (a packed block) x NB vectors of 16 columns of the panel (from column h 16 on) over all P
 // pairs; C written with alpha, beta Cin, rounded once. R x NB accumulators: 14 x 2 for many rows, 16 x 1
 // (each half of the panel in turn) for 9 to 16.
 template <int R, int NB>
-void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t cols, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj,
-           const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
-    __m512 acc[R][NB];
-    for (int r = 0; r < R; ++r)
-        for (int v = 0; v < NB; ++v) acc[r][v] = _mm512_setzero_ps();
+inline void sums(size_t P, const uint32_t *ap, const uint32_t *bp, __m512 (&acc)[R][NB]) {
     for (size_t p = 0; p < P; ++p) {
         __m512bh b[NB];
         for (int v = 0; v < NB; ++v) b[v] = (__m512bh)_mm512_loadu_si512(bp + p * kPanel + 16 * v);
@@ -112,6 +132,26 @@ void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t
             for (int v = 0; v < NB; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, b[v]);
         }
     }
+}
+
+// The same for P pairs added to float sums kept in memory (acc: R rows of ld floats).
+template <int R, int NB>
+void microAdd(size_t P, const uint32_t *ap, const uint32_t *bp, float *accm, size_t ld) {
+    __m512 acc[R][NB];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NB; ++v) acc[r][v] = _mm512_loadu_ps(accm + r * ld + 16 * v);
+    sums<R, NB>(P, ap, bp, acc);
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NB; ++v) _mm512_storeu_ps(accm + r * ld + 16 * v, acc[r][v]);
+}
+
+template <int R, int NB>
+void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t cols, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj,
+           const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
+    __m512 acc[R][NB];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NB; ++v) acc[r][v] = _mm512_setzero_ps();
+    sums<R, NB>(P, ap, bp, acc);
     const __m512 va = _mm512_set1_ps(alpha);
     for (size_t r = 0; r < rows; ++r) {
         float v[16 * NB];
@@ -214,6 +254,47 @@ void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si,
     apack.resize(blocks * P * R);
     packA(A, a_si, a_sk, M, K, P, R, apack.data());
     const uint32_t *ap = apack.data();
+    if (b_sj == 1 && M <= 16) {
+        // few rows, B row-major: B packed a block of pairs at a time across the thread's columns, so that
+        // its rows are read in order (a panel of all k reads 64 bytes of each row: 2x slower here), the
+        // sums kept in memory between blocks
+        constexpr size_t kPairs = 64;
+        parallelFor(panels, blocks * R * P * kPanel, [&](size_t q0, size_t q1) {
+            const size_t np = q1 - q0, ld = np * kPanel, j0 = q0 * kPanel;
+            thread_local std::vector<uint32_t> kpack;
+            thread_local std::vector<float> accm;
+            kpack.resize(np * kPairs * kPanel);
+            accm.assign(blocks * R * ld, 0.0f);
+            for (size_t p0 = 0; p0 < P; p0 += kPairs) {
+                const size_t pc = std::min(kPairs, P - p0);
+                packRows(B, b_sk, K, N, p0, pc, j0, np, kpack.data(), kPairs * kPanel);
+                for (size_t q = 0; q < np; ++q) {
+                    for (size_t blk = 0; blk < blocks; ++blk) {
+                        const uint32_t *a = ap + blk * P * R + p0 * R, *b = kpack.data() + q * kPairs * kPanel;
+                        float *acc = accm.data() + blk * R * ld + q * kPanel;
+                        if (sixteen) {
+                            microAdd<16, 1>(pc, a, b, acc, ld);
+                            microAdd<16, 1>(pc, a, b + 16, acc + 16, ld);
+                        } else {
+                            microAdd<kRows, 2>(pc, a, b, acc, ld);
+                        }
+                    }
+                }
+            }
+            const size_t w = std::min(N, q1 * kPanel) - j0;
+            for (size_t m = 0; m < M; ++m) {
+                const float *src = accm.data() + (m / R) * R * ld + (m % R) * ld;
+                bf16 *out = C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j0) * c_sj;
+                const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j0) * in_sj;
+                for (size_t n = 0; n < w; ++n) {
+                    float v = alpha * src[n];
+                    if (in != nullptr) v += beta * toFloat(in[static_cast<ptrdiff_t>(n) * in_sj]);
+                    out[static_cast<ptrdiff_t>(n) * c_sj] = fromFloat<bf16>(v);
+                }
+            }
+        });
+        return;
+    }
     parallelFor(panels, blocks * R * P * kPanel, [&](size_t q0, size_t q1) {
         thread_local std::vector<uint32_t> bpack;
         bpack.resize(P * kPanel);
