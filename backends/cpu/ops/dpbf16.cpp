@@ -3,11 +3,14 @@
 //
 // vdpbf16ps adds to each float lane the two products of a bf16 pair: lane n of B's vector holds
 // (B[2p][n], B[2p + 1][n]) and A's pair (A[m][2p], A[m][2p + 1]) is broadcast, so one instruction does
-// 16 columns x one pair of k for a row. A is packed once into blocks of kRows rows, pair by pair (a
-// block's kRows pairs of one k pair side by side); each thread takes panels of 32 columns of B, packs
-// its panel (all of k, pair-interleaved: 64 KiB per 1024 of k, kept in L2) and runs every block of A
-// over it, the block's kRows x 32 sums in 28 zmm registers for all of k, so C is written once,
-// rounded once. Rows past M and the pair past an odd K are zero in the packed copies.
+// 16 columns x one pair of k for a row. dpbf16GemmBf16 packs A once into blocks of rows (14; one block of
+// 16 for 9-16 rows), pair by pair; each thread takes panels of 32 columns of B, packs a panel (all of k,
+// pair-interleaved: 64 KiB per 1024 of k, kept in L2) and runs every block of A over it, the block's sums
+// in registers for all of k, so C is written once, rounded once. With at most 16 rows and a row-major B
+// it packs a block of 64 pairs at a time across all the thread's panels instead (B's rows read in order;
+// a panel of all k reads 64 bytes of each row), the sums kept in memory between blocks. Rows past M and
+// the pair past an odd K are zero in the packed copies. dpbf16DotBf16 (at most 16 rows, B's k contiguous:
+// linear's weight at decode) reads B in place as dot products along k.
 #include "common.h"
 
 #include <algorithm>

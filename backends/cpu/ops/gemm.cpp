@@ -149,26 +149,23 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     const BatchPlace place{batch, bsc, bsa, bsb, bsi, has_cin && beta != 0.0f};
     int ldc = static_cast<int>(std::max<ptrdiff_t>(c.strides[nd - 2], std::max<size_t>(N, 1)));
     bool amx = a.dtype == INFINI_DTYPE_BF16 && amxAvailable();
+    const ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], bn = b.strides[nd - 1];
+    const ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
+    const ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
     // bfloat16 without AMX (dpbf16.cpp, vdpbf16ps): decode rows against linear's weight (k contiguous)
     // as dot products read in place; more than 8 rows as a packed product; up to 8 rows against a
     // row-major B through gemv.cpp below (AMD EPYC Zen 4, 2 threads, [M, 4096] x [4096, 4096], ms, ours /
-    // torch: M = 16 linear 4.58 -> 2.26 / 2.43, gemm 10.17 -> 5.45 / 3.71; M = 512 linear 130.7 -> 45.4 /
-    // 39.0, gemm 42.6 / 41.5 (through float32 sgemm before); row-major B, gemv against packed: M = 1
+    // torch: M = 16 linear 4.07 -> 2.28 / 2.51, gemm 10.17 -> 2.90 / 3.44; M = 512 linear 130.7 -> 45.8 /
+    // 39.2, gemm 42.9 / 41.7 (through float32 sgemm before); row-major B, gemv against packed: M = 1
     // 1.28 / 4.93, 4: 1.66 / 4.96, 8: 3.27 / 5.17).
     const bool dp = !amx && a.dtype == INFINI_DTYPE_BF16 && dpbf16Available() && N > 0 && K > 0;
-    if (dp && b.strides[nd - 2] == 1 && gemvDotShape(M)) {
-        ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bn = b.strides[nd - 1];
-        ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
-        ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
+    if (dp && bk == 1 && gemvDotShape(M)) {
         *k = perBatch<bf16>(place, [=](bf16 *qc, const bf16 *qa, const bf16 *qb, const bf16 *qi) {
             dpbf16DotBf16(M, N, K, qa, am, ak, qb, bn, qc, cm, cn, qi, im, in, alpha, beta);
         });
         return INFINI_STATUS_SUCCESS;
     }
     if (dp && M > 8) {
-        ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], bn = b.strides[nd - 1];
-        ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
-        ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
         *k = perBatch<bf16>(place, [=](bf16 *qc, const bf16 *qa, const bf16 *qb, const bf16 *qi) {
             dpbf16GemmBf16(M, N, K, qa, am, ak, qb, bk, bn, qc, cm, cn, qi, im, in, alpha, beta);
         });
@@ -176,8 +173,6 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     }
     if (!amx && b.strides[nd - 1] == 1 && gemvShape(M, N, f32) && K > 0 && c.strides[nd - 1] == 1) {
         // decode with B row-major (gemv.cpp): B streamed once, no packing
-        ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], cm = c.strides[nd - 2];
-        ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
         return dispatchFloat(a.dtype, op, [&](auto t) {
             using T = decltype(t);
             *k = perBatch<T>(place, [=](T *qc, const T *qa, const T *qb, const T *qi) {
@@ -187,9 +182,6 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     }
     if (!amx && !f32 && b.strides[nd - 2] == 1 && gemvDotShape(M) && N > 0) {
         // decode with B's k contiguous (linear's weight; gemv.cpp): B read once in its own dtype
-        ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bn = b.strides[nd - 1];
-        ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
-        ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
         return dispatchFloat(a.dtype, op, [&](auto t) {
             using T = decltype(t);
             if constexpr (!std::is_same_v<T, float>) {
@@ -202,9 +194,6 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     if (amx && M > 0 && N > 0 && K > 0) {
         // AMX (amx.cpp): the operand whose k is contiguous, and the larger one when both are, goes
         // on the A side, where it is read in place; computing c^T = b^T a^T when that is b.
-        ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], bn = b.strides[nd - 1];
-        ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
-        ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
         bool swap = bk == 1 && (ak != 1 || N > M);
         *k = perBatch<bf16>(place, [=](bf16 *qc, const bf16 *qa, const bf16 *qb, const bf16 *qi) {
             if (swap) {
