@@ -182,3 +182,7 @@ def test_gemm_bfloat16_panels_and_pairs(m, k, n):
     check(ops.gemm(a, bt), ref, dtype, k)
     w = torch.randn(n, k).to(dtype)
     check(ops.linear(a[0], w), a[0].double() @ w.double().t(), dtype, k)
+    if m > 8:  # the packed product's rows: schema, fake tensor, autograd registration
+        for op, args in [(I.gemm.default, (a[0], b[0].contiguous(), c[0], 0.5, 2.0)), (I.linear.default, (a[0], w))]:
+            result = opcheck(op, args, test_utils=("test_schema", "test_faketensor", "test_autograd_registration"))
+            assert all(v == "SUCCESS" for v in result.values()), (op, result)

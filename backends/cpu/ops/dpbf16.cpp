@@ -14,7 +14,6 @@
 #include "common.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
@@ -53,49 +52,6 @@ void packA(const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, size_t M, size_t K, si
     });
 }
 
-// bp[p][n] = (B[2p][j0 + n], B[2p + 1][j0 + n]) for the panel's `cols` columns, zero past them and K.
-void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P, size_t j0, size_t cols, uint32_t *bp) {
-    const bf16 zero{0};
-    if (cols == kPanel && b_sk == 1 && b_sj > 0 && b_sj < (1 << 25)) {  // linear's weight [N, K]: a pair is one 32-bit word of a row
-        const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                                _mm512_set1_epi32(static_cast<int>(b_sj)));
-        const bf16 *base0 = B + static_cast<ptrdiff_t>(j0) * b_sj, *base1 = base0 + 16 * b_sj;
-        const size_t full = K / 2;
-        for (size_t p = 0; p < full; ++p) {
-            _mm512_storeu_si512(bp + p * kPanel, _mm512_i32gather_epi32(rows, base0 + 2 * p, 2));
-            _mm512_storeu_si512(bp + p * kPanel + 16, _mm512_i32gather_epi32(rows, base1 + 2 * p, 2));
-        }
-        if (full < P) {
-            for (size_t n = 0; n < kPanel; ++n) bp[full * kPanel + n] = pairOf(B[static_cast<ptrdiff_t>(j0 + n) * b_sj + (K - 1)], zero);
-        }
-        return;
-    }
-    if (cols == kPanel && b_sj == 1) {  // B row-major: two rows of 32 interleaved element by element
-        const __m512i lo = _mm512_setr_epi32(0x200000, 0x210001, 0x220002, 0x230003, 0x240004, 0x250005, 0x260006, 0x270007,
-                                             0x280008, 0x290009, 0x2a000a, 0x2b000b, 0x2c000c, 0x2d000d, 0x2e000e, 0x2f000f);
-        const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi16(16));
-        for (size_t p = 0; p < P; ++p) {
-            const size_t k = 2 * p;
-            const __m512i r0 = _mm512_loadu_si512(B + static_cast<ptrdiff_t>(k) * b_sk + j0);
-            const __m512i r1 = k + 1 < K ? _mm512_loadu_si512(B + static_cast<ptrdiff_t>(k + 1) * b_sk + j0) : _mm512_setzero_si512();
-            _mm512_storeu_si512(bp + p * kPanel, _mm512_permutex2var_epi16(r0, lo, r1));
-            _mm512_storeu_si512(bp + p * kPanel + 16, _mm512_permutex2var_epi16(r0, hi, r1));
-        }
-        return;
-    }
-    for (size_t p = 0; p < P; ++p) {
-        const size_t k = 2 * p;
-        for (size_t n = 0; n < kPanel; ++n) {
-            if (n >= cols) {
-                bp[p * kPanel + n] = 0;
-                continue;
-            }
-            const bf16 *col = B + static_cast<ptrdiff_t>(j0 + n) * b_sj;
-            bp[p * kPanel + n] = pairOf(col[static_cast<ptrdiff_t>(k) * b_sk], k + 1 < K ? col[static_cast<ptrdiff_t>(k + 1) * b_sk] : zero);
-        }
-    }
-}
-
 // A row-major B's pairs [p0, p0 + pc) for the `np` panels from column j0 (the last may be partial, N
 // ends it): kp[panel][p - p0][n], reading each pair of rows across all the panels in turn (sequential).
 void packRows(const bf16 *B, ptrdiff_t b_sk, size_t K, size_t N, size_t p0, size_t pc, size_t j0, size_t np, uint32_t *kp, size_t pstride) {
@@ -120,9 +76,58 @@ void packRows(const bf16 *B, ptrdiff_t b_sk, size_t K, size_t N, size_t p0, size
     }
 }
 
-// R rows of A (a packed block) x NB vectors of 16 columns of the panel (from column h 16 on) over all P
-// pairs; C written with alpha, beta Cin, rounded once. R x NB accumulators: 14 x 2 for many rows, 16 x 1
-// (each half of the panel in turn) for 9 to 16.
+// bp[p][n] = (B[2p][j0 + n], B[2p + 1][j0 + n]) for the panel's `cols` columns, zero past them and K.
+void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P, size_t j0, size_t cols, uint32_t *bp) {
+    const bf16 zero{0};
+    if (cols == kPanel && b_sk == 1 && b_sj > 0 && b_sj < (1 << 25)) {  // linear's weight [N, K]: a pair is one 32-bit word of a row
+        const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                _mm512_set1_epi32(static_cast<int>(b_sj)));
+        const bf16 *base0 = B + static_cast<ptrdiff_t>(j0) * b_sj, *base1 = base0 + 16 * b_sj;
+        const size_t full = K / 2;
+        for (size_t p = 0; p < full; ++p) {
+            _mm512_storeu_si512(bp + p * kPanel, _mm512_i32gather_epi32(rows, base0 + 2 * p, 2));
+            _mm512_storeu_si512(bp + p * kPanel + 16, _mm512_i32gather_epi32(rows, base1 + 2 * p, 2));
+        }
+        if (full < P) {
+            for (size_t n = 0; n < kPanel; ++n) bp[full * kPanel + n] = pairOf(B[static_cast<ptrdiff_t>(j0 + n) * b_sj + (K - 1)], zero);
+        }
+        return;
+    }
+    if (b_sj == 1) {  // B row-major: two rows interleaved element by element
+        packRows(B, b_sk, K, j0 + cols, 0, P, j0, 1, bp, P * kPanel);
+        return;
+    }
+    for (size_t p = 0; p < P; ++p) {
+        const size_t k = 2 * p;
+        for (size_t n = 0; n < kPanel; ++n) {
+            if (n >= cols) {
+                bp[p * kPanel + n] = 0;
+                continue;
+            }
+            const bf16 *col = B + static_cast<ptrdiff_t>(j0 + n) * b_sj;
+            bp[p * kPanel + n] = pairOf(col[static_cast<ptrdiff_t>(k) * b_sk], k + 1 < K ? col[static_cast<ptrdiff_t>(k + 1) * b_sk] : zero);
+        }
+    }
+}
+
+// out[n c_sj] = alpha sums[n] + beta in[n in_sj] (in may be null), rounded to bf16 once, for n < w.
+void writeRow(const float *sums, size_t w, float alpha, const bf16 *in, ptrdiff_t in_sj, float beta, bf16 *out, ptrdiff_t c_sj) {
+    size_t n = 0;
+    if (c_sj == 1 && in == nullptr) {
+        const __m512 va = _mm512_set1_ps(alpha);
+        for (; n + 16 <= w; n += 16)
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + n), (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(_mm512_loadu_ps(sums + n), va)));
+    }
+    for (; n < w; ++n) {
+        float v = alpha * sums[n];
+        if (in != nullptr) v += beta * toFloat(in[static_cast<ptrdiff_t>(n) * in_sj]);
+        out[static_cast<ptrdiff_t>(n) * c_sj] = fromFloat<bf16>(v);
+    }
+}
+
+// acc[r][v] += the R rows of a packed block of A times NB vectors of 16 columns of a packed panel
+// (bp: its first column), over P pairs. R x NB accumulators: 14 x 2 for many rows, 16 x 1 (each half of
+// the panel in turn) for 9 to 16.
 template <int R, int NB>
 inline void sums(size_t P, const uint32_t *ap, const uint32_t *bp, __m512 (&acc)[R][NB]) {
     for (size_t p = 0; p < P; ++p) {
@@ -148,6 +153,7 @@ void microAdd(size_t P, const uint32_t *ap, const uint32_t *bp, float *accm, siz
         for (int v = 0; v < NB; ++v) _mm512_storeu_ps(accm + r * ld + 16 * v, acc[r][v]);
 }
 
+// The block's rows x the columns from bp over all P pairs, C written (writeRow) for `rows` x `cols`.
 template <int R, int NB>
 void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t cols, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj,
            const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
@@ -155,21 +161,11 @@ void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t
     for (int r = 0; r < R; ++r)
         for (int v = 0; v < NB; ++v) acc[r][v] = _mm512_setzero_ps();
     sums<R, NB>(P, ap, bp, acc);
-    const __m512 va = _mm512_set1_ps(alpha);
     for (size_t r = 0; r < rows; ++r) {
         float v[16 * NB];
-        for (int q = 0; q < NB; ++q) _mm512_storeu_ps(v + 16 * q, _mm512_mul_ps(acc[r][q], va));
-        bf16 *out = C + static_cast<ptrdiff_t>(r) * c_si;
-        if (Cin != nullptr) {
-            const bf16 *in = Cin + static_cast<ptrdiff_t>(r) * in_si;
-            for (size_t n = 0; n < cols; ++n) v[n] += beta * toFloat(in[static_cast<ptrdiff_t>(n) * in_sj]);
-        }
-        if (c_sj == 1 && cols == 16 * NB) {
-            for (int q = 0; q < NB; ++q)
-                _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + 16 * q), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(v + 16 * q)));
-        } else {
-            for (size_t n = 0; n < cols; ++n) out[static_cast<ptrdiff_t>(n) * c_sj] = fromFloat<bf16>(v[n]);
-        }
+        for (int q = 0; q < NB; ++q) _mm512_storeu_ps(v + 16 * q, acc[r][q]);
+        writeRow(v, cols, alpha, Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(r) * in_si, in_sj, beta,
+                 C + static_cast<ptrdiff_t>(r) * c_si, c_sj);
     }
 }
 
@@ -233,11 +229,8 @@ void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, 
                 default: dotRows<1>(a, lda, M, K, rows, out); break;
             }
             for (size_t m = 0; m < M; ++m) {
-                for (size_t r = 0; r < nr; ++r) {
-                    float v = alpha * out[m][r];
-                    if (Cin != nullptr) v += beta * toFloat(Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj]);
-                    C[static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j + r) * c_sj] = fromFloat<bf16>(v);
-                }
+                const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j) * in_sj;
+                writeRow(out[m], nr, alpha, in, in_sj, beta, C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j) * c_sj, c_sj);
             }
         }
     });
@@ -285,15 +278,9 @@ void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si,
                 }
             }
             const size_t w = std::min(N, q1 * kPanel) - j0;
-            for (size_t m = 0; m < M; ++m) {
-                const float *src = accm.data() + (m / R) * R * ld + (m % R) * ld;
-                bf16 *out = C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j0) * c_sj;
+            for (size_t m = 0; m < M; ++m) {  // (row m's sums: accm + m ld, the blocks being R rows of ld each)
                 const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j0) * in_sj;
-                for (size_t n = 0; n < w; ++n) {
-                    float v = alpha * src[n];
-                    if (in != nullptr) v += beta * toFloat(in[static_cast<ptrdiff_t>(n) * in_sj]);
-                    out[static_cast<ptrdiff_t>(n) * c_sj] = fromFloat<bf16>(v);
-                }
+                writeRow(accm.data() + m * ld, w, alpha, in, in_sj, beta, C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j0) * c_sj, c_sj);
             }
         });
         return;
