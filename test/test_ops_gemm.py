@@ -168,9 +168,10 @@ def test_nn_modules_load_torch_state_dicts():
 
 
 # Rows around the bfloat16 AVX512-BF16 kernels' choices (dpbf16.cpp: 9-16 rows in one block of 16, more
-# in blocks of 14; decode rows against a k-contiguous B as dot products), with odd k (a zero-padded last
-# pair), n not a multiple of the 32-column panel, B with neither dimension contiguous, a batch, and c_in.
-@pytest.mark.parametrize("m, k, n", [(9, 31, 33), (16, 130, 70), (17, 65, 1), (29, 257, 95), (2, 7, 45)])
+# in blocks of 14; up to 384 rows against a k-contiguous B as dot products in tiles of 4 rows x 6
+# columns), with odd k (a zero-padded last pair; a masked last 32 of k), n not a multiple of the 32-column
+# panel nor of 6, A and B with neither dimension contiguous, a batch, and c_in.
+@pytest.mark.parametrize("m, k, n", [(9, 31, 33), (16, 130, 70), (17, 65, 1), (29, 257, 95), (2, 7, 45), (103, 70, 13), (385, 33, 7)])
 def test_gemm_bfloat16_panels_and_pairs(m, k, n):
     dtype = torch.bfloat16
     a, b = torch.randn(2, m, k).to(dtype), torch.randn(2, k, 2 * n).to(dtype)[:, :, ::2]  # b: strides (., 2n, 2)
@@ -180,6 +181,9 @@ def test_gemm_bfloat16_panels_and_pairs(m, k, n):
     check(ops.gemm(a, b.contiguous(), c, 1.5, -0.5), 1.5 * ref - 0.5 * c.double(), dtype, k)
     bt = b.transpose(1, 2).contiguous().transpose(1, 2)  # k contiguous (linear's weight)
     check(ops.gemm(a, bt), ref, dtype, k)
+    check(ops.gemm(a, bt, c, 0.5, 2.0), 0.5 * ref + 2.0 * c.double(), dtype, k)
+    ak = torch.randn(2, k, 2 * m).to(dtype)[:, :, ::2].transpose(1, 2)  # A: strides (., 2, 2m)
+    check(ops.gemm(ak, bt), ak.double() @ b.double(), dtype, k)
     w = torch.randn(n, k).to(dtype)
     check(ops.linear(a[0], w), a[0].double() @ w.double().t(), dtype, k)
     if m > 8:  # the packed product's rows: schema, fake tensor, autograd registration

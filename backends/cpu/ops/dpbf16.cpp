@@ -9,11 +9,12 @@
 // in registers for all of k, so C is written once, rounded once. With at most 16 rows and a row-major B
 // it packs a block of 64 pairs at a time across all the thread's panels instead (B's rows read in order;
 // a panel of all k reads 64 bytes of each row), the sums kept in memory between blocks. Rows past M and
-// the pair past an odd K are zero in the packed copies. dpbf16DotBf16 (at most 16 rows, B's k contiguous:
-// linear's weight at decode) reads B in place as dot products along k.
+// the pair past an odd K are zero in the packed copies. dpbf16DotBf16 (B's k contiguous: linear's weight,
+// up to kDpbf16DotMaxRows rows) reads B in place as dot products along k, no packing.
 #include "common.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
@@ -169,37 +170,59 @@ void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t
     }
 }
 
-// ---- few rows against B's k contiguous (linear's weight [N, K] at decode): dot products along k ----
+// ---- rows against B's k contiguous (linear's weight [N, K]): dot products along k ----
 // out[m][r] = A row m . B row r for MR rows of A (bf16, zero-padded to a multiple of 32 of k) and NR
-// rows of B read in place (the last partial 32 of k by a masked load): MR x NR accumulators of 16 lanes,
-// each vdpbf16ps taking 32 of k.
+// rows of B read in place: MR x NR accumulators of 16 lanes, each vdpbf16ps taking 32 of k, the last
+// partial 32 of B by a masked load after the loop (a mask in every step: 4x6 tiles, Zen 4, M = 64 / 256,
+// 6.46 -> 6.05 / 24.2 -> 21.7 ms).
 template <int MR, int NR>
-inline void dotTile(const bf16 *a, size_t lda, size_t K, const bf16 *const *b, float (*out)[4]) {
+inline void dotTile(const bf16 *a, size_t lda, size_t K, const bf16 *const *b, float (*out)[NR]) {
     __m512 acc[MR][NR];
     for (int m = 0; m < MR; ++m)
         for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_setzero_ps();
-    for (size_t k = 0; k < K; k += 32) {
-        const __mmask32 mask = K - k >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1ULL << (K - k)) - 1);
+    auto step = [&](size_t k, __mmask32 mask) {
         __m512bh bv[NR];
         for (int r = 0; r < NR; ++r) bv[r] = (__m512bh)_mm512_maskz_loadu_epi16(mask, b[r] + k);
         for (int m = 0; m < MR; ++m) {
             const __m512bh av = (__m512bh)_mm512_loadu_si512(a + m * lda + k);
             for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_dpbf16_ps(acc[m][r], av, bv[r]);
         }
-    }
+    };
+    size_t k = 0;
+    for (; k + 32 <= K; k += 32) step(k, ~__mmask32{0});
+    if (k < K) step(k, static_cast<__mmask32>((1ULL << (K - k)) - 1));
     for (int m = 0; m < MR; ++m)
         for (int r = 0; r < NR; ++r) out[m][r] = _mm512_reduce_add_ps(acc[m][r]);
 }
 
-template <int NR>
-inline void dotRows(const bf16 *a, size_t lda, size_t M, size_t K, const bf16 *const *b, float (*out)[4]) {
-    size_t m = 0;
-    for (; m + 4 <= M; m += 4) dotTile<4, NR>(a + m * lda, lda, K, b, out + m);
-    switch (M - m) {
-        case 3: dotTile<3, NR>(a + m * lda, lda, K, b, out + m); break;
-        case 2: dotTile<2, NR>(a + m * lda, lda, K, b, out + m); break;
-        case 1: dotTile<1, NR>(a + m * lda, lda, K, b, out + m); break;
-        default: break;
+// dotTile<mr, NR> for a run-time mr in [1, MR].
+template <int MR, int NR>
+inline void dotRows(size_t mr, const bf16 *a, size_t lda, size_t K, const bf16 *const *b, float (*out)[NR]) {
+    if constexpr (MR > 1) {
+        if (mr < MR) return dotRows<MR - 1, NR>(mr, a, lda, K, b, out);
+    }
+    dotTile<MR, NR>(a, lda, K, b, out);
+}
+
+// Output columns [NR t0, NR t1): for each group of NR rows of B (48 KiB at k = 4096, kept in the caches
+// while every tile of MR rows of A passes over it), C written a tile at a time.
+template <int MR, int NR>
+void dotPart(size_t t0, size_t t1, size_t M, size_t N, size_t K, const bf16 *a, size_t lda, const bf16 *B, ptrdiff_t b_sj,
+             bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
+    for (size_t t = t0; t < t1; ++t) {
+        const size_t j = NR * t, nr = std::min<size_t>(NR, N - j);
+        const bf16 *rows[NR];
+        for (size_t r = 0; r < NR; ++r) rows[r] = B + static_cast<ptrdiff_t>(j + std::min(r, nr - 1)) * b_sj;
+        for (size_t m0 = 0; m0 < M; m0 += MR) {
+            const size_t mr = std::min<size_t>(MR, M - m0);
+            float out[MR][NR];
+            dotRows<MR, NR>(mr, a + m0 * lda, lda, K, rows, out);
+            for (size_t i = 0; i < mr; ++i) {
+                const size_t m = m0 + i;
+                const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j) * in_sj;
+                writeRow(out[i], nr, alpha, in, in_sj, beta, C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j) * c_sj, c_sj);
+            }
+        }
     }
 }
 
@@ -211,28 +234,22 @@ void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, 
     if (M == 0 || N == 0) return;
     if (beta == 0.0f) Cin = nullptr;
     const size_t lda = (K + 31) / 32 * 32;
-    thread_local std::vector<bf16> apad;
-    apad.assign(M * lda, bf16{0});
-    for (size_t m = 0; m < M; ++m)
-        for (size_t k = 0; k < K; ++k) apad[m * lda + k] = A[static_cast<ptrdiff_t>(m) * a_si + static_cast<ptrdiff_t>(k) * a_sk];
-    const bf16 *a = apad.data();
-    parallelFor((N + 3) / 4, 4 * M * K, [&](size_t t0, size_t t1) {
-        float out[16][4];
-        for (size_t t = t0; t < t1; ++t) {
-            const size_t j = 4 * t, nr = std::min<size_t>(4, N - j);
-            const bf16 *rows[4];
-            for (size_t r = 0; r < 4; ++r) rows[r] = B + static_cast<ptrdiff_t>(j + std::min(r, nr - 1)) * b_sj;
-            switch (nr) {
-                case 4: dotRows<4>(a, lda, M, K, rows, out); break;
-                case 3: dotRows<3>(a, lda, M, K, rows, out); break;
-                case 2: dotRows<2>(a, lda, M, K, rows, out); break;
-                default: dotRows<1>(a, lda, M, K, rows, out); break;
-            }
-            for (size_t m = 0; m < M; ++m) {
-                const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j) * in_sj;
-                writeRow(out[m], nr, alpha, in, in_sj, beta, C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j) * c_sj, c_sj);
-            }
+    thread_local std::vector<bf16> apad;  // A's rows, lda apart, zero past K
+    apad.resize(M * lda);
+    for (size_t m = 0; m < M; ++m) {
+        bf16 *dst = apad.data() + m * lda;
+        const bf16 *row = A + static_cast<ptrdiff_t>(m) * a_si;
+        if (a_sk == 1) {
+            std::memcpy(dst, row, K * sizeof(bf16));
+        } else {
+            for (size_t k = 0; k < K; ++k) dst[k] = row[static_cast<ptrdiff_t>(k) * a_sk];
         }
+        std::fill(dst + K, dst + lda, bf16{0});
+    }
+    const bf16 *a = apad.data();
+    constexpr size_t MR = 4, NR = 6;  // 24 accumulators, 6 of B, 1 of A: 31 of the 32 registers
+    parallelFor((N + NR - 1) / NR, NR * M * K, [&](size_t t0, size_t t1) {
+        dotPart<MR, NR>(t0, t1, M, N, K, a, lda, B, b_sj, C, c_si, c_sj, Cin, in_si, in_sj, alpha, beta);
     });
 }
 

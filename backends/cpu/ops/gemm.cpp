@@ -152,14 +152,14 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     const ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], bn = b.strides[nd - 1];
     const ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
     const ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
-    // bfloat16 without AMX (dpbf16.cpp, vdpbf16ps): decode rows against linear's weight (k contiguous)
+    // bfloat16 without AMX (dpbf16.cpp, vdpbf16ps): up to 384 rows against linear's weight (k contiguous)
     // as dot products read in place; more than 8 rows as a packed product; up to 8 rows against a
     // row-major B through gemv.cpp below (AMD EPYC Zen 4, 2 threads, [M, 4096] x [4096, 4096], ms, ours /
     // torch: M = 16 linear 4.07 -> 2.28 / 2.51, gemm 10.17 -> 2.90 / 3.44; M = 512 linear 130.7 -> 45.8 /
     // 39.2, gemm 42.9 / 41.7 (through float32 sgemm before); row-major B, gemv against packed: M = 1
     // 1.28 / 4.93, 4: 1.66 / 4.96, 8: 3.27 / 5.17).
     const bool dp = !amx && a.dtype == INFINI_DTYPE_BF16 && dpbf16Available() && N > 0 && K > 0;
-    if (dp && bk == 1 && gemvDotShape(M)) {
+    if (dp && bk == 1 && M <= kDpbf16DotMaxRows) {
         *k = perBatch<bf16>(place, [=](bf16 *qc, const bf16 *qa, const bf16 *qb, const bf16 *qi) {
             dpbf16DotBf16(M, N, K, qa, am, ak, qb, bn, qc, cm, cn, qi, im, in, alpha, beta);
         });
