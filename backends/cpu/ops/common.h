@@ -589,10 +589,14 @@ void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptr
                    T *C, ptrdiff_t c_si, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);
 
 // gemm with few rows of A and B's k contiguous (B = W^T for linear's weight W [N, K]; gemv.cpp, when
-// gemvDotShape(M)): C[m, j] = alpha * A[m, :] . B[:, j] + beta * Cin[m, j], for float16/bfloat16
-// (float32 goes to BLAS as it lies, without a copy), B read once in its own dtype.
-constexpr size_t kGemvDotMaxRows = 16;
-bool gemvDotShape(size_t M);
+// gemvDotShape(M, f32)): C[m, j] = alpha * A[m, :] . B[:, j] + beta * Cin[m, j], B read in place in its
+// own dtype: up to 16 rows, and float32 in the AVX-512 build up to 512 rows (4 x 6 tiles of 16-lane
+// accumulators, A read in place), where OpenBLAS's sgemm of a transposed B was slower everywhere (Zen 4,
+// 2 threads, [M, 4096] x [4096, 4096]^T, ms, ours / OpenBLAS / torch: M = 1 2.08 / 6.21 / 3.25, 16 3.74
+// / 7.98 / 7.98, 64 11.6 / 22.5 / 16.5, 256 40.4 / 54.0 / 53.2, 512 83.0 / 90.1 / 103; 1024 233 / 170
+// / 188, hence the bound; the AVX2 build's 2 x 4 tiles of 8 lanes: M = 1 2.17 / 6.11, 16 5.97 / 8.14).
+constexpr size_t kGemvDotMaxRows = 16, kGemvDotMaxRowsF32 = 512;
+bool gemvDotShape(size_t M, bool f32);
 template <typename T>
 void gemvDotB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sj,
               T *C, ptrdiff_t c_si, ptrdiff_t c_sj, const T *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha,

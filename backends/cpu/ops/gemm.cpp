@@ -67,6 +67,10 @@ struct BlasView {
 
 BlasView blasView(const Layout &t, size_t rows, size_t cols) {
     ptrdiff_t sr = t.strides[t.ndim() - 2], sc = t.strides[t.ndim() - 1];
+    // the stride of a dimension of size 1 is never used (torch's is arbitrary there; csrc passes such a
+    // matrix as it is): a single column is row-major, a single row column-major
+    if (cols <= 1) sc = 1;
+    else if (rows <= 1) sr = 1;
     BlasView v;
     if (sc == 1 && (rows <= 1 || sr >= static_cast<ptrdiff_t>(cols))) {
         v = {true, false, static_cast<int>(std::max<ptrdiff_t>(sr, std::max<size_t>(cols, 1)))};
@@ -180,15 +184,14 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
             });
         });
     }
-    if (!amx && !f32 && b.strides[nd - 2] == 1 && gemvDotShape(M) && N > 0) {
-        // decode with B's k contiguous (linear's weight; gemv.cpp): B read once in its own dtype
+    if (!amx && b.strides[nd - 2] == 1 && gemvDotShape(M, f32) && N > 0) {
+        // B's k contiguous (linear's weight; gemv.cpp), decode rows (float32 with AVX-512: up to 512):
+        // B read in place in its own dtype, as dot products
         return dispatchFloat(a.dtype, op, [&](auto t) {
             using T = decltype(t);
-            if constexpr (!std::is_same_v<T, float>) {
-                *k = perBatch<T>(place, [=](T *qc, const T *qa, const T *qb, const T *qi) {
-                    gemvDotB<T>(M, N, K, qa, am, ak, qb, bn, qc, cm, cn, qi, im, in, alpha, beta);
-                });
-            }
+            *k = perBatch<T>(place, [=](T *qc, const T *qa, const T *qb, const T *qi) {
+                gemvDotB<T>(M, N, K, qa, am, ak, qb, bn, qc, cm, cn, qi, im, in, alpha, beta);
+            });
         });
     }
     if (amx && M > 0 && N > 0 && K > 0) {
