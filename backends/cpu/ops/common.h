@@ -560,14 +560,15 @@ void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, pt
 // The same on AVX512-BF16 (dpbf16.cpp; vdpbf16ps), where there is no AMX. Only when dpbf16Available()
 // (the AVX-512 build, which requires AVX512-BF16).
 bool dpbf16Available();
-constexpr size_t kDpbf16DotMaxRows = 384;
+constexpr size_t kDpbf16DotMaxRows = 256;
 void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B,
                     ptrdiff_t b_sk, ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin,
                     ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta);
 // The same with B's k contiguous (linear's weight: B read in place as dot products, no packing), for up
-// to kDpbf16DotMaxRows rows of A: past it the packed product is as fast (Zen 4, 2 threads, bf16
-// [M, 4096] x [4096, 4096]^T, ms, dot / packed / torch: M = 24 3.11 / 9.44 / 3.11, 64 6.05 / 12.56 /
-// 5.95, 256 21.7 / 27.1 / 19.9, 384 32.2 / 36.6 / 29.9, 512 47.5 / 46.0 / 39.9).
+// to kDpbf16DotMaxRows rows of A: past it the packed product is as fast or faster (Zen 4, 2 threads, bf16
+// [M, 4096] x [4096, 4096]^T, ms, dot / packed / torch: M = 24 3.11 / 9.44 (gathered panels; 7.99 at 64
+// with transposed ones) / 3.11, 64 6.2 / 8.0 / 6.2, 128 11.0 / 14.4 / 11.1, 256 24.5 / 23.9 / 20.8, 384
+// 33.0 / 33.2 / 31.6, 512 47.5 / 41.4-42.5 / 39.4-40.2).
 void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B, ptrdiff_t b_sj,
                    bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha,
                    float beta);

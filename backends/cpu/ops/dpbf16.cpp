@@ -77,6 +77,30 @@ void packRows(const bf16 *B, ptrdiff_t b_sk, size_t K, size_t N, size_t p0, size
     }
 }
 
+// 16 rows (ld elements apart) x 16 32-bit words from src, transposed: dst[w * ldd + r] = word w of row r.
+inline void transpose16(const bf16 *src, ptrdiff_t ld, uint32_t *dst, size_t ldd) {
+    __m512i r[16], a[16];
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(src + i * ld);
+    for (int i = 0; i < 8; ++i) {  // a[2i], a[2i + 1]: words of rows 2i, 2i + 1 interleaved, per 128-bit lane
+        a[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; ++i) {  // r[4i + c], lane L: word 4L + c of rows 4i .. 4i + 3
+        r[4 * i] = _mm512_unpacklo_epi64(a[4 * i], a[4 * i + 2]);
+        r[4 * i + 1] = _mm512_unpackhi_epi64(a[4 * i], a[4 * i + 2]);
+        r[4 * i + 2] = _mm512_unpacklo_epi64(a[4 * i + 1], a[4 * i + 3]);
+        r[4 * i + 3] = _mm512_unpackhi_epi64(a[4 * i + 1], a[4 * i + 3]);
+    }
+    for (int c = 0; c < 4; ++c) {  // the 4 x 4 lanes of r[c], r[4 + c], r[8 + c], r[12 + c] transposed: words 4L + c
+        const __m512i u0 = _mm512_shuffle_i32x4(r[c], r[4 + c], 0x44), u1 = _mm512_shuffle_i32x4(r[c], r[4 + c], 0xee);
+        const __m512i u2 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0x44), u3 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0xee);
+        _mm512_storeu_si512(dst + (0 + c) * ldd, _mm512_shuffle_i32x4(u0, u2, 0x88));
+        _mm512_storeu_si512(dst + (4 + c) * ldd, _mm512_shuffle_i32x4(u0, u2, 0xdd));
+        _mm512_storeu_si512(dst + (8 + c) * ldd, _mm512_shuffle_i32x4(u1, u3, 0x88));
+        _mm512_storeu_si512(dst + (12 + c) * ldd, _mm512_shuffle_i32x4(u1, u3, 0xdd));
+    }
+}
+
 // bp[p][n] = (B[2p][j0 + n], B[2p + 1][j0 + n]) for the panel's `cols` columns, zero past them and K.
 void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P, size_t j0, size_t cols, uint32_t *bp) {
     const bf16 zero{0};
@@ -85,7 +109,14 @@ void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P
                                                 _mm512_set1_epi32(static_cast<int>(b_sj)));
         const bf16 *base0 = B + static_cast<ptrdiff_t>(j0) * b_sj, *base1 = base0 + 16 * b_sj;
         const size_t full = K / 2;
-        for (size_t p = 0; p < full; ++p) {
+        size_t p = 0;
+        // 16 pairs of 16 rows at a time by an in-register transpose, the rest by gathers (the gathers
+        // alone: linear 512x4096->4096 46.6-47.6 ms against 41.4-42.5, Zen 4, torch 39.4-40.2)
+        for (; p + 16 <= full; p += 16) {
+            transpose16(base0 + 2 * p, b_sj, bp + p * kPanel, kPanel);
+            transpose16(base1 + 2 * p, b_sj, bp + p * kPanel + 16, kPanel);
+        }
+        for (; p < full; ++p) {
             _mm512_storeu_si512(bp + p * kPanel, _mm512_i32gather_epi32(rows, base0 + 2 * p, 2));
             _mm512_storeu_si512(bp + p * kPanel + 16, _mm512_i32gather_epi32(rows, base1 + 2 * p, 2));
         }

@@ -156,7 +156,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     const ptrdiff_t am = a.strides[nd - 2], ak = a.strides[nd - 1], bk = b.strides[nd - 2], bn = b.strides[nd - 1];
     const ptrdiff_t cm = c.strides[nd - 2], cn = c.strides[nd - 1];
     const ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
-    // bfloat16 without AMX (dpbf16.cpp, vdpbf16ps): up to 384 rows against linear's weight (k contiguous)
+    // bfloat16 without AMX (dpbf16.cpp, vdpbf16ps): up to 256 rows against linear's weight (k contiguous)
     // as dot products read in place; more than 8 rows as a packed product; up to 8 rows against a
     // row-major B through gemv.cpp below (AMD EPYC Zen 4, 2 threads, [M, 4096] x [4096, 4096], ms, ours /
     // torch: M = 16 linear 4.07 -> 2.28 / 2.51, gemm 10.17 -> 2.90 / 3.44; M = 512 linear 130.7 -> 45.8 /
