@@ -171,10 +171,11 @@ def test_nn_modules_load_torch_state_dicts():
 # in blocks of 14, linear's weight packed 16 pairs x 16 rows at a time by transposes; up to 256 rows
 # against a k-contiguous B as dot products in tiles of 4 rows x 6 columns), with odd k (a zero-padded last pair; a masked last 32 of k), n not a multiple of the 32-column
 # panel nor of 6, A and B with neither dimension contiguous, a batch, and c_in. float32: with AVX-512, up to
-# 512 rows against a k-contiguous B as dot products in tiles of 4 x 6 (a masked last 16 of k; past 512, BLAS).
+# 128 rows against a k-contiguous B as dot products in tiles of 4 x 6 (a masked last 16 of k; past 128, BLAS
+# with C's rows or columns split).
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
 @pytest.mark.parametrize("m, k, n", [(9, 31, 33), (16, 130, 70), (17, 65, 1), (29, 257, 95), (2, 7, 45), (103, 70, 13), (385, 33, 7),
-                                     (513, 17, 6), (300, 101, 70)])
+                                     (513, 17, 6), (300, 101, 70), (129, 40, 200)])
 def test_gemm_bfloat16_panels_and_pairs(m, k, n, dtype):
     a, b = torch.randn(2, m, k).to(dtype), torch.randn(2, k, 2 * n).to(dtype)[:, :, ::2]  # b: strides (., 2n, 2)
     c = torch.randn(2, m, n).to(dtype)

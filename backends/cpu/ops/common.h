@@ -591,12 +591,14 @@ void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptr
 
 // gemm with few rows of A and B's k contiguous (B = W^T for linear's weight W [N, K]; gemv.cpp, when
 // gemvDotShape(M, f32)): C[m, j] = alpha * A[m, :] . B[:, j] + beta * Cin[m, j], B read in place in its
-// own dtype: up to 16 rows, and float32 in the AVX-512 build up to 512 rows (4 x 6 tiles of 16-lane
-// accumulators, A read in place), where OpenBLAS's sgemm of a transposed B was slower everywhere (Zen 4,
-// 2 threads, [M, 4096] x [4096, 4096]^T, ms, ours / OpenBLAS / torch: M = 1 2.08 / 6.21 / 3.25, 16 3.74
-// / 7.98 / 7.98, 64 11.6 / 22.5 / 16.5, 256 40.4 / 54.0 / 53.2, 512 83.0 / 90.1 / 103; 1024 233 / 170
-// / 188, hence the bound; the AVX2 build's 2 x 4 tiles of 8 lanes: M = 1 2.17 / 6.11, 16 5.97 / 8.14).
-constexpr size_t kGemvDotMaxRows = 16, kGemvDotMaxRowsF32 = 512;
+// own dtype: up to 16 rows, and float32 in the AVX-512 build up to 128 rows (4 x 6 tiles of 16-lane
+// accumulators, A read in place). Against OpenBLAS's sgemm of a transposed B (gemm.cpp parallelSgemm),
+// [M, 4096] x [4096, 4096]^T float32, ms, ours / OpenBLAS / torch: Zen 4, 2 threads: M = 1 2.08 / 6.21 /
+// 3.25, 16 3.74 / 7.98 / 7.98, 64 10.9-12.3 / 15.4-17.4 / 15.8-19.9, 128 20.7-23.7 / 25.4-26.2 / 27-37,
+// 256 45.4-46.6 / 46.6-47.1 / 51-58, 512 82-85 / 85-87 / 96-101; the GPU machine's 16-core Xeon: 16 0.77 /
+// 0.63 / 1.7-2.6, 64 2.88 / 3.08 / 3.9-4.1, 256 12.4 / 9.1 / 9.0, 512 24.0 / 18.6 / 14.5-17.4, hence the
+// bound. The AVX2 build's 2 x 4 tiles of 8 lanes (Zen 4): M = 1 2.17 / 6.11, 16 5.97 / 8.14.
+constexpr size_t kGemvDotMaxRows = 16, kGemvDotMaxRowsF32 = 128;
 bool gemvDotShape(size_t M, bool f32);
 template <typename T>
 void gemvDotB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_t a_sk, const T *B, ptrdiff_t b_sj,

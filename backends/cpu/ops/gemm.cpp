@@ -103,7 +103,11 @@ bool widen(float *dst, const T *src, ptrdiff_t sr, ptrdiff_t sc, size_t rows, si
 }
 
 // sgemm with our own threads (OpenBLAS runs single-threaded, so that its spinning workers never
-// compete with the other kernels): the rows of C are split when there are enough, else its columns.
+// compete with the other kernels): C's rows split where A has more rows than B has columns, else C's
+// columns, so that each thread reads its own part of the larger operand and all of the smaller one (rows
+// split from 64 rows before: each thread read all of B; [64, 4096] x [4096, 4096] float32 took 17.2 ms
+// against torch's 2.8 on the GPU machine's 16-core Xeon, 3.0 after; 14.0 against 16.1-27.3 ms on Zen 4,
+// 2 threads).
 void parallelSgemm(bool ta, bool tb, size_t M, size_t N, size_t K, float alpha, const float *A, int lda,
                    const float *B, int ldb, float *C, int ldc) {
     SgemmFn sgemm = loadSgemm(nullptr);
@@ -114,7 +118,7 @@ void parallelSgemm(bool ta, bool tb, size_t M, size_t N, size_t K, float alpha, 
                           static_cast<int>(m1 - m0), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, a, lda, b,
                           ldb, 0.0f, C + m0 * static_cast<size_t>(ldc) + n0, ldc);
     };
-    if (M >= 64) {
+    if (M > N) {
         parallelFor((M + 15) / 16, 16 * N * K / 64, [&](size_t b0, size_t b1) { call(b0 * 16, std::min(M, b1 * 16), 0, N); });
     } else {
         parallelFor((N + 63) / 64, 64 * M * K / 64, [&](size_t b0, size_t b1) { call(0, M, b0 * 64, std::min(N, b1 * 64)); });

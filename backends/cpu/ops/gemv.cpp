@@ -2,7 +2,7 @@
 // bfloat16 where there is no AMX (on AMX it measured faster; with AVX512-BF16 up to 8 rows, see gemm.cpp)
 // and float32 (AVX2: up to 4 rows, AVX-512: up to 8), with
 // AVX-512 or AVX2; and gemm with few rows and B's k contiguous (linear's weight) for float16/bfloat16
-// and float32 (with AVX-512 up to 512 rows: common.h gemvDotShape).
+// and float32 (with AVX-512 up to 128 rows: common.h gemvDotShape).
 //
 // Such a product reads all of B once and does little arithmetic per element, so it is a question of
 // streaming B well. Each thread takes a range of columns; a micro-kernel keeps the MR x 16 block of C
