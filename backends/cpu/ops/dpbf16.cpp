@@ -12,6 +12,7 @@
 // the pair past an odd K are zero in the packed copies. dpbf16DotBf16 (B's k contiguous: linear's weight,
 // up to kDpbf16DotMaxRows rows) reads B in place as dot products along k, no packing.
 #include "common.h"
+#include "dot512.h"
 
 #include <algorithm>
 #include <cstring>
@@ -201,62 +202,6 @@ void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t
     }
 }
 
-// ---- rows against B's k contiguous (linear's weight [N, K]): dot products along k ----
-// out[m][r] = A row m . B row r for MR rows of A (bf16, zero-padded to a multiple of 32 of k) and NR
-// rows of B read in place: MR x NR accumulators of 16 lanes, each vdpbf16ps taking 32 of k, the last
-// partial 32 of B by a masked load after the loop (a mask in every step: 4x6 tiles, Zen 4, M = 64 / 256,
-// 6.46 -> 6.05 / 24.2 -> 21.7 ms).
-template <int MR, int NR>
-inline void dotTile(const bf16 *a, size_t lda, size_t K, const bf16 *const *b, float (*out)[NR]) {
-    __m512 acc[MR][NR];
-    for (int m = 0; m < MR; ++m)
-        for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_setzero_ps();
-    auto step = [&](size_t k, __mmask32 mask) {
-        __m512bh bv[NR];
-        for (int r = 0; r < NR; ++r) bv[r] = (__m512bh)_mm512_maskz_loadu_epi16(mask, b[r] + k);
-        for (int m = 0; m < MR; ++m) {
-            const __m512bh av = (__m512bh)_mm512_loadu_si512(a + m * lda + k);
-            for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_dpbf16_ps(acc[m][r], av, bv[r]);
-        }
-    };
-    size_t k = 0;
-    for (; k + 32 <= K; k += 32) step(k, ~__mmask32{0});
-    if (k < K) step(k, static_cast<__mmask32>((1ULL << (K - k)) - 1));
-    for (int m = 0; m < MR; ++m)
-        for (int r = 0; r < NR; ++r) out[m][r] = _mm512_reduce_add_ps(acc[m][r]);
-}
-
-// dotTile<mr, NR> for a run-time mr in [1, MR].
-template <int MR, int NR>
-inline void dotRows(size_t mr, const bf16 *a, size_t lda, size_t K, const bf16 *const *b, float (*out)[NR]) {
-    if constexpr (MR > 1) {
-        if (mr < MR) return dotRows<MR - 1, NR>(mr, a, lda, K, b, out);
-    }
-    dotTile<MR, NR>(a, lda, K, b, out);
-}
-
-// Output columns [NR t0, NR t1): for each group of NR rows of B (48 KiB at k = 4096, kept in the caches
-// while every tile of MR rows of A passes over it), C written a tile at a time.
-template <int MR, int NR>
-void dotPart(size_t t0, size_t t1, size_t M, size_t N, size_t K, const bf16 *a, size_t lda, const bf16 *B, ptrdiff_t b_sj,
-             bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
-    for (size_t t = t0; t < t1; ++t) {
-        const size_t j = NR * t, nr = std::min<size_t>(NR, N - j);
-        const bf16 *rows[NR];
-        for (size_t r = 0; r < NR; ++r) rows[r] = B + static_cast<ptrdiff_t>(j + std::min(r, nr - 1)) * b_sj;
-        for (size_t m0 = 0; m0 < M; m0 += MR) {
-            const size_t mr = std::min<size_t>(MR, M - m0);
-            float out[MR][NR];
-            dotRows<MR, NR>(mr, a + m0 * lda, lda, K, rows, out);
-            for (size_t i = 0; i < mr; ++i) {
-                const size_t m = m0 + i;
-                const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j) * in_sj;
-                writeRow(out[i], nr, alpha, in, in_sj, beta, C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j) * c_sj, c_sj);
-            }
-        }
-    }
-}
-
 }  // namespace
 
 void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B, ptrdiff_t b_sj,
@@ -278,9 +223,12 @@ void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, 
         std::fill(dst + K, dst + lda, bf16{0});
     }
     const bf16 *a = apad.data();
-    constexpr size_t MR = 4, NR = 6;  // 24 accumulators, 6 of B, 1 of A: 31 of the 32 registers
+    constexpr size_t MR = 4, NR = 6;  // (dot512.h)
     parallelFor((N + NR - 1) / NR, NR * M * K, [&](size_t t0, size_t t1) {
-        dotPart<MR, NR>(t0, t1, M, N, K, a, lda, B, b_sj, C, c_si, c_sj, Cin, in_si, in_sj, alpha, beta);
+        dotPart512<DotBf16, MR, NR>(t0, t1, M, N, K, a, lda, B, b_sj, [&](const float *sums, size_t m, size_t j, size_t nr) {
+            const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j) * in_sj;
+            writeRow(sums, nr, alpha, in, in_sj, beta, C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j) * c_sj, c_sj);
+        });
     });
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common.h"
+#include "dot512.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 
@@ -201,7 +202,7 @@ void gemvRowMajorB(size_t, size_t, size_t, const T *, ptrdiff_t, ptrdiff_t, cons
 #endif
 
 // ---- B's rows along k contiguous (linear's weight [N, K]): dot products along k ----
-// (float32 in the AVX-512 build: dotTile512 below.) Each thread takes a range of B's rows (C's columns); a tile is NR = 2 rows of B against MR <= 4
+// (float32 in the AVX-512 build: dot512.h.) Each thread takes a range of B's rows (C's columns); a tile is NR = 2 rows of B against MR <= 4
 // rows of A (a float copy), 8 accumulators of 8 lanes running down k together; B is converted in
 // registers (no widened copy of the weight: that copy cost more than the product at decode sizes).
 // The NR rows of B (2 x K elements) stay in L1 while the tile walks A's rows in fours.
@@ -242,40 +243,6 @@ inline void dotRows(const float *a, size_t M, size_t K, const T *const *b, float
     }
 }
 
-#ifdef __AVX512F__
-// float32 in the AVX-512 build: MR x NR tiles of 16-lane accumulators (4 x 6: 24 + 6 of B + 1 of A), A
-// read in place (row stride lda), the last partial 16 of k by masked loads.
-template <int MR, int NR>
-inline void dotTile512(const float *a, size_t lda, size_t K, const float *const *b, float (*out)[NR]) {
-    __m512 acc[MR][NR];
-    for (int m = 0; m < MR; ++m)
-        for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_setzero_ps();
-    auto step = [&](size_t k, auto load) {
-        __m512 bv[NR];
-        for (int r = 0; r < NR; ++r) bv[r] = load(b[r] + k);
-        for (int m = 0; m < MR; ++m) {
-            const __m512 av = load(a + m * lda + k);
-            for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_fmadd_ps(av, bv[r], acc[m][r]);
-        }
-    };
-    size_t k = 0;
-    for (; k + 16 <= K; k += 16) step(k, [](const float *p) { return _mm512_loadu_ps(p); });
-    if (k < K) {
-        const __mmask16 mask = tailMask(K - k);
-        step(k, [mask](const float *p) { return _mm512_maskz_loadu_ps(mask, p); });
-    }
-    for (int m = 0; m < MR; ++m)
-        for (int r = 0; r < NR; ++r) out[m][r] = _mm512_reduce_add_ps(acc[m][r]);
-}
-
-template <int MR, int NR>
-inline void dotRows512(size_t mr, const float *a, size_t lda, size_t K, const float *const *b, float (*out)[NR]) {
-    if constexpr (MR > 1) {
-        if (mr < MR) return dotRows512<MR - 1, NR>(mr, a, lda, K, b, out);
-    }
-    dotTile512<MR, NR>(a, lda, K, b, out);
-}
-#endif
 
 }  // namespace
 
@@ -294,26 +261,15 @@ void gemvDotB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_
     if constexpr (std::is_same_v<T, float>) {
         const float *af = a_sk == 1 ? A : widenRows(A, a_si, a_sk, M, K, M);
         const size_t lda = a_sk == 1 ? static_cast<size_t>(a_si) : K;
-        constexpr size_t MR = 4, NR = 6;
+        constexpr size_t MR = 4, NR = 6;  // (dot512.h)
         parallelFor((N + NR - 1) / NR, NR * M * K, [&](size_t t0, size_t t1) {
-            for (size_t t = t0; t < t1; ++t) {
-                const size_t j = NR * t, nr = std::min<size_t>(NR, N - j);
-                const float *rows[NR];
-                for (size_t r = 0; r < NR; ++r) rows[r] = B + static_cast<ptrdiff_t>(j + std::min(r, nr - 1)) * b_sj;
-                for (size_t m0 = 0; m0 < M; m0 += MR) {
-                    const size_t mr = std::min<size_t>(MR, M - m0);
-                    float out[MR][NR];
-                    dotRows512<MR, NR>(mr, af + m0 * lda, lda, K, rows, out);
-                    for (size_t i = 0; i < mr; ++i) {
-                        const size_t m = m0 + i;
-                        for (size_t r = 0; r < nr; ++r) {
-                            float v = alpha * out[i][r];
-                            if (Cin != nullptr) v += beta * Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj];
-                            C[static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j + r) * c_sj] = v;
-                        }
-                    }
+            dotPart512<DotF32, MR, NR>(t0, t1, M, N, K, af, lda, B, b_sj, [&](const float *sums, size_t m, size_t j, size_t nr) {
+                for (size_t r = 0; r < nr; ++r) {
+                    float v = alpha * sums[r];
+                    if (Cin != nullptr) v += beta * Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj];
+                    C[static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j + r) * c_sj] = v;
                 }
-            }
+            });
         });
         return;
     }
