@@ -118,13 +118,15 @@ inline __m256i bf16Lanes(__m256 v) {
     __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
     return _mm256_blendv_epi8(rounded, nan, is_nan);  // every lane < 2^16: packus keeps it
 }
+// (With AVX512-BF16 one vcvtneps2bf16, which like storeRow's flushes bfloat16 denormals to zero.)
 inline __m128i pack8(bf16 *, __m256 v) {
 #if defined(__AVX512BF16__) && defined(__AVX512VL__)
     __m128bh h = _mm256_cvtneps_pbh(v);
     return reinterpret_cast<__m128i &>(h);
-#endif
+#else
     __m256i o = bf16Lanes(v);
     return _mm_packus_epi32(_mm256_castsi256_si128(o), _mm256_extracti128_si256(o, 1));
+#endif
 }
 // Sixteen bfloat16 as two float vectors with no cross-lane moves: lo holds elements 0-3 and 8-11, hi
 // 4-7 and 12-15 (unpack against zero puts each value in the high half of a 32-bit lane); pack16 undoes
@@ -509,10 +511,10 @@ void parallelFor(size_t n, size_t cost_per_item, const std::function<void(size_t
 
 // The ops that write each output byte once from inputs they read once write their output with
 // non-temporal (streaming) stores where the bytes they move (inputs read and output written) reach
-// this many. A quarter of the last-level cache, the
-// threshold glibc's memcpy takes for its own streaming stores (2.38+): traffic that large mostly evicts
-// what is still to be read, and the output goes to memory anyway; streaming stores skip reading each
-// destination line before it is written (a quarter less traffic for add). Counting the inputs too
+// this many. A quarter of the last-level cache, the threshold glibc's memcpy takes for its own streaming
+// stores (2.38+): traffic that large mostly evicts what is still to be read, and the output goes to
+// memory anyway; streaming stores skip reading each destination line before it is written (a quarter
+// less traffic for add). Counting the inputs too
 // brings 16-bit add/mul of 2M elements (12 MiB moved, 4 MiB written) in: float16 [512, 4096] add/mul
 // 0.92-1.01 -> 0.83-0.91 of torch, bfloat16 0.81-0.95 -> 0.77-0.86 (Zen 3, 3 and 2 runs). (embedding
 // counts its output alone against 4x this: gather.cpp.)

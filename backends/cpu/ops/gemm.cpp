@@ -189,7 +189,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
         });
     }
     if (!amx && b.strides[nd - 2] == 1 && gemvDotShape(M, f32) && N > 0) {
-        // B's k contiguous (linear's weight; gemv.cpp), decode rows (float32 with AVX-512: up to 512):
+        // B's k contiguous (linear's weight; gemv.cpp), decode rows (float32 with AVX-512: up to 128):
         // B read in place in its own dtype, as dot products
         return dispatchFloat(a.dtype, op, [&](auto t) {
             using T = decltype(t);

@@ -202,8 +202,8 @@ void gemvRowMajorB(size_t, size_t, size_t, const T *, ptrdiff_t, ptrdiff_t, cons
 #endif
 
 // ---- B's rows along k contiguous (linear's weight [N, K]): dot products along k ----
-// (float32 in the AVX-512 build: dot512.h.) Each thread takes a range of B's rows (C's columns); a tile is NR = 2 rows of B against MR <= 4
-// rows of A (a float copy), 8 accumulators of 8 lanes running down k together; B is converted in
+// (float32 in the AVX-512 build: dot512.h.) Each thread takes a range of B's rows (C's columns); a tile
+// is NR = 2 rows of B against MR <= 4 rows of A (a float copy), 8 accumulators of 8 lanes running down k together; B is converted in
 // registers (no widened copy of the weight: that copy cost more than the product at decode sizes).
 // The NR rows of B (2 x K elements) stay in L1 while the tile walks A's rows in fours.
 namespace {
@@ -242,7 +242,6 @@ inline void dotRows(const float *a, size_t M, size_t K, const T *const *b, float
         default: break;
     }
 }
-
 
 }  // namespace
 
