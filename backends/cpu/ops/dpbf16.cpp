@@ -4,8 +4,9 @@
 // vdpbf16ps adds to each float lane the two products of a bf16 pair: lane n of B's vector holds
 // (B[2p][n], B[2p + 1][n]) and A's pair (A[m][2p], A[m][2p + 1]) is broadcast, so one instruction does
 // 16 columns x one pair of k for a row. dpbf16GemmBf16 packs A once into blocks of rows (14, or 16 where
-// that leaves fewer rows unused: 9-16 rows, 32, 64, ...), pair by pair; each thread takes panels of 32 columns of B, packs a panel (all of k,
-// pair-interleaved: 64 KiB per 1024 of k, kept in L2) and runs every block of A over it, the block's sums
+// that leaves fewer rows unused: 9-16 rows, 32, 64, ...), pair by pair; each thread takes panels of 32
+// columns of B, packs a panel (all of k, pair-interleaved: 64 KiB per 1024 of k, kept in L2; linear's
+// weight by 16 x 16 transposes) and runs every block of A over it, the block's sums
 // in registers for all of k, so C is written once, rounded once. With at most 64 rows and a row-major B
 // it packs a block of 64 pairs at a time across all the thread's panels instead (B's rows read in order;
 // a panel of all k reads 64 bytes of each row), the sums kept in memory between blocks. Rows past M and
@@ -15,7 +16,6 @@
 #include "dot512.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
@@ -159,8 +159,8 @@ void writeRow(const float *sums, size_t w, float alpha, const bf16 *in, ptrdiff_
 }
 
 // acc[r][v] += the R rows of a packed block of A times NB vectors of 16 columns of a packed panel
-// (bp: its first column), over P pairs. R x NB accumulators: 14 x 2 for many rows, 16 x 1 (each half of
-// the panel in turn) for 9 to 16.
+// (bp: its first column), over P pairs. R x NB accumulators: 14 x 2, or 16 x 1 (each half of the panel
+// in turn) where blocks of 16 leave fewer rows unused.
 template <int R, int NB>
 inline void sums(size_t P, const uint32_t *ap, const uint32_t *bp, __m512 (&acc)[R][NB]) {
     for (size_t p = 0; p < P; ++p) {
@@ -209,20 +209,18 @@ void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, 
                    float beta) {
     if (M == 0 || N == 0) return;
     if (beta == 0.0f) Cin = nullptr;
-    const size_t lda = (K + 31) / 32 * 32;
-    thread_local std::vector<bf16> apad;  // A's rows, lda apart, zero past K
-    apad.resize(M * lda);
-    for (size_t m = 0; m < M; ++m) {
-        bf16 *dst = apad.data() + m * lda;
-        const bf16 *row = A + static_cast<ptrdiff_t>(m) * a_si;
-        if (a_sk == 1) {
-            std::memcpy(dst, row, K * sizeof(bf16));
-        } else {
-            for (size_t k = 0; k < K; ++k) dst[k] = row[static_cast<ptrdiff_t>(k) * a_sk];
-        }
-        std::fill(dst + K, dst + lda, bf16{0});
+    // A read in place where its k is contiguous (the tiles' last step loads by a mask), else copied
+    // row by row (K apart)
+    const bf16 *a = A;
+    size_t lda = static_cast<size_t>(a_si);
+    if (a_sk != 1) {
+        thread_local std::vector<bf16> acopy;
+        acopy.resize(M * K);
+        for (size_t m = 0; m < M; ++m)
+            for (size_t k = 0; k < K; ++k) acopy[m * K + k] = A[static_cast<ptrdiff_t>(m) * a_si + static_cast<ptrdiff_t>(k) * a_sk];
+        a = acopy.data();
+        lda = K;
     }
-    const bf16 *a = apad.data();
     constexpr size_t MR = 4, NR = 6;  // (dot512.h)
     parallelFor((N + NR - 1) / NR, NR * M * K, [&](size_t t0, size_t t1) {
         dotPart512<DotBf16, MR, NR>(t0, t1, M, N, K, a, lda, B, b_sj, [&](const float *sums, size_t m, size_t j, size_t nr) {
