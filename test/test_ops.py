@@ -312,6 +312,13 @@ def test_embedding(device, dtype, index_dtype):
     assert torch.equal(out.cpu(), w.cpu()[idx.cpu().long()])
     empty = ops.embedding(torch.empty(0, dtype=index_dtype, device=device), w)
     assert empty.shape == (0, 769)
+    # enough rows for the CPU backend's two threads, each copying a row while it prefetches the next;
+    # row sizes that are not a multiple of the 64-byte line, and a weight whose rows are 5 apart
+    for rows, cols in ((300, 769), (64, 5125)):
+        wide = rand(rows, cols + 5, dtype=dtype, device=device)
+        w2 = wide[:, 2:cols + 2]
+        idx2 = torch.randint(0, rows, (203,), dtype=index_dtype).to(device)
+        assert torch.equal(ops.embedding(idx2, w2).cpu(), w2.cpu()[idx2.cpu().long()])
 
 
 @pytest.mark.parametrize("device", DEVICES)

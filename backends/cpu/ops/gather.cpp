@@ -1,5 +1,6 @@
 // gather.cpp: embedding (row gather) and rotary position embedding; both check indices while they
 // run and raise (CPU path) or leave a stream error (device path) naming the op and the argument.
+#include <cstring>
 #include <stdexcept>
 
 #include "../../common/dtype.h"
@@ -13,6 +14,21 @@ inline int64_t indexAt(const void *p, ptrdiff_t off) {
     return static_cast<int64_t>(static_cast<const I *>(p)[off]);
 }
 
+
+// Copies a row while the next row's lines are brought toward the core (one prefetch per 64-byte line
+// copied): the rows sit at random places in a large table, so the hardware's stream prefetchers only
+// find each row after its first misses. Zen 4, 512 rows of a 32000x4096 table, 2 threads, us (three runs):
+// float32 memcpy 409 / 295 / 279 -> 216 / 215 / 201; bfloat16 70 / 83 / 123 -> 59 / 59 / 89.
+inline void copyRowPrefetchingNext(char *dst, const char *src, const char *next, size_t bytes) {
+    size_t i = 0;
+    if (next != nullptr) {
+        for (; i + 64 <= bytes; i += 64) {
+            __builtin_prefetch(next + i, 0, 2);
+            std::memcpy(dst + i, src + i, 64);
+        }
+    }
+    if (i < bytes) std::memcpy(dst + i, src + i, bytes - i);
+}
 
 [[noreturn]] void outOfRange(const char *op, const char *arg, int64_t v, int64_t limit) {
     throw std::runtime_error(std::string(op) + ": index " + std::to_string(v) + " in " + arg +
@@ -48,12 +64,17 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
             if (v < 0 || v >= vocab) outOfRange(op, "indices", v, vocab);
         }
         parallelFor(n, dim, [&](size_t begin, size_t end) {
-            for (size_t r = begin; r < end; ++r) {
+            auto rowOf = [&](size_t r) {
                 int64_t v = i64 ? indexAt<int64_t>(pi, ix.rowOffset(r)) : indexAt<int32_t>(pi, ix.rowOffset(r));
+                return pw + v * w.strides[0] * elem;
+            };
+            const char *src = begin < end ? rowOf(begin) : nullptr;
+            for (size_t r = begin; r < end; ++r) {
+                const char *next = r + 1 < end ? rowOf(r + 1) : nullptr;
                 char *dst = py + y.rowOffset(r) * elem;
-                const char *src = pw + v * w.strides[0] * elem;
                 if (stream) streamCopy(dst, src, dim * elem);
-                else std::memcpy(dst, src, dim * elem);
+                else copyRowPrefetchingNext(dst, src, next, dim * elem);
+                src = next;
             }
         });
     };
