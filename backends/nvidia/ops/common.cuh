@@ -311,22 +311,6 @@ __device__ __forceinline__ void bulkLoad(uint32_t dst, const void *src, uint32_t
 #endif
 }
 
-// XPROBE: bulkLoad with an L2 evict-first policy, and a bulk prefetch into L2.
-__device__ __forceinline__ void bulkLoadEvictFirst(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    uint64_t pol;
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(dst), "l"(src),
-                 "r"(bytes), "r"(bar), "l"(pol)
-                 : "memory");
-#endif
-}
-__device__ __forceinline__ void bulkPrefetchL2(const void *src, uint32_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
-#endif
-}
-
 // Waits for the barrier's phase of the given parity to complete (its bytes are then visible).
 __device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -473,8 +473,6 @@ struct WriteScale {
     __device__ explicit WriteScale(float scale) : f(scale) {}
     template <int N>
     __device__ __forceinline__ void store(T *p, const Vec<T, N> &piece) const { scaleStore<T, N>(p, piece, f); }
-    template <int N>
-    __device__ __forceinline__ void storeCs(T *p, const Vec<T, N> &piece) const { scaleStore<T, N>(p, piece, f); }
 };
 template <>
 struct WriteScale<__nv_bfloat16> {
@@ -491,14 +489,6 @@ struct WriteScale<__nv_bfloat16> {
 #pragma unroll
         for (int k = 0; k < 4; ++k) q[k] = __hfma2(e[k], hi, __hmul2(e[k], lo));
         *reinterpret_cast<Vec<__nv_bfloat16, 8> *>(p) = o;
-    }
-    __device__ __forceinline__ void storeCs(__nv_bfloat16 *p, const Vec<__nv_bfloat16, 8> &piece) const {
-        const __nv_bfloat162 *e = reinterpret_cast<const __nv_bfloat162 *>(&piece);
-        Vec<__nv_bfloat16, 8> o;
-        __nv_bfloat162 *q = reinterpret_cast<__nv_bfloat162 *>(&o);
-#pragma unroll
-        for (int k = 0; k < 4; ++k) q[k] = __hfma2(e[k], hi, __hmul2(e[k], lo));
-        __stcs(reinterpret_cast<int4 *>(p), *reinterpret_cast<const int4 *>(&o));
     }
 };
 
@@ -524,7 +514,7 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
 
 template <typename T>
 __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
-                                                                        int C, int per, int xflags) {
+                                                                        int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int N = kVec16<T>, WV = 32 * kStreamVecs;  // WV: pieces a warp
     using V = Vec<T, N>;
@@ -544,13 +534,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
     auto request = [&](long long r) {  // (lane 0) line r's pieces of the warp
         if (wbytes == 0) return;
         mbarExpect(wbar, wbytes);
-        if (xflags & 1) bulkLoadEvictFirst(smemAddr(chunk + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
-        else bulkLoad(smemAddr(chunk + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
-    };
-    const int pfd = (xflags >> 4) & 15;
-    auto prefetch = [&](long long r) {
-        if (wbytes == 0) return;
-        bulkPrefetchL2(reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes);
+        bulkLoad(smemAddr(chunk + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
     };
     if (tid == 0) {
         for (int w = 0; w < kStreamWarps; ++w) mbarInit(smemAddr(&bar[w]));
@@ -560,10 +544,6 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
     clusterArriveRelaxed();
     __syncthreads();  // (the barriers are initialized before anyone uses them)
     if (lane == 0 && row < rows) request(row);
-    if (pfd > 0 && lane == 0) {
-        for (int d = 1; d <= pfd; ++d)
-            if (row + d * G < rows) prefetch(row + d * G);
-    }
     clusterWait();  // every block of the cluster runs, its barriers initialized: pairs may be sent to it
     for (int k = 0; row < rows; row += G, ++k) {
         const int par = k & 1;
@@ -576,7 +556,6 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         }
         __syncwarp();  // the warp has its pieces: its bytes may be overwritten
         if (lane == 0 && row + G < rows) request(row + G);
-        if (pfd > 0 && lane == 0 && row + (1 + pfd) * G < rows) prefetch(row + (1 + pfd) * G);
         typename MaxAcc<T>::type acc = MaxAcc<T>::init();
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
@@ -613,10 +592,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, c
         V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg + wbeg;
 #pragma unroll
         for (int i = 0; i < kStreamVecs; ++i) {
-            if (wbeg + lane + i * 32 < cnt) {
-                if (xflags & 2) scale.storeCs(reinterpret_cast<T *>(yr + lane + i * 32), raw[i]);
-                else scale.store(reinterpret_cast<T *>(yr + lane + i * 32), raw[i]);
-            }
+            if (wbeg + lane + i * 32 < cnt) scale.store(reinterpret_cast<T *>(yr + lane + i * 32), raw[i]);
         }
     }
 #endif
@@ -776,9 +752,7 @@ bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &d
     const long long rounds = (rows + G - 1) / G;
     G = (rows + rounds - 1) / rounds;
     cfg.gridDim = dim3(static_cast<unsigned>(G * C));
-    const char *xe = std::getenv("XSX");
-    const int xflags = xe ? std::atoi(xe) : 0;
-    if (cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per), xflags) != cudaSuccess) {
+    if (cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
         cudaGetLastError();  // (not launched: the caller takes another kernel)
         return false;
     }
