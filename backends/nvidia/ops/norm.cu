@@ -102,6 +102,73 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
                 storeF<T, N>(yr + (tid + i * step) * N, o);
             }
         }
+    } else if constexpr (K == Norm::kLayer && N > 1 && CACHED && PER <= 2) {
+        // layer_norm: the row, the weights and the bias in registers as stored (16-byte pieces); with few
+        // rows (FEW: latency counts, registers do not) the weights and bias are loaded with the row, before
+        // the reductions, where the generic path below makes a second memory round trip for them after;
+        // mean, then the exact variance from the held values.
+        using VT = Vec<T, N>;
+        using VW = Vec<W, N>;
+        const int nvi = static_cast<int>(nv), tid = threadIdx.x, step = blockDim.x;
+        const VT *xa = reinterpret_cast<const VT *>(ar) + tid;
+        const W *wt = w + static_cast<long long>(tid) * N;
+        const W *bt = bias != nullptr ? bias + static_cast<long long>(tid) * N : nullptr;
+        VT xr[PER];
+        VW wr[PER], bw[PER];
+        float sum = 0.0f;
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            if (tid + i * step < nvi) {
+                xr[i] = xa[i * step];
+                if constexpr (FEW) {
+                    loadRaw<W, N, true>(wt + i * step * N, wr[i]);
+                    if (bt != nullptr) loadRaw<W, N, true>(bt + i * step * N, bw[i]);
+                }
+            }
+        }
+        if constexpr (FEW) loadsEndHere(n < 0);
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            if (tid + i * step < nvi) {
+                float t[N];
+                unpackF(xr[i], t);
+#pragma unroll
+                for (int e = 0; e < N; ++e) sum += t[e];
+            }
+        }
+        const float mean = blockSum(sum, smem) * inv_n;
+        float ss = 0.0f;
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            if (tid + i * step < nvi) {
+                float t[N];
+                unpackF(xr[i], t);
+#pragma unroll
+                for (int e = 0; e < N; ++e) ss += (t[e] - mean) * (t[e] - mean);
+            }
+        }
+        const float scale = rsqrtf(blockSum(ss, smem) * inv_n + eps);
+        if constexpr (!FEW) {
+#pragma unroll
+            for (int i = 0; i < PER; ++i) {
+                if (tid + i * step < nvi) {
+                    loadRaw<W, N>(wt + i * step * N, wr[i]);
+                    if (bt != nullptr) loadRaw<W, N>(bt + i * step * N, bw[i]);
+                }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            if (tid + i * step < nvi) {
+                float t[N], o[N];
+                unpackF(xr[i], t);
+#pragma unroll
+                for (int e = 0; e < N; ++e) {
+                    o[e] = (t[e] - mean) * scale * toF(wr[i].v[e]) + (bt != nullptr ? toF(bw[i].v[e]) : 0.0f);
+                }
+                storeF<T, N>(yr + (tid + i * step) * N, o);
+            }
+        }
     } else {
         float xs[PER][N];
         auto load = [&](long long v, float (&out)[N]) {
