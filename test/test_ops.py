@@ -303,6 +303,27 @@ def test_softmax_of_a_line_with_nan_among_minus_inf_is_nan(device, dtype):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("tokens, hidden", [(1, 1024), (200, 1024), (300, 4096), (150, 2048)])
+def test_layer_norm_rows_held(device, dtype, tokens, hidden):
+    """layer_norm at widths the GPU kernels hold in registers as 16-byte pieces (one or two a thread), with
+    few rows (weights and bias loaded with the row) and many (loaded after the reductions); rows whose mean
+    is large against their spread (the variance taken about the mean, not as E[x^2] - mean^2); float32
+    weights and bias with 16-bit activations; rows a stride apart."""
+    x = rand(tokens, hidden, dtype=dtype, device=device, scale=0.5) + 40.0
+    w = rand(hidden, dtype=dtype, device=device)
+    b = rand(hidden, dtype=dtype, device=device)
+    fx, fw, fb = f32(x, w, b)
+    close(ops.layer_norm(x, w, b, 1e-5), F.layer_norm(fx, (hidden,), fw, fb, 1e-5), dtype, scale=2)
+    close(ops.layer_norm(x, w, None, 1e-5), F.layer_norm(fx, (hidden,), fw, None, 1e-5), dtype, scale=2)
+    w32, b32 = w.float(), b.float()
+    close(ops.layer_norm(x, w32, b32, 1e-5), F.layer_norm(fx, (hidden,), fw, fb, 1e-5), dtype, scale=2)
+    xs = rand(tokens, hidden + 64, dtype=dtype, device=device)[:, :hidden]
+    (fs,) = f32(xs)
+    close(ops.layer_norm(xs, w, b, 1e-5), F.layer_norm(fs, (hidden,), fw, fb, 1e-5), dtype, scale=2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
 def test_embedding(device, dtype, index_dtype):
     w = rand(100, 769, dtype=dtype, device=device)

@@ -148,18 +148,13 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
             }
         }
         const float scale = rsqrtf(blockSum(ss, smem) * inv_n + eps);
-        if constexpr (!FEW) {
-#pragma unroll
-            for (int i = 0; i < PER; ++i) {
-                if (tid + i * step < nvi) {
-                    loadRaw<W, N>(wt + i * step * N, wr[i]);
-                    if (bt != nullptr) loadRaw<W, N>(bt + i * step * N, bw[i]);
-                }
-            }
-        }
 #pragma unroll
         for (int i = 0; i < PER; ++i) {
             if (tid + i * step < nvi) {
+                if constexpr (!FEW) {  // (a piece at a time: 8 blocks an SM leave 32 registers a thread)
+                    loadRaw<W, N>(wt + i * step * N, wr[i]);
+                    if (bt != nullptr) loadRaw<W, N>(bt + i * step * N, bw[i]);
+                }
                 float t[N], o[N];
                 unpackF(xr[i], t);
 #pragma unroll
