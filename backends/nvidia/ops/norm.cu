@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
                 storeF<T, N>(yr + (tid + i * step) * N, o);
             }
         }
-    } else if constexpr (K == Norm::kLayer && N > 1 && CACHED && PER <= 2) {
+    } else if constexpr (K == Norm::kLayer && N > 1 && CACHED) {
         // layer_norm: the row, the weights and the bias in registers as stored (16-byte pieces); with few
         // rows (FEW: latency counts, registers do not) the weights and bias are loaded with the row, before
         // the reductions, where the generic path below makes a second memory round trip for them after;
@@ -113,6 +113,9 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
         const VT *xa = reinterpret_cast<const VT *>(ar) + tid;
         const W *wt = w + static_cast<long long>(tid) * N;
         const W *bt = bias != nullptr ? bias + static_cast<long long>(tid) * N : nullptr;
+        // with the row also where a thread holds 4 pieces (up to 1024 threads, 64 registers) and the
+        // weights are as wide as the row, except bfloat16 (its unpacking needs more: spills)
+        constexpr bool kWEarly = FEW || (PER > 2 && sizeof(W) == sizeof(T) && !std::is_same_v<T, __nv_bfloat16>);
         VT xr[PER];
         VW wr[PER], bw[PER];
         float sum = 0.0f;
@@ -120,13 +123,13 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
         for (int i = 0; i < PER; ++i) {
             if (tid + i * step < nvi) {
                 xr[i] = xa[i * step];
-                if constexpr (FEW) {
+                if constexpr (kWEarly) {
                     loadRaw<W, N, true>(wt + i * step * N, wr[i]);
                     if (bt != nullptr) loadRaw<W, N, true>(bt + i * step * N, bw[i]);
                 }
             }
         }
-        if constexpr (FEW) loadsEndHere(n < 0);
+        if constexpr (kWEarly) loadsEndHere(n < 0);
 #pragma unroll
         for (int i = 0; i < PER; ++i) {
             if (tid + i * step < nvi) {
@@ -151,7 +154,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
 #pragma unroll
         for (int i = 0; i < PER; ++i) {
             if (tid + i * step < nvi) {
-                if constexpr (!FEW) {  // (a piece at a time: 8 blocks an SM leave 32 registers a thread)
+                if constexpr (!kWEarly) {  // (a piece at a time: 8 blocks an SM leave 32 registers a thread)
                     loadRaw<W, N>(wt + i * step * N, wr[i]);
                     if (bt != nullptr) loadRaw<W, N>(bt + i * step * N, bw[i]);
                 }
