@@ -96,6 +96,23 @@ inline bf16 fromFloat<bf16>(float v) {  // round to nearest even; NaN stays NaN 
 inline __mmask16 tailMask(size_t left) {
     return left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
 }
+// Sixteen elements of a storage dtype to/from sixteen floats in a register (k: only the lanes it sets are
+// read or written; the lanes it leaves are read as 0). bfloat16 stores by vcvtneps2bf16 (AVX512-BF16).
+inline __m512 load16f(const float *p, __mmask16 k = 0xffff) { return _mm512_maskz_loadu_ps(k, p); }
+inline __m512 load16f(const f16 *p, __mmask16 k = 0xffff) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, p)); }
+inline __m512 load16f(const bf16 *p, __mmask16 k = 0xffff) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, p)), 16));
+}
+inline void store16f(float *p, __m512 v, __mmask16 k = 0xffff) { _mm512_mask_storeu_ps(p, k, v); }
+inline void store16f(f16 *p, __m512 v, __mmask16 k = 0xffff) {
+    _mm256_mask_storeu_epi16(p, k, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+#ifdef __AVX512BF16__
+inline void store16f(bf16 *p, __m512 v, __mmask16 k = 0xffff) {
+    __m256bh h = _mm512_cvtneps_pbh(v);
+    _mm256_mask_storeu_epi16(p, k, reinterpret_cast<__m256i &>(h));
+}
+#endif
 #endif
 
 #ifdef __AVX2__
@@ -259,15 +276,17 @@ inline float dotRow(const float *__restrict a, const float *__restrict b, size_t
 }
 
 // sum_i (a[i] - c) and sum_i (a[i] - c)^2 in one pass (c near the values keeps the variance
-// E[(a - c)^2] - E[a - c]^2 free of cancellation).
-inline void shiftedMoments(const float *__restrict a, float c, size_t n, float *s1, float *s2) {
+// E[(a - c)^2] - E[a - c]^2 free of cancellation). With AVX-512, a may also be float16 or bfloat16, each
+// converted in registers as it is read.
+template <typename T = float>
+inline void shiftedMoments(const T *__restrict a, float c, size_t n, float *s1, float *s2) {
     size_t i = 0;
     float t1 = 0.0f, t2 = 0.0f;
 #ifdef __AVX512F__
     __m512 vc = _mm512_set1_ps(c), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps();
     __m512 b1 = _mm512_setzero_ps(), b2 = _mm512_setzero_ps();
     for (; i + 32 <= n; i += 32) {
-        __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(a + i), vc), d1 = _mm512_sub_ps(_mm512_loadu_ps(a + i + 16), vc);
+        __m512 d0 = _mm512_sub_ps(load16f(a + i), vc), d1 = _mm512_sub_ps(load16f(a + i + 16), vc);
         a1 = _mm512_add_ps(a1, d0);
         b1 = _mm512_add_ps(b1, d1);
         a2 = _mm512_fmadd_ps(d0, d0, a2);
@@ -275,13 +294,14 @@ inline void shiftedMoments(const float *__restrict a, float c, size_t n, float *
     }
     for (; i < n; i += 16) {
         __mmask16 k = tailMask(n - i);
-        __m512 d = _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, a + i), vc);
+        __m512 d = _mm512_maskz_sub_ps(k, load16f(a + i, k), vc);
         a1 = _mm512_add_ps(a1, d);
         a2 = _mm512_fmadd_ps(d, d, a2);
     }
     t1 = _mm512_reduce_add_ps(_mm512_add_ps(a1, b1));
     t2 = _mm512_reduce_add_ps(_mm512_add_ps(a2, b2));
 #else
+    static_assert(std::is_same_v<T, float>, "16-bit rows: AVX-512 only");
     // explicit vectors: the compiler's own vectorization of eight partial sums reduced them across
     // lanes every iteration here (2x slower layer_norm than torch on an AVX2-only CPU)
     __m256 vc = _mm256_set1_ps(c), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps();

@@ -61,21 +61,6 @@ inline size_t run16(T *y, size_t n, Step step, One one) {
 }
 #endif
 
-#ifdef __AVX512BF16__
-// Sixteen 16-bit elements to/from sixteen floats in a register (k: only the lanes it sets are read or written).
-inline __m512 load16f(const f16 *p, __mmask16 k = 0xffff) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, p)); }
-inline __m512 load16f(const bf16 *p, __mmask16 k = 0xffff) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, p)), 16));
-}
-inline void store16f(f16 *p, __m512 v, __mmask16 k = 0xffff) {
-    _mm256_mask_storeu_epi16(p, k, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-}
-inline void store16f(bf16 *p, __m512 v, __mmask16 k = 0xffff) {
-    __m256bh h = _mm512_cvtneps_pbh(v);
-    _mm256_mask_storeu_epi16(p, k, reinterpret_cast<__m256i &>(h));
-}
-#endif
-
 // NT: the 8-lane loop writes with streaming stores (after a scalar head to 32-byte alignment), fenced.
 template <bool Binary, bool NT = false, typename F>
 inline void applyFloat(float *__restrict y, const float *__restrict a, const float *__restrict b, size_t n, F f) {
