@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <type_traits>
 
-#include <cstdlib>
-
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
@@ -31,40 +29,6 @@ __global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i6
                 for (int e = 0; e < B; ++e) p.v[e] = 0;
             }
             reinterpret_cast<P *>(yr)[j] = p;
-        }
-    }
-}
-
-// XPROBE variants. embedHeld: every piece of the thread's share loaded before any is stored (K at most);
-// S blocks a token (the row's pieces split into S spans); grid-stride over (token, span) units.
-template <int B, int K>
-__global__ void embeddingHeldKernel(char *y, const char *w, const void *idx, bool i64, long long tokens, long long row_bytes,
-                                    long long w_row_bytes, long long vocab, Dims didx, Dims dy_rows, long long elem, int S,
-                                    DeviceError *err) {
-    using P = Vec<char, B>;
-    const long long n = row_bytes / B, units = tokens * S;
-    for (long long u = blockIdx.x; u < units; u += gridDim.x) {
-        const long long t = u / S;
-        const int sp = static_cast<int>(u % S);
-        const long long beg = n * sp / S, end = n * (sp + 1) / S;
-        long long v = readIndex(idx, i64, offsetOf(didx, t));
-        char *yr = y + offsetOf(dy_rows, t) * elem;
-        bool ok = v >= 0 && v < vocab;
-        if (!ok && threadIdx.x == 0 && sp == 0) reportError(err, kErrIndex, INFINIOP_OP_EMBEDDING, kArgIndices, v, vocab);
-        const P *wr = reinterpret_cast<const P *>(w + (ok ? v : 0) * w_row_bytes);
-        P p[K];
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            long long j = beg + threadIdx.x + static_cast<long long>(k) * blockDim.x;
-            if (j < end) {
-                if (ok) p[k] = wr[j];
-                else for (int e = 0; e < B; ++e) p[k].v[e] = 0;
-            }
-        }
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            long long j = beg + threadIdx.x + static_cast<long long>(k) * blockDim.x;
-            if (j < end) reinterpret_cast<P *>(yr)[j] = p[k];
         }
     }
 }
@@ -395,28 +359,7 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
         const char *pw = static_cast<const char *>(a.data[2]);
         bool v = vec && ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(pw)) & 15) == 0;
         unsigned grid = static_cast<unsigned>(tokens < 65535 ? tokens : 65535);
-        const char *xe = std::getenv("XEMB");
-        const int xv = xe ? std::atoi(xe) : 0;
-        if (v && xv > 0 && row_bytes / 16 <= 256 * 4) {
-            const long long n = row_bytes / 16;
-            int S = 1, threads = 256;
-            long long grid2 = tokens;
-            if (xv == 2) grid2 = std::min<long long>(tokens, 132LL * 8);  // persistent-ish
-            if (xv == 3) S = static_cast<int>(std::max<long long>(1, std::min<long long>(8, 264 / tokens)));
-            if (xv == 4) threads = 128;
-            const long long per = (n + S - 1) / S;
-            const long long units = tokens * S;
-            grid2 = std::min<long long>(xv == 2 ? grid2 : units, 65535);
-            const int K = static_cast<int>((per + threads - 1) / threads);
-            auto go = [&](auto kern) {
-                kern<<<static_cast<unsigned>(grid2), threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
-                                                                          vocab, didx, dy, elem, S, a.err);
-            };
-            if (K <= 1) go(embeddingHeldKernel<16, 1>);
-            else if (K <= 2) go(embeddingHeldKernel<16, 2>);
-            else if (K <= 4) go(embeddingHeldKernel<16, 4>);
-            else go(embeddingHeldKernel<16, 8>);
-        } else if (v) {
+        if (v) {
             int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, row_bytes / 16)));
             embeddingKernel<16><<<grid, threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
                                                                 vocab, didx, dy, elem, a.err);
