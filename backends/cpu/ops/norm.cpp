@@ -10,6 +10,18 @@ namespace {
 
 template <typename T, typename W>
 inline void rmsRow(T *__restrict y, const T *__restrict x, const W *__restrict w, size_t n, float eps) {
+#ifdef __AVX512BF16__
+    if constexpr (!std::is_same_v<T, float>) {  // 16-bit rows converted in registers, as layer_norm's
+        float ss = 0.0f, unused;
+        shiftedMoments(x, 0.0f, n, &unused, &ss);
+        const __m512 vs = _mm512_set1_ps(1.0f / std::sqrt(ss / static_cast<float>(n) + eps));
+        for (size_t q = 0; q < n; q += 16) {
+            const __mmask16 k = tailMask(n - q);
+            store16f(y + q, _mm512_mul_ps(_mm512_mul_ps(load16f(x + q, k), vs), load16f(w + q, k)), k);
+        }
+        return;
+    }
+#endif
     constexpr size_t kBlock = 256;
     alignas(64) float xf[kBlock], wf[kBlock];
     float ss = 0.0f, unused;
@@ -104,6 +116,14 @@ infiniStatus_t makeAddRMSNorm(const infiniopOpParams_t &p, Kernel *k) {
                     T *rr = pr + res.rowOffset(r);
                     T *ry = py + y.rowOffset(r);
                     // the residual is rounded to T first, as torch computes a + b in T
+#ifdef __AVX512BF16__
+                    if constexpr (!std::is_same_v<T, float>) {  // converted in registers
+                        for (size_t q = 0; q < n; q += 16) {
+                            const __mmask16 k = tailMask(n - q);
+                            store16f(rr + q, _mm512_add_ps(load16f(ra + q, k), load16f(rb + q, k)), k);
+                        }
+                    } else
+#endif
                     for (size_t j = 0; j < n; ++j) rr[j] = fromFloat<T>(toFloat(ra[j]) + toFloat(rb[j]));
                     rmsRow(ry, rr, pw, n, eps);
                 }
