@@ -168,9 +168,14 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
                         b32 = bbuf.data();
                     }
                 }
+#ifdef __AVX512BF16__
+                constexpr bool kCopy = false;  // (16-bit rows are converted in registers below)
+#else
+                constexpr bool kCopy = !std::is_same_v<T, float>;
+#endif
                 constexpr size_t kStack = 8192;  // rows up to this long convert into a stack buffer
-                alignas(64) float stack_buf[std::is_same_v<T, float> ? 1 : kStack];
-                if (!std::is_same_v<T, float> && n > kStack && heap_buf.size() < n) heap_buf.resize(n);
+                alignas(64) float stack_buf[kCopy ? kStack : 1];
+                if (kCopy && n > kStack && heap_buf.size() < n) heap_buf.resize(n);
                 float *row_buf = n > kStack ? heap_buf.data() : stack_buf;
                 // mean and 1/std of a row: one pass for both moments, shifted by the row's first value
                 auto stats = [&](const auto *f, float *mean, float *rstd) {
