@@ -118,7 +118,6 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
         constexpr bool kWEarly = FEW || (PER > 2 && sizeof(W) == sizeof(T) && !std::is_same_v<T, __nv_bfloat16>);
         VT xr[PER];
         VW wr[PER], bw[PER];
-        float sum = 0.0f;
 #pragma unroll
         for (int i = 0; i < PER; ++i) {
             if (tid + i * step < nvi) {
@@ -130,27 +129,21 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
             }
         }
         if constexpr (kWEarly) loadsEndHere(n < 0);
+        auto heldSum = [&](auto f) {  // the sum of f(x) over the thread's held elements
+            float acc = 0.0f;
 #pragma unroll
-        for (int i = 0; i < PER; ++i) {
-            if (tid + i * step < nvi) {
-                float t[N];
-                unpackF(xr[i], t);
+            for (int i = 0; i < PER; ++i) {
+                if (tid + i * step < nvi) {
+                    float t[N];
+                    unpackF(xr[i], t);
 #pragma unroll
-                for (int e = 0; e < N; ++e) sum += t[e];
+                    for (int e = 0; e < N; ++e) acc += f(t[e]);
+                }
             }
-        }
-        const float mean = blockSum(sum, smem) * inv_n;
-        float ss = 0.0f;
-#pragma unroll
-        for (int i = 0; i < PER; ++i) {
-            if (tid + i * step < nvi) {
-                float t[N];
-                unpackF(xr[i], t);
-#pragma unroll
-                for (int e = 0; e < N; ++e) ss += (t[e] - mean) * (t[e] - mean);
-            }
-        }
-        const float scale = rsqrtf(blockSum(ss, smem) * inv_n + eps);
+            return acc;
+        };
+        const float mean = blockSum(heldSum([](float t) { return t; }), smem) * inv_n;
+        const float scale = rsqrtf(blockSum(heldSum([mean](float t) { return (t - mean) * (t - mean); }), smem) * inv_n + eps);
 #pragma unroll
         for (int i = 0; i < PER; ++i) {
             if (tid + i * step < nvi) {
