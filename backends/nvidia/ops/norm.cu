@@ -1,7 +1,6 @@
 // norm.cu: rms_norm, add_rms_norm and layer_norm over the last dimension: one block per row, the row
 // held in registers (16-byte vectors) between the reduction and the write when it fits.
 #include <algorithm>
-#include <cstdlib>
 
 #include "common.cuh"
 
@@ -275,12 +274,6 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                     if (plain && few && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, true>, 2)) return;
                     if (plain && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true>, 1)) return;
                     if (plain && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true>, 2)) return;
-                    if constexpr (K == Norm::kLayer) {  // XPROBE
-                        const char *xe = std::getenv("XLN");
-                        const int xv = xe ? std::atoi(xe) : 0;
-                        if (!few && per == 4 && xv == 1 && cached(normKernel<K, T, Wt, NN, 2, true>, 2)) return;
-                        if (!few && per == 4 && xv == 3 && cached(normKernel<K, T, Wt, NN, 1, true>, 1)) return;
-                    }
                     if (per != 0 && cached(normKernel<K, T, Wt, NN, 4, true>, 4)) return;
                     run(normKernel<K, T, Wt, NN, kMaxVecs, false>, rowThreads(nv, rows));
                 } else {
