@@ -153,12 +153,22 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
             // which cost more than the whole row work at 16 rows); a row takes one pass for both
             // moments and one output pass, over x itself when it is float, else over a float copy
             parallelFor(x.rows(), n * 4, [&](size_t begin, size_t end) {
+#ifdef __AVX512BF16__
+                // 16-bit rows converted in registers where they are read and written (the weight and bias
+                // too, as stored): no float copy of anything (Zen 4, [512, 4096], 2 threads, three runs,
+                // us: float16 240 / 306 / 263 -> 206 / 255 / 213, bfloat16 285 / 424 / 286 -> 221 / 223 /
+                // 265; torch 338-365 / 411-445)
+                constexpr bool kInRegs = !std::is_same_v<T, float>;
+#else
+                constexpr bool kInRegs = false;
+#endif
+                constexpr bool kCopy = !std::is_same_v<T, float> && !kInRegs;  // rows through a float copy
                 thread_local std::vector<float> wbuf, bbuf, heap_buf;
                 const float *w32 = nullptr, *b32 = nullptr;
                 if constexpr (std::is_same_v<W, float>) {
                     w32 = pw;
                     b32 = pb;
-                } else {
+                } else if constexpr (!kInRegs) {
                     if (wbuf.size() < n) wbuf.resize(n);
                     loadRow(wbuf.data(), pw, n);
                     w32 = wbuf.data();
@@ -168,11 +178,6 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
                         b32 = bbuf.data();
                     }
                 }
-#ifdef __AVX512BF16__
-                constexpr bool kCopy = false;  // (16-bit rows are converted in registers below)
-#else
-                constexpr bool kCopy = !std::is_same_v<T, float>;
-#endif
                 constexpr size_t kStack = 8192;  // rows up to this long convert into a stack buffer
                 alignas(64) float stack_buf[kCopy ? kStack : 1];
                 if (kCopy && n > kStack && heap_buf.size() < n) heap_buf.resize(n);
@@ -187,11 +192,7 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
                 };
                 for (size_t r = begin; r < end; ++r) {
 #ifdef __AVX512BF16__
-                    if constexpr (!std::is_same_v<T, float>) {
-                        // 16-bit rows converted in registers where they are read and written, with no
-                        // float copy of the row (Zen 4, [512, 4096], 2 threads, three runs, us: float16
-                        // 240 / 306 / 263 -> 206 / 255 / 213, bfloat16 285 / 424 / 286 -> 221 / 223 / 265;
-                        // torch 338-365 / 411-445)
+                    if constexpr (kInRegs) {
                         const T *xr = px + x.rowOffset(r);
                         T *yr = py + y.rowOffset(r);
                         float mean, rstd;
@@ -200,8 +201,8 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
                         for (size_t q = 0; q < n; q += 16) {
                             const __mmask16 k = tailMask(n - q);
                             __m512 v = _mm512_mul_ps(_mm512_sub_ps(load16f(xr + q, k), vm), vr);
-                            v = b32 != nullptr ? _mm512_fmadd_ps(v, load16f(w32 + q, k), load16f(b32 + q, k))
-                                               : _mm512_mul_ps(v, load16f(w32 + q, k));
+                            v = pb != nullptr ? _mm512_fmadd_ps(v, load16f(pw + q, k), load16f(pb + q, k))
+                                              : _mm512_mul_ps(v, load16f(pw + q, k));
                             store16f(yr + q, v, k);
                         }
                         continue;
