@@ -305,8 +305,8 @@ def test_softmax_of_a_line_with_nan_among_minus_inf_is_nan(device, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("tokens, hidden", [(1, 1024), (200, 1024), (300, 4096), (150, 2048)])
 def test_layer_norm_rows_held(device, dtype, tokens, hidden):
-    """layer_norm at widths the GPU kernels hold in registers as 16-byte pieces (one or two a thread), with
-    few rows (weights and bias loaded with the row) and many (loaded after the reductions); rows whose mean
+    """layer_norm at widths the GPU kernels hold in registers as 16-byte pieces (one, two or four a thread), with
+    few rows (weights and bias loaded with the row) and many (a piece at a time after the reductions); rows whose mean
     is large against their spread (the variance taken about the mean, not as E[x^2] - mean^2); float32
     weights and bias with 16-bit activations; rows a stride apart."""
     x = rand(tokens, hidden, dtype=dtype, device=device, scale=0.5) + 40.0
