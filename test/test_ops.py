@@ -149,6 +149,19 @@ def test_norms(device, dtype, tokens, hidden):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("hidden", [2048, 4000])
+def test_rms_norm_many_rows(device, dtype, hidden):
+    """Rows for several waves of blocks (on GPUs the weights are loaded with the row, 2 pieces a thread:
+    4000 16-bit or 2048 float32 elements), with the weights as stored and in float32."""
+    x = rand(3500, hidden, dtype=dtype, device=device, scale=3)
+    x[17] = 0.0  # a row of zeros: eps alone under the root
+    w = rand(hidden, dtype=dtype, device=device)
+    close(ops.rms_norm(x, w, 1e-6), ref_rms(x, w, 1e-6), dtype, scale=2)
+    close(ops.rms_norm(x, w.float(), 1e-5), ref_rms(x, w.float(), 1e-5), dtype, scale=2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_softmax_any_dim_and_causal(device, dtype):
     x = rand(3, 7, 83, dtype=dtype, device=device, scale=4)
     (fx,) = f32(x)

@@ -32,9 +32,14 @@ constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached
 // CACHED: the row fits in the block's registers, PER vectors a thread (registers scale with PER, so
 // short rows keep many blocks on an SM); else the row is re-read each pass, PER loads in flight.
 // FEW: few rows (fewer blocks than SMs can hold): the rms kernels load the weights with the row
-// (latency counts, registers do not), without the 8-blocks register cap.
-template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false>
-__global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRowThreads(PER, CACHED, PLAIN) == 256 && !FEW ? 8 : 1) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
+// (latency counts, registers do not), without the 8-blocks register cap. MANY: rows for several waves
+// (rms_norm, 2 pieces a thread): the weights with the row too, at 6 blocks an SM (40 registers; at 8 they
+// spill). H200, bf16, kernel us, 8 blocks with the weights after the reduction / MANY (Liger's kernel):
+// 16384x4096 67.01 / 66.02 (65.78), 4096x4096 18.90 / 18.00 (19.02); 1024x4096 5.86 / 6.08 (one wave at 8
+// an SM, two at 6: not there).
+constexpr int kNormMinBlocks(int threads, bool few, bool many) { return many ? 6 : threads == 256 && !few ? 8 : 1; }
+template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false, bool MANY = false>
+__global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMinBlocks(kSmallRowThreads(PER, CACHED, PLAIN), FEW, MANY)) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
                            RowsOf<PLAIN> dy, RowsOf<PLAIN> dres, RowsOf<PLAIN> da, RowsOf<PLAIN> db, float inv_n) {  // inv_n = 1 / n
     __shared__ float smem[32];
     long long row = blockIdx.x;
@@ -56,7 +61,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kSmallRo
         const W *wt = w + static_cast<long long>(tid) * N;
         // the weights (in L2 after the first rows) are loaded before the reduction only by the big
         // blocks; the small ones keep their registers for more blocks on the SM
-        constexpr bool kWEarly = PER > 2 || FEW;
+        constexpr bool kWEarly = PER > 2 || FEW || MANY;
         VT xr[PER], br2[NB];
         VW wr[PER];
         float sum = 0.0f;
@@ -273,6 +278,8 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                     if (plain && few && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true, true>, 1)) return;
                     if (plain && few && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, true>, 2)) return;
                     if (plain && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true>, 1)) return;
+                    bool many = K == Norm::kRms && rows >= 3LL * 8 * smCount();  // (add_rms_norm's 3 rows of registers spill)
+                    if (plain && many && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, false, K == Norm::kRms>, 2)) return;
                     if (plain && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true>, 2)) return;
                     if (per != 0 && cached(normKernel<K, T, Wt, NN, 4, true>, 4)) return;
                     run(normKernel<K, T, Wt, NN, kMaxVecs, false>, rowThreads(nv, rows));
