@@ -1,6 +1,8 @@
 """Kernel durations of torch.ops.infini.softmax over [rows, cols] bf16 lines for given row counts under
-each value of an environment knob, rounds interleaved (as ab_knobs.py). Usage:
-python3 benchmarks/probe/softmax_rows.py VAR=a,b --rows 66,132,256 [--cols 128256] [--rounds 3] [--reps 20]"""
+each value of an environment knob, rounds interleaved (as ab_knobs.py); --copy: torch's copy of the same bytes
+alongside, and each case's GB/s (read + write). Usage:
+python3 benchmarks/probe/softmax_rows.py VAR=a,b --rows 66,132,256 [--cols 128256] [--rounds 3] [--reps 20] [--copy]"""
+import statistics
 import argparse
 
 import torch
@@ -14,6 +16,7 @@ ap.add_argument("--rows", default="66,132,256,512")
 ap.add_argument("--cols", type=int, default=128256)
 ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--reps", type=int, default=20)
+ap.add_argument("--copy", action="store_true")
 args = ap.parse_args()
 var, _, values = args.knob.partition("=")
 dev = torch.device("cuda")
@@ -24,4 +27,11 @@ for r in (int(v) for v in args.rows.split(",")):
     fn = lambda t: torch.ops.infini.softmax(t, -1)  # noqa: E731
     for v in values.split(","):
         work.append((("softmax", f"{r}x{args.cols}", f"{var}={v}"), v, fn, (x,)))
-knob_rounds(timer, work, args.rounds, args.reps, var)
+    if args.copy:
+        work.append((("copy", f"{r}x{args.cols}", "torch"), None, lambda a, b: b.copy_(a), (x, torch.empty_like(x))))
+got = knob_rounds(timer, work, args.rounds, args.reps, var)
+if args.copy:
+    print("GB/s (read + write):")
+    for key, ts in got.items():
+        r = int(key[1].split("x")[0])
+        print(" ".join(f"{k:20s}" for k in key) + f" {4 * r * args.cols / statistics.median(ts) / 1e3:8.1f}")
