@@ -278,8 +278,10 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                     if (plain && few && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true, true>, 1)) return;
                     if (plain && few && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, true>, 2)) return;
                     if (plain && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true>, 1)) return;
-                    bool many = K == Norm::kRms && rows >= 3LL * 8 * smCount();  // (add_rms_norm's 3 rows of registers spill)
-                    if (plain && many && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, false, K == Norm::kRms>, 2)) return;
+                    if constexpr (K == Norm::kRms) {  // (add_rms_norm's three rows of registers spill in this form)
+                        bool many = rows >= 3LL * 8 * smCount();  // several waves at 8 blocks an SM
+                        if (plain && many && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, false, true>, 2)) return;
+                    }
                     if (plain && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true>, 2)) return;
                     if (per != 0 && cached(normKernel<K, T, Wt, NN, 4, true>, 4)) return;
                     run(normKernel<K, T, Wt, NN, kMaxVecs, false>, rowThreads(nv, rows));
