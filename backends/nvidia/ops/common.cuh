@@ -356,9 +356,9 @@ inline int smCount() {
 
 // Launches kern over `grid` blocks of `threads` with `smem` bytes of dynamic shared memory on `stream`,
 // in clusters of C blocks along x (C 0: no clusters), and as a programmatic dependent of the kernel
-// ahead of it in the stream where `dependent` (see launchDependent).
+// ahead of it in the stream where `dependent` (see launchDependent). Returns the launch's status.
 template <typename... P, typename... A>
-inline void launchEx(void (*kern)(P...), dim3 grid, int threads, size_t smem, cudaStream_t stream, int C, bool dependent, A... args) {
+inline cudaError_t launchEx(void (*kern)(P...), dim3 grid, int threads, size_t smem, cudaStream_t stream, int C, bool dependent, A... args) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(static_cast<unsigned>(threads));
@@ -380,14 +380,14 @@ inline void launchEx(void (*kern)(P...), dim3 grid, int threads, size_t smem, cu
     }
     cfg.attrs = attr;
     cfg.numAttrs = n;
-    cudaLaunchKernelEx(&cfg, kern, args...);
+    return cudaLaunchKernelEx(&cfg, kern, args...);
 }
 
 // Launches kern over `grid` blocks of `threads` in clusters of C blocks along x (C 0: a plain launch),
-// with `smem` bytes of dynamic shared memory, on `stream`.
+// with `smem` bytes of dynamic shared memory, on `stream`. Returns the launch's status.
 template <typename... P, typename... A>
-inline void launchClusters(void (*kern)(P...), dim3 grid, int threads, size_t smem, int C, cudaStream_t stream, A... args) {
-    launchEx(kern, grid, threads, smem, stream, C, false, args...);
+inline cudaError_t launchClusters(void (*kern)(P...), dim3 grid, int threads, size_t smem, int C, cudaStream_t stream, A... args) {
+    return launchEx(kern, grid, threads, smem, stream, C, false, args...);
 }
 
 // Programmatic dependent launch (compute capability 9.0+; no-ops before): a kernel launched by

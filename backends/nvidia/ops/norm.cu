@@ -274,7 +274,7 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                         return true;
                     };
                     int per = normPer(nv, kNormThreads);
-                    bool few = rows <= 132;  // at most one block per SM (an H100's 132)
+                    bool few = rows <= smCount();  // at most one block per SM
                     if (plain && few && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true, true>, 1)) return;
                     if (plain && few && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, true>, 2)) return;
                     if (plain && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true>, 1)) return;

@@ -1,14 +1,13 @@
 // softmax.cu: softmax along any dim (a line per block, walked with its stride) and causal_softmax over
 // the last dim. Lines with stride 1 use 16-byte loads and stay in registers between the reductions
 // and the write when they fit: as floats (a block per line), as stored (8 pieces a thread, for many
-// lines), or split over a cluster of blocks (longer than a block holds; many such lines: persistent
-// clusters streaming them through shared memory into registers, or for causal ones each block's part in
-// shared memory, brought in by one bulk copy); the rest are read twice (max and sum in one online pass,
+// lines), or split over a cluster of blocks (longer than a block holds; many such lines: each block's
+// part half in registers and half in shared memory, or for causal ones all in shared memory, brought in
+// by one bulk copy); the rest are read twice (max and sum in one online pass,
 // then written).
 #include <cooperative_groups.h>
 
 #include <algorithm>
-#include <atomic>
 #include <type_traits>
 
 #include "common.cuh"
@@ -444,22 +443,7 @@ __device__ __forceinline__ void sendPair(float2 v, const float2 *slot, const uns
 #endif
 }
 
-// Persistent clusters that stream many long lines (vocabulary rows) through shared memory into
-// registers: cluster g of the G in the grid takes lines g, g + G, ...; block `rank` of a cluster holds
-// pieces [rank * per, rank * per + per) of each, warp w of the block the part's pieces [w * 32 * kStreamVecs,
-// +32 * kStreamVecs) (lane + 32 i its own). Each warp brings its 8 KiB in by its own bulk copy and, as
-// soon as its lanes have them in registers, requests the next line's into the same bytes: no block
-// barrier on the data's way, and the copy is in flight while the warp computes and writes the line
-// before. Each thread: its max, exp(x - its max) in place (one exp an element); each warp's (max, sum),
-// which the warp sends to every block of the cluster by asynchronous stores into their shared memory,
-// each counted by that block's mbarrier for the line's parity (no cluster or block barrier: a warp waits
-// only for the C x 8 pairs of its line, and reduces them itself); the scaled write from registers. Not
-// for causal lines. n < 2^31. H200, 512x128256 bf16, kernel us: 76.7 (softmaxBulkKernel) -> 71.2; the
-// same with a block barrier for the copies (one copy a block, or 2 or 4 a block) 72.7-74.1; with the
-// pairs exchanged through a cluster barrier 75.0; the data movement alone 66.4 (torch's copy of the same
-// bytes 64.1). A pair a block (the block's warps combined by thread 0 after a block barrier) instead of a
-// pair a warp: 70.56-70.83 against 70.10-70.40 (four builds, 3 rounds each).
-constexpr int kStreamThreads = 256, kStreamVecs = 16, kStreamWarps = kStreamThreads / 32;
+constexpr int kHoldThreads = 256, kHoldWarps = kHoldThreads / 32;  // softmaxHoldKernel's blocks
 
 // The write's scale: bf16 as hi + lo (hi the scale rounded to bf16, lo the rest rounded), so that
 // fma(e, hi, e * lo) in packed bf16 arithmetic is e * scale rounded once (to ~2^-17 before the rounding):
@@ -494,7 +478,7 @@ struct WriteScale<__nv_bfloat16> {
 
 // expInPlace for a piece of a line whose max is finite (mL = max log2 e), every element live: no check a
 // piece, and the piece's exps summed pairwise before they join s (a chain of one add a piece, not N).
-// H200, 512x128256 bf16 in the stream kernel, kernel us (3 rounds): 71.38 -> 71.14 without the check,
+// H200, 512x128256 bf16 in the persistent stream kernel (since replaced by softmaxHoldKernel), kernel us (3 rounds): 71.38 -> 71.14 without the check,
 // 70.93 with the pairwise sums as well.
 template <typename T, int N>
 __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
@@ -512,88 +496,114 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
     for (int e = 0; e < N; ++e) raw.v[e] = fromF<T>(f[e]);
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kStreamThreads, 2) softmaxStreamKernel(T *y, const T *x, int n, long long rows, Dims dy, Dims dx,
-                                                                        int C, int per) {
+// Many long lines (vocabulary rows), not causal: a line a cluster of C blocks (not persistent); block
+// `rank` takes the line's pieces [rank * per, rank * per + per), warp w of the block the part's pieces
+// [w * 32 (R + S), +32 (R + S)), lane + 32 i its own: the first 32 R straight into registers (R a lane),
+// the other 32 S by one bulk copy into the warp's shared memory (S a lane; their exps written back in
+// place). Half the part in registers and half in shared memory keeps the registers a thread needs low,
+// so that an SM holds MINB blocks: the blocks of other lines load while a block waits for its cluster.
+// Each thread: its max, exp(x - its max) in place (one exp an element); each warp's (max, sum), which the
+// warp sends to every block of the cluster by asynchronous stores into their shared memory, counted by
+// that block's mbarrier (no cluster or block barrier on the way: a warp waits only for its own copy and
+// the line's C x 8 pairs, and reduces them itself); the scaled write. n < 2^31.
+// H200, bf16, kernel us (3 rounds), against the persistent stream kernel it replaced (clusters of 4, each
+// block's 64 KiB part in registers, the next line's copied into shared memory meanwhile) and torch's copy
+// of the same bytes: 512x128256 <4,4,6> in clusters of 8: 65.49 (stream 70.05-70.14, copy 63.15);
+// 264x128256 35.12-35.18 (37.36-37.41, 33.81-33.90); 66 rows 12.10 (15.47, 12.26); 1024 rows 128.37
+// (136.74, 124.57); 528x65536 35.17 (36.67, 34.26); 1056x40008 44.32 (51.57, 43.82). Other splits at
+// 512x128256: <8,8,4> in clusters of 4 66.00-66.11, <6,2,5> 65.50, <12,4,3> 67.42, <2,6,7> 68.16, <0,8,6>
+// 68.29, <4,4,7> 74.18 (spills), all 64 KiB in registers <16,0,2> 68.59 (probe/hold_variants_s26.patch).
+template <typename T, int R, int S, int MINB>
+__global__ void __launch_bounds__(kHoldThreads, MINB) softmaxHoldKernel(T *y, const T *x, int n, Dims dy, Dims dx, int C, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int N = kVec16<T>, WV = 32 * kStreamVecs;  // WV: pieces a warp
+    constexpr int N = kVec16<T>, WV = 32 * (R + S);
     using V = Vec<T, N>;
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
-    const V *chunk = reinterpret_cast<const V *>(dyn_smem);
-    __shared__ __align__(8) unsigned long long bar[kStreamWarps];  // warp w's copies
-    __shared__ __align__(8) unsigned long long xbar[2];            // the cluster's pairs of a line, by its parity
-    __shared__ float2 slots[2][8 * kStreamWarps];                   // (max, sum) of warp w of block r: slots[parity][r 8 + w]
+    __shared__ __align__(8) unsigned long long bar[kHoldWarps];  // warp w's copy
+    __shared__ __align__(8) unsigned long long xbar;               // the cluster's pairs
+    __shared__ float2 slots[8 * kHoldWarps];                      // (max, sum) of warp w of block r: slots[r 8 + w]
     const int rank = static_cast<int>(cg::this_cluster().block_rank()), tid = static_cast<int>(threadIdx.x);
     const int warp = tid / 32, lane = tid % 32;
-    const long long G = gridDim.x / C;
-    long long row = blockIdx.x / C;
+    const long long row = blockIdx.x / C;
     const int vbeg = rank * per, cnt = max(0, min(n / N, vbeg + per) - vbeg);
-    const int wbeg = warp * WV;  // the warp's first piece in the part
-    const uint32_t wbytes = static_cast<uint32_t>(max(0, min(cnt - wbeg, WV))) * 16u, wbar = smemAddr(&bar[warp]);
-    auto request = [&](long long r) {  // (lane 0) line r's pieces of the warp
-        if (wbytes == 0) return;
-        mbarExpect(wbar, wbytes);
-        bulkLoad(smemAddr(chunk + wbeg), reinterpret_cast<const V *>(x + offsetOf(dx, r)) + vbeg + wbeg, wbytes, wbar);
-    };
+    const int wbeg = warp * WV, sbeg = wbeg + 32 * R;  // the warp's first piece; its first in shared memory
+    const uint32_t sbytes = static_cast<uint32_t>(max(0, min(cnt - sbeg, 32 * S))) * 16u, wbar = smemAddr(&bar[warp]);
+    V *sp = reinterpret_cast<V *>(dyn_smem) + warp * 32 * S;
     if (tid == 0) {
-        for (int w = 0; w < kStreamWarps; ++w) mbarInit(smemAddr(&bar[w]));
-        mbarInit(smemAddr(&xbar[0]));
-        mbarInit(smemAddr(&xbar[1]));
+        for (int w = 0; w < kHoldWarps; ++w) mbarInit(smemAddr(&bar[w]));
+        mbarInit(smemAddr(&xbar));
     }
     clusterArriveRelaxed();
     __syncthreads();  // (the barriers are initialized before anyone uses them)
-    if (lane == 0 && row < rows) request(row);
+    const V *xr = reinterpret_cast<const V *>(x + offsetOf(dx, row)) + vbeg;
+    if (lane == 0 && sbytes > 0) {
+        mbarExpect(wbar, sbytes);
+        bulkLoad(smemAddr(sp), xr + sbeg, sbytes, wbar);
+    }
+    V raw[R > 0 ? R : 1];
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+        if (wbeg + lane + i * 32 < cnt) raw[i] = xr[wbeg + lane + i * 32];
+    }
+    if (tid == 0) mbarExpect(smemAddr(&xbar), static_cast<uint32_t>(C * kHoldWarps) * 8u);  // C x 8 pairs to come
+    typename MaxAcc<T>::type acc = MaxAcc<T>::init();
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+        if (wbeg + lane + i * 32 < cnt) maxInto(acc, raw[i]);
+    }
+    if (sbytes > 0) mbarWait(wbar, 0);
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+        if (sbeg + lane + j * 32 < cnt) maxInto(acc, sp[lane + j * 32]);
+    }
+    const float lm = maxOf(acc), lmL = lm * kLog2e;
+    float s = 0.0f;
+    if (lm != -INFINITY) {
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+            if (wbeg + lane + i * 32 < cnt) expFinite(raw[i], lmL, s);
+        }
+#pragma unroll
+        for (int j = 0; j < S; ++j) {
+            if (sbeg + lane + j * 32 < cnt) {
+                V p = sp[lane + j * 32];
+                expFinite(p, lmL, s);
+                sp[lane + j * 32] = p;
+            }
+        }
+    } else {  // (the thread's elements all -inf or NaN: its NaNs join the sum)
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+            if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);
+        }
+#pragma unroll
+        for (int j = 0; j < S; ++j) {
+            if (sbeg + lane + j * 32 < cnt) {
+                V p = sp[lane + j * 32];
+                expInPlace<false>(p, 0, 1, lm, lmL, s);
+                sp[lane + j * 32] = p;
+            }
+        }
+    }
+    const float wm = warpMax(lm);
+    const float ws = warpSum(s * shiftFactor(lm, wm));
     clusterWait();  // every block of the cluster runs, its barriers initialized: pairs may be sent to it
-    for (int k = 0; row < rows; row += G, ++k) {
-        const int par = k & 1;
-        if (tid == 0) mbarExpect(smemAddr(&xbar[par]), static_cast<uint32_t>(C * kStreamWarps) * 8u);  // C x 8 pairs to come
-        V raw[kStreamVecs];
-        if (wbytes > 0) mbarWait(wbar, static_cast<uint32_t>(k) & 1u);
+    if (lane < C) sendPair(make_float2(wm, ws), &slots[rank * kHoldWarps + warp], &xbar, lane);  // lane r to block r
+    mbarWait(smemAddr(&xbar), 0);
+    const int np = C * kHoldWarps;  // 16, 32 or 64 pairs: lane i takes pairs i and i + 32
+    const float2 none = make_float2(-INFINITY, 0.0f), pa = lane < np ? slots[lane] : none, pb = lane + 32 < np ? slots[lane + 32] : none;
+    const float gm = warpMax(fmaxf(pa.x, pb.x));
+    const float gs = warpSum(pa.y * shiftFactor(pa.x, gm) + pb.y * shiftFactor(pb.x, gm));
+    const WriteScale<T> scale(gm == -INFINITY ? NAN : shiftFactor(lm, gm) / gs);
+    V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg;
 #pragma unroll
-        for (int i = 0; i < kStreamVecs; ++i) {
-            if (wbeg + lane + i * 32 < cnt) raw[i] = chunk[wbeg + lane + i * 32];
-        }
-        __syncwarp();  // the warp has its pieces: its bytes may be overwritten
-        if (lane == 0 && row + G < rows) request(row + G);
-        typename MaxAcc<T>::type acc = MaxAcc<T>::init();
+    for (int i = 0; i < R; ++i) {
+        if (wbeg + lane + i * 32 < cnt) scale.store(reinterpret_cast<T *>(yr + wbeg + lane + i * 32), raw[i]);
+    }
 #pragma unroll
-        for (int i = 0; i < kStreamVecs; ++i) {
-            if (wbeg + lane + i * 32 < cnt) maxInto(acc, raw[i]);
-        }
-        const float lm = maxOf(acc), lmL = lm * kLog2e;
-        float s = 0.0f;
-        if (lm != -INFINITY) {
-#pragma unroll
-            for (int i = 0; i < kStreamVecs; ++i) {
-                if (wbeg + lane + i * 32 < cnt) expFinite(raw[i], lmL, s);
-            }
-        } else {  // (the thread's elements all -inf or NaN: its NaNs join the sum)
-#pragma unroll
-            for (int i = 0; i < kStreamVecs; ++i) {
-                if (wbeg + lane + i * 32 < cnt) expInPlace<false>(raw[i], 0, 1, lm, lmL, s);  // (unmasked: every element live)
-            }
-        }
-        const float wm = warpMax(lm);
-        const float ws = warpSum(s * shiftFactor(lm, wm));
-        float2 *sl = slots[par];
-        if (lane < C) sendPair(make_float2(wm, ws), &sl[rank * kStreamWarps + warp], &xbar[par], lane);  // lane r to block r
-        // slots[par] is written again two lines on only by warps that have every pair of the line between,
-        // each sent after its warp's reads below. Thread 0's expect of a line two on follows its own wait
-        // here, and that line's phase cannot complete before every warp of the block has sent its pair of
-        // the line, after its wait here: no warp waits on a phase that has moved on.
-        mbarWait(smemAddr(&xbar[par]), static_cast<uint32_t>(k >> 1) & 1u);
-        const int np = C * kStreamWarps;  // 16, 32 or 64 pairs: lane i takes pairs i and i + 32
-        const float2 none = make_float2(-INFINITY, 0.0f), pa = lane < np ? sl[lane] : none, pb = lane + 32 < np ? sl[lane + 32] : none;
-        const float gm = warpMax(fmaxf(pa.x, pb.x));
-        const float gs = warpSum(pa.y * shiftFactor(pa.x, gm) + pb.y * shiftFactor(pb.x, gm));
-        // exp(x - lm) -> exp(x - line max) / sum; a line of only -inf (pieces all 0): NaN
-        const WriteScale<T> scale(gm == -INFINITY ? NAN : shiftFactor(lm, gm) / gs);
-        V *yr = reinterpret_cast<V *>(y + offsetOf(dy, row)) + vbeg + wbeg;
-#pragma unroll
-        for (int i = 0; i < kStreamVecs; ++i) {
-            if (wbeg + lane + i * 32 < cnt) scale.store(reinterpret_cast<T *>(yr + lane + i * 32), raw[i]);
-        }
+    for (int j = 0; j < S; ++j) {
+        if (sbeg + lane + j * 32 < cnt) scale.store(reinterpret_cast<T *>(yr + sbeg + lane + j * 32), sp[lane + j * 32]);
     }
 #endif
 }
@@ -681,82 +691,30 @@ inline int fewestBlocks(long long nv, long long max_pieces, long long *per) {
     return 0;
 }
 
-// Launches softmaxStreamKernel over `rows` lines of n (a multiple of the 16-byte piece): clusters of the
-// fewest blocks (2, 4 or 8) whose parts a block's threads hold (at most 64 KiB each), as many clusters as
-// the GPU holds at once (asked once a device and cluster size), fewer where that evens the lines each
-// takes. False: not launched (lines too long, too few, or parts too small for it to pay; or the GPU holds
-// no cluster): the caller takes the bulk kernel.
+// Launches softmaxHoldKernel over `rows` lines of n (a multiple of the 16-byte piece): a line a cluster of
+// the fewest blocks (2, 4 or 8) whose parts fit 32 KiB (<4, 4, 6>), else 64 KiB (<8, 8, 4>). False: not
+// launched (lines too long, or the launch refused): the caller takes the bulk kernel. On the
+// H100 as well (kernel us, bf16, against the bulk kernel it took before and torch's copy): 512x128256
+// 89.38 (93.26, 89.26), 264x128256 47.17 (51.41, 47.26), 66x128256 14.82 (17.90, 16.35), 1056x40008 59.44
+// (62.50, 60.43).
 template <typename T>
-bool launchStream(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
-    constexpr int N = kVec16<T>, kPartBytes = kStreamThreads * kStreamVecs * 16;
-    const long long nv = n / N;
-    long long per = 0;
-    const int C = fewestBlocks(nv, kPartBytes / 16, &per), ci = C == 2 ? 0 : C == 4 ? 1 : 2;
-    if (C == 0 || rows * C >= (1LL << 31) || n >= (1LL << 31)) return false;
-    auto kern = softmaxStreamKernel<T>;
-    static SmemAllowance allow;
-    if (!allow.ensure(kern, kPartBytes)) return false;
-    cudaLaunchConfig_t cfg = {};
-    cfg.blockDim = dim3(kStreamThreads);
-    cfg.dynamicSmemBytes = static_cast<size_t>(per * 16);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(C);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    // clusters the GPU holds at once, with the largest part (the registers allow 2 blocks an SM in any case)
-    static std::atomic<int> held[64][3];
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
-        cudaGetLastError();
-        return false;
-    }
-    // Only where an SM's share of the memory bandwidth is high (H200: 4.8 TB/s over 132 SMs, 36 GB/s
-    // each): the bulk kernel's bytes in flight (3 blocks of 64 KiB an SM, each waiting for its whole
-    // part) then fall short. On the H100 (3.35 TB/s, 25 GB/s an SM) they do not: bulk 93.7 against
-    // stream 97.1 us at 512x128256 (264 rows 51.7 / 50.9, 100 rows 24.2 / 21.5).
-    static std::atomic<int> wide[64];  // [device]: 1 high, -1 not, 0 not asked yet
-    int w = wide[dev].load(std::memory_order_relaxed);
-    if (w == 0) {
-        int khz = 0, bits = 0, sms = 0;
-        bool ok = cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess &&
-                  cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess &&
-                  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && sms > 0;
-        if (!ok) cudaGetLastError();
-        double per_sm = ok ? 2.0 * khz * 1e3 * (bits / 8) / sms : 0.0;  // bytes/s (double data rate)
-        w = per_sm >= 30e9 ? 1 : -1;
-        wide[dev].store(w, std::memory_order_relaxed);
-    }
-    if (w < 0) return false;
-    int maxc = held[dev][ci].load(std::memory_order_relaxed);
-    if (maxc == 0) {
-        cudaLaunchConfig_t probe = cfg;
-        probe.gridDim = dim3(static_cast<unsigned>(C));
-        probe.dynamicSmemBytes = kPartBytes;
-        if (cudaOccupancyMaxActiveClusters(&maxc, kern, &probe) != cudaSuccess) {
-            cudaGetLastError();
-            maxc = -1;
+bool launchHold(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
+    constexpr int N = kVec16<T>;
+    if (n >= (1LL << 31)) return false;
+    auto go = [&](auto kern, int S, int C, long long per) {
+        if (rows * C >= (1LL << 31)) return false;
+        if (launchClusters(kern, dim3(static_cast<unsigned>(rows * C)), kHoldThreads, static_cast<size_t>(S) * 32 * kHoldWarps * 16, C, stream, py, px,
+                           static_cast<int>(n), dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
+            cudaGetLastError();  // (not launched: the caller takes another kernel)
+            return false;
         }
-        if (maxc <= 0) maxc = -1;
-        held[dev][ci].store(maxc, std::memory_order_relaxed);
-    }
-    // Where it pays (H200, kernel us, stream / bulk): parts that fill at least 3/4 of a block's 64 KiB, and
-    // at least 1.5 lines a cluster. bf16 128256 (parts of 64 KiB, 66 clusters): 66 rows 16.6 / 15.8, 100
-    // 18.2 / 20.9, 132 23.5 / 25.6, 264 38.6 / 42.7, 512 72.5 / 77.0; bf16 40008 (parts of 40 KiB, 132
-    // clusters): 200 rows 15.0 / 14.2, 400 24.6 / 23.8, 528 27.4 / 29.4.
-    if (maxc < 0 || 4 * per * 16 < 3LL * kPartBytes || 2 * rows < 3LL * maxc) return false;
-    long long G = std::min<long long>(maxc, rows);
-    const long long rounds = (rows + G - 1) / G;
-    G = (rows + rounds - 1) / rounds;
-    cfg.gridDim = dim3(static_cast<unsigned>(G * C));
-    if (cudaLaunchKernelEx(&cfg, kern, py, px, static_cast<int>(n), rows, dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
-        cudaGetLastError();  // (not launched: the caller takes another kernel)
-        return false;
-    }
-    return true;
+        return true;
+    };
+    long long per = 0;
+    int C = fewestBlocks(n / N, 8LL * 32 * kHoldWarps, &per);
+    if (C > 0) return go(softmaxHoldKernel<T, 4, 4, 6>, 4, C, per);
+    C = fewestBlocks(n / N, 16LL * 32 * kHoldWarps, &per);
+    return C > 0 && go(softmaxHoldKernel<T, 8, 8, 4>, 8, C, per);
 }
 
 infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, long long n, long long sy, long long sx,
@@ -816,13 +774,13 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 }
                 if (rows * C >= (1LL << 31)) C = 0;
             }
-            // Many such lines (blocks of the register kernel's cluster at least 4 an SM), not causal: persistent
-            // clusters streaming them through shared memory into registers where that pays (launchStream;
-            // H200, 512x128256 bf16: 76.7 -> 71.2 us against the bulk kernel below)
-            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() && launchStream(py, px, rows, n, dy, dx, a.stream)) {
+            // Many such lines (blocks of the register kernel's cluster at least 4 an SM), not causal: a line a
+            // cluster, each block's part half in registers, half in shared memory (launchHold; H200, 512x128256
+            // bf16: 76.7 us in the bulk kernel below, 71.2 in the persistent stream kernel, 65.5 now)
+            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() && launchHold(py, px, rows, n, dy, dx, a.stream)) {
                 return launched(op);
             }
-            // Many such causal lines (or lines the stream kernel does not take): clusters of the
+            // Many such causal lines (or lines launchHold does not take): clusters of the
             // fewest blocks (2, 4 or 8) whose parts fit kBulkPartBytes of shared memory, each part brought in
             // by one bulk copy (H200, 512x128256 bf16: 82.6 -> 76.5 us; 256x128256 43.3 -> 41.5; 32 KiB parts
             // in clusters of 8: 83.7; with few lines, 16x128256: 6.9 -> 8.3, hence the bound).

@@ -1,0 +1,15 @@
+"""Prints the Triton code torch.compile (inductor) generates for one of the comparison tool's reference
+functions on CUDA bf16 inputs, for reading its launch configuration. Usage:
+python3 benchmarks/probe/compile_code.py silu_and_mul 16x11008"""
+import sys
+
+import torch
+from torch._inductor.utils import run_and_get_code
+from infinicore_torch.bench import specs
+
+name, shape = sys.argv[1], sys.argv[2]
+rows, d = (int(v) for v in shape.split("x"))
+ref = {"silu_and_mul": specs._silu_and_mul_ref}[name]
+x = torch.randn(rows, 2 * d, device="cuda", dtype=torch.bfloat16)
+_, code = run_and_get_code(torch.compile(ref), x)
+print("\n".join(code))
