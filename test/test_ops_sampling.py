@@ -123,6 +123,27 @@ def test_paged_caching(device, dtype, block_size, heads, head_dim):
     assert torch.equal(dk.cpu(), rk) and torch.equal(dv.cpu(), rv)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("slot_dtype", [torch.int32, torch.int64])
+@pytest.mark.parametrize("tokens", [1027, 4099])
+def test_paged_caching_many_tokens(device, dtype, slot_dtype, tokens):
+    # many tokens (the GPU's kernels for prefill batches: several tokens a thread, a partial last group)
+    heads, head_dim, block_size = 8, 128, 16
+    blocks = (tokens + 200) // block_size
+    g = torch.Generator().manual_seed(tokens)
+    k = torch.randn(tokens, heads, head_dim, generator=g).to(dtype)
+    v = torch.randn(tokens, heads, head_dim, generator=g).to(dtype)
+    kc = torch.randn(blocks, heads, block_size, head_dim, generator=g).to(dtype)
+    vc = torch.randn(blocks, heads, block_size, head_dim, generator=g).to(dtype)
+    slots = torch.randperm(blocks * block_size, generator=g)[:tokens]
+    slots[[0, tokens // 2, tokens - 1]] = -1  # padding tokens, the last one among them
+    rk, rv = ref_paged_caching(k, v, kc, vc, slots)
+    dk, dv = kc.to(device), vc.to(device)
+    ops.paged_caching(k.to(device), v.to(device), dk, dv, slots.to(device).to(slot_dtype))
+    assert torch.equal(dk.cpu(), rk) and torch.equal(dv.cpu(), rv)
+
+
 def test_paged_caching_out_of_range_slot_raises_and_writes_nothing():
     k = torch.randn(3, 2, 8)
     kc = torch.zeros(2, 2, 4, 8)

@@ -165,25 +165,37 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
 // the slot being valid: one memory round trip (k and v through loadNow: ptxas sinks a plain load into
 // the store's branch even here). The slot's block and row by a multiply-shift (bmul, bsh: block's
 // magic numbers, exact for slots < 2^31). A slot past the capacity is reported after. The slot's type I
-// fixed at compile time. (32-bit k/v offsets, 15 fewer instructions before the loads: no faster.)
-template <typename P, typename I>
+// fixed at compile time. (32-bit k/v offsets, 15 fewer instructions before the loads: no faster.) TZ > 1:
+// tokens [blockIdx.x * TZ, +TZ) by each thread, every load before the first store (`tokens`: the count,
+// for the last group's).
+template <typename P, typename I, int TZ = 1>
 __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, int block,
                                  unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0, long long k_s1,
                                  long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2,
-                                 long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err) {
-    const long long t = blockIdx.x;
+                                 long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err, long long tokens = 0) {
     const int q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
-    const long long s = slots[t * slot_stride];
     const long long hr = h < heads ? h : 0;
-    const P kp = loadNow(reinterpret_cast<const P *>(k + (t * k_s0 + hr * k_s1)) + q);
-    const P vp = loadNow(reinterpret_cast<const P *>(v + (t * v_s0 + hr * v_s1)) + q);
-    const bool ok = h < heads && s >= 0 && s < capacity;
-    const unsigned sc = ok ? static_cast<unsigned>(s) : 0u, blk = (__umulhi(sc, bmul) + sc) >> bsh, row = sc - blk * block;
-    if (ok) {
-        reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp;
-        reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp;
-    } else if (s >= capacity && q == 0 && h == 0) {
-        reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s, capacity);
+    long long s[TZ];
+    P kp[TZ], vp[TZ];
+#pragma unroll
+    for (int j = 0; j < TZ; ++j) {
+        long long t = static_cast<long long>(blockIdx.x) * TZ + j;
+        if (TZ > 1 && t >= tokens) t = tokens - 1;  // (its stores are skipped below)
+        s[j] = slots[t * slot_stride];
+        kp[j] = loadNow(reinterpret_cast<const P *>(k + (t * k_s0 + hr * k_s1)) + q);
+        vp[j] = loadNow(reinterpret_cast<const P *>(v + (t * v_s0 + hr * v_s1)) + q);
+    }
+#pragma unroll
+    for (int j = 0; j < TZ; ++j) {
+        const bool live = TZ == 1 || static_cast<long long>(blockIdx.x) * TZ + j < tokens;
+        const bool ok = live && h < heads && s[j] >= 0 && s[j] < capacity;
+        const unsigned sc = ok ? static_cast<unsigned>(s[j]) : 0u, blk = (__umulhi(sc, bmul) + sc) >> bsh, row = sc - blk * block;
+        if (ok) {
+            reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp[j];
+            reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp[j];
+        } else if (live && s[j] >= capacity && q == 0 && h == 0) {
+            reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s[j], capacity);
+        }
     }
 }
 
@@ -534,14 +546,21 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                     unsigned hb = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, most / per_row)));
                     unsigned groups = static_cast<unsigned>((heads + hb - 1) / hb);
                     dim3 blk(static_cast<unsigned>(per_row), hb);
-                    dim3 grid(static_cast<unsigned>(tokens), groups);
+                    // 16-byte pieces, between one and four waves of blocks a token: 4 tokens a thread, their loads
+                    // before any store, in one wave (H200, 8 heads of 128, kernel us, 1 / 4 tokens a thread,
+                    // compile: 4096 tokens 10.48 / 9.57, 10.37; 8192 18.98 / 18.91; 2048 (one wave) 5.94 / 6.16;
+                    // 16384 35.63 / 36.34; 2 a thread 10.70 at 4096)
+                    const long long resident = static_cast<long long>(smCount()) * std::min<long long>(32, 2048 / (per_row * hb)), rows = tokens * groups;
+                    const int tz = sizeof(P) == 16 && rows > resident && rows <= 4 * resident ? 4 : 1;
+                    dim3 grid(static_cast<unsigned>((tokens + tz - 1) / tz), groups);
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
-                        cachingRowKernel<P, I><<<grid, blk, 0, a.stream>>>(
+                        auto kern = tz == 4 ? cachingRowKernel<P, I, 4> : cachingRowKernel<P, I, 1>;
+                        kern<<<grid, blk, 0, a.stream>>>(
                             static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
                             static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]), static_cast<int>(heads),
                             static_cast<int>(block), bmul, bsh, static_cast<int>(capacity), ss, ks[0] * e, ks[1] * e, vs[0] * e,
-                            vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e, vcs[2] * e, a.err);
+                            vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e, vcs[2] * e, a.err, tokens);
                     };
                     if (i64) launch(static_cast<long long>(0)); else launch(0);
                 };
