@@ -506,11 +506,12 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
 // warp sends to every block of the cluster by asynchronous stores into their shared memory, counted by
 // that block's mbarrier (no cluster or block barrier on the way: a warp waits only for its own copy and
 // the line's C x 8 pairs, and reduces them itself); the scaled write. n < 2^31.
-// H200, bf16, kernel us (3 rounds), against the persistent stream kernel it replaced (clusters of 4, each
-// block's 64 KiB part in registers, the next line's copied into shared memory meanwhile) and torch's copy
-// of the same bytes: 512x128256 <4,4,6> in clusters of 8: 65.49 (stream 70.05-70.14, copy 63.15);
-// 264x128256 35.12-35.18 (37.36-37.41, 33.81-33.90); 66 rows 12.10 (15.47, 12.26); 1024 rows 128.37
-// (136.74, 124.57); 528x65536 35.17 (36.67, 34.26); 1056x40008 44.32 (51.57, 43.82). Other splits at
+// H200, bf16, kernel us (3 rounds), against the kernel taken before - the persistent stream kernel it
+// replaced (clusters of 4, each block's 64 KiB part in registers, the next line's copied into shared memory
+// meanwhile), or where that did not pay the bulk kernel (*) - and torch's copy of the same bytes: 512x128256
+// <4,4,6> in clusters of 8: 65.49 (70.05-70.14, copy 63.15); 264x128256 35.12-35.18 (37.36-37.41,
+// 33.81-33.90); 66 rows 12.10 (15.47*, 12.26); 1024 rows 128.37 (136.74, 124.57); 528x65536 35.17 (36.67,
+// 34.26); 1056x40008 44.32 (51.57*, 43.82). Other splits at
 // 512x128256: <8,8,4> in clusters of 4 66.00-66.11, <6,2,5> 65.50, <12,4,3> 67.42, <2,6,7> 68.16, <0,8,6>
 // 68.29, <4,4,7> 74.18 (spills), all 64 KiB in registers <16,0,2> 68.59 (probe/hold_variants_s26.patch).
 template <typename T, int R, int S, int MINB>
