@@ -172,7 +172,7 @@ template <typename P, typename I, int TZ = 1>
 __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, int block,
                                  unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0, long long k_s1,
                                  long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2,
-                                 long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err, long long tokens = 0) {
+                                 long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err, long long tokens) {
     const int q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
     const long long hr = h < heads ? h : 0;
     long long s[TZ];

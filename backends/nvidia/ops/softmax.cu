@@ -692,30 +692,34 @@ inline int fewestBlocks(long long nv, long long max_pieces, long long *per) {
     return 0;
 }
 
-// Launches softmaxHoldKernel over `rows` lines of n (a multiple of the 16-byte piece): a line a cluster of
-// the fewest blocks (2, 4 or 8) whose parts fit 32 KiB (<4, 4, 6>), else 64 KiB (<8, 8, 4>). False: not
-// launched (lines too long, or the launch refused): the caller takes the bulk kernel. On the
-// H100 as well (kernel us, bf16, against the bulk kernel it took before and torch's copy): 512x128256
-// 89.38 (93.26, 89.26), 264x128256 47.17 (51.41, 47.26), 66x128256 14.82 (17.90, 16.35), 1056x40008 59.44
-// (62.50, 60.43).
+// Launches softmaxHoldKernel<T, R, S, MINB> over `rows` lines of n (a multiple of the 16-byte piece, n <
+// 2^31), a line a cluster of the fewest blocks (2, 4 or 8) whose parts its blocks hold (32 (R + S) pieces a
+// warp): 1 launched, 0 the launch refused, -1 the lines too long for it.
+template <typename T, int R, int S, int MINB>
+int launchHoldSplit(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
+    long long per = 0;
+    const int C = fewestBlocks(n / kVec16<T>, 32LL * (R + S) * kHoldWarps, &per);
+    if (C == 0) return -1;
+    if (rows * C >= (1LL << 31)) return 0;
+    if (launchClusters(softmaxHoldKernel<T, R, S, MINB>, dim3(static_cast<unsigned>(rows * C)), kHoldThreads, 32 * S * kHoldWarps * sizeof(Vec<T, kVec16<T>>),
+                       C, stream, py, px, static_cast<int>(n), dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
+        cudaGetLastError();  // (not launched: the caller takes another kernel)
+        return 0;
+    }
+    return 1;
+}
+
+// Launches softmaxHoldKernel over `rows` lines of n (a multiple of the 16-byte piece): parts of up to 32 KiB
+// (<4, 4, 6>), else up to 64 KiB (<8, 8, 4>). False: not launched (lines too long, or the launch refused):
+// the caller takes the bulk kernel. On the H100 as well (kernel us, bf16, against the bulk kernel it took
+// before and torch's copy): 512x128256 89.38 (93.26, 89.26), 264x128256 47.17 (51.41, 47.26), 66x128256
+// 14.82 (17.90, 16.35), 1056x40008 59.44 (62.50, 60.43).
 template <typename T>
 bool launchHold(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
-    constexpr int N = kVec16<T>;
     if (n >= (1LL << 31)) return false;
-    auto go = [&](auto kern, int S, int C, long long per) {
-        if (rows * C >= (1LL << 31)) return false;
-        if (launchClusters(kern, dim3(static_cast<unsigned>(rows * C)), kHoldThreads, static_cast<size_t>(S) * 32 * kHoldWarps * 16, C, stream, py, px,
-                           static_cast<int>(n), dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
-            cudaGetLastError();  // (not launched: the caller takes another kernel)
-            return false;
-        }
-        return true;
-    };
-    long long per = 0;
-    int C = fewestBlocks(n / N, 8LL * 32 * kHoldWarps, &per);
-    if (C > 0) return go(softmaxHoldKernel<T, 4, 4, 6>, 4, C, per);
-    C = fewestBlocks(n / N, 16LL * 32 * kHoldWarps, &per);
-    return C > 0 && go(softmaxHoldKernel<T, 8, 8, 4>, 8, C, per);
+    int got = launchHoldSplit<T, 4, 4, 6>(py, px, rows, n, dy, dx, stream);
+    if (got < 0) got = launchHoldSplit<T, 8, 8, 4>(py, px, rows, n, dy, dx, stream);
+    return got > 0;
 }
 
 infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, long long n, long long sy, long long sx,
