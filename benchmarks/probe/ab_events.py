@@ -2,26 +2,14 @@
 busy, events around the call), ours under each knob value interleaved with the peers in every round (the
 knob set on the host before each call). Prints the medians per round and over rounds. Usage:
     python3 benchmarks/probe/ab_events.py VAR=0,1,2 op[:set] ... [--reps N] [--rounds R] [--impls peers]"""
-import argparse
 import os
 import statistics
 
 import torch
 import infinicore_torch  # noqa: F401
-from infinicore_torch.bench import measure
-from cases import cases  # (benchmarks/probe, this script's folder)
+from cases import cases, knob_setup  # (benchmarks/probe, this script's folder)
 
-ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-ap.add_argument("knob", help="VAR=v1,v2,...")
-ap.add_argument("items", nargs="+")
-ap.add_argument("--reps", type=int, default=150)
-ap.add_argument("--rounds", type=int, default=3)
-ap.add_argument("--busy-us", type=float, default=100.0)
-ap.add_argument("--impls", default="compile,triton")
-args = ap.parse_args()
-var, _, values = args.knob.partition("=")
-values = values.split(",")
-timer = measure.Timer(torch.device("cuda"), args.busy_us)
+args, var, values, dev, timer = knob_setup(__doc__, reps=150)
 
 
 def with_knob(fn, v):
@@ -32,7 +20,7 @@ def with_knob(fn, v):
 
 
 groups = {}
-for op, label, impl, fn, inputs in cases(args.items, ["infini"] + [i for i in args.impls.split(",") if i], torch.device("cuda")):
+for op, label, impl, fn, inputs in cases(args.items, ["infini"] + [i for i in args.impls.split(",") if i], dev):
     g = groups.setdefault((op, label), {"inputs": inputs, "fns": []})
     if impl == "infini":
         g["fns"] += [(f"infini {var}={v}", with_knob(fn, v)) for v in values]

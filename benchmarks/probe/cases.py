@@ -28,6 +28,22 @@ def probe_setup(doc, reps, impls="infini,compile,triton,liger", extra=()):
     return args, dev, measure.Timer(dev, args.busy_us)
 
 
+def knob_setup(doc, reps):
+    """The knob A/B probes' command line (VAR=v1,v2,... then op items, --reps, --rounds, --busy-us, --impls
+    for the peers) and the tool's timer on the CUDA device: (args, var, values, device, timer)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("knob", help="VAR=v1,v2,...")
+    ap.add_argument("items", nargs="+")
+    ap.add_argument("--reps", type=int, default=reps)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--busy-us", type=float, default=100.0)
+    ap.add_argument("--impls", default="compile,triton")
+    args = ap.parse_args()
+    var, _, values = args.knob.partition("=")
+    dev = torch.device("cuda")
+    return args, var, values.split(","), dev, measure.Timer(dev, args.busy_us)
+
+
 def cases(items, impls, device, seed=0):
     g = torch.Generator().manual_seed(seed)
     for item in items:
