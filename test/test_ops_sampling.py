@@ -126,9 +126,10 @@ def test_paged_caching(device, dtype, block_size, heads, head_dim):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("slot_dtype", [torch.int32, torch.int64])
-@pytest.mark.parametrize("tokens", [1027, 4099])
+@pytest.mark.parametrize("tokens", [64, 1027, 4099])
 def test_paged_caching_many_tokens(device, dtype, slot_dtype, tokens):
-    # many tokens (the GPU's kernels for prefill batches: several tokens a thread, a partial last group)
+    # more tokens (the GPU's kernels past decode batches: 16-byte pieces from 9 tokens; several tokens a
+    # thread for prefill batches, a partial last group)
     heads, head_dim, block_size = 8, 128, 16
     blocks = (tokens + 200) // block_size
     g = torch.Generator().manual_seed(tokens)

@@ -537,9 +537,11 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
         if (v) {
             long long pieces = d * e / 16, total = tokens * heads * pieces;
             if (pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31) && capacity < (1LL << 31)) {
-                // at most 64 tokens: 8-byte pieces, twice the threads (H100, 8 heads of 128: 1 token 1.98 ->
-                // 1.82 us, 64 tokens 2.37 -> 2.30-2.34); predicated stores, loads before them: 1 token 1.57 ->
-                // 1.41, 64 tokens 2.02 -> 1.89 (compile 2.62 / 1.76)
+                // at most 8 tokens: 8-byte pieces, twice the threads, a token's heads over two blocks (H100, 8
+                // heads of 128: 1 token 1.98 -> 1.82 us); predicated stores, loads before them: 1 token 1.57 ->
+                // 1.41 (compile 2.62). From 64 tokens a block a token's heads in 16-byte pieces, as inductor's
+                // (H200, kernel: 64 tokens 1.60 -> 1.50, compile 1.47-1.54; 8-byte pieces in 256-thread blocks
+                // 1.50; 1 token in 16-byte pieces 1.22 against 1.18)
                 auto go = [&](auto ptag, long long per_row) {
                     using P = decltype(ptag);
                     const long long most = sizeof(P) == 8 ? 128 : 256;  // threads a block
@@ -564,7 +566,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                     };
                     if (i64) launch(static_cast<long long>(0)); else launch(0);
                 };
-                if (tokens <= 64 && pieces <= 64) go(uint2{}, 2 * pieces); else go(uint4{}, pieces);
+                if (tokens <= 8 && pieces <= 64) go(uint2{}, 2 * pieces); else go(uint4{}, pieces);
                 return launched(op);
             }
             cachingVecKernel<<<blocksFor(total, 256, 132LL * 32), 256, 0, a.stream>>>(
