@@ -539,7 +539,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
             if (pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31) && capacity < (1LL << 31)) {
                 // at most 8 tokens: 8-byte pieces, twice the threads, a token's heads over two blocks (H100, 8
                 // heads of 128: 1 token 1.98 -> 1.82 us); predicated stores, loads before them: 1 token 1.57 ->
-                // 1.41 (compile 2.62). From 64 tokens a block a token's heads in 16-byte pieces, as inductor's
+                // 1.41 (compile 2.62). From 9 tokens a block a token's heads in 16-byte pieces, as inductor's
                 // (H200, kernel: 64 tokens 1.60 -> 1.50, compile 1.47-1.54; 8-byte pieces in 256-thread blocks
                 // 1.50; 1 token in 16-byte pieces 1.22 against 1.18)
                 auto go = [&](auto ptag, long long per_row) {

@@ -59,8 +59,8 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
         const VT *xa = reinterpret_cast<const VT *>(ar) + tid;
         const VT *xb = reinterpret_cast<const VT *>(br) + tid;
         const W *wt = w + static_cast<long long>(tid) * N;
-        // the weights (in L2 after the first rows) are loaded before the reduction only by the big
-        // blocks; the small ones keep their registers for more blocks on the SM
+        // the weights (in the SM's L1 after its first rows) are loaded before the reduction only by the
+        // big blocks, the few rows' and the many rows'; the small ones keep their registers for more blocks
         constexpr bool kWEarly = PER > 2 || FEW || MANY;
         VT xr[PER], br2[NB];
         VW wr[PER];
