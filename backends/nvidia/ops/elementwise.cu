@@ -336,26 +336,22 @@ __global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_ro
     }
 }
 
-// Decode-size batches (at most 2^18 outputs, int offsets): a flat 1-D grid over the output's pieces of
-// N, 128 threads a block, the row by a multiply-shift (i * magic >> 40 = i / per_row for these sizes, as
-// inductor's division by a constant), one bounds compare predicating the body: no branch before the
-// loads. H200, bf16, kernel us against the 2-D grid form it replaced: 16x11008 1.86 -> 1.76 (compile 1.79,
-// Triton 1.76), 1x11008 1.41 -> 1.41.
+// Decode-size batches (at most 2^18 outputs, int offsets), as Triton's kernel for this op: a block of 128
+// threads a (row, 128 * N columns) tile, the row from blockIdx.x (its offsets uniform across the block), the
+// loads clamped into the row so that nothing branches before them, the store predicated. With 8-byte pieces
+// (N = 4 for 16-bit types). H200, bf16, kernel us against the flat 1-D kernel it replaced (a multiply-shift
+// for the row): 1x11008 1.38 -> 1.34, 16x11008 1.79 -> 1.76 (Triton 1.34 / 1.79, compile 1.38 / 1.82).
 template <typename T, int N>
-__global__ void __launch_bounds__(128) siluAndMulFlatKernel(T *y, const T *x, unsigned pieces, unsigned per_row,
-                                                            unsigned long long magic, int d, int sy, int sx) {
-    const unsigned i = blockIdx.x * 128u + threadIdx.x;
-    const int r = static_cast<int>((static_cast<unsigned long long>(i) * magic) >> 40);
-    const int c = static_cast<int>(i - static_cast<unsigned>(r) * per_row) * N;
-    const T *xr = x + r * sx + c;
-    if (i < pieces) {
-        float g[N], u[N];
-        loadF<T, N>(xr, g);
-        loadF<T, N>(xr + d, u);
+__global__ void __launch_bounds__(128) siluAndMulTileKernel(T *y, const T *x, int d, int sy, int sx) {
+    const int c = blockIdx.y * (128 * N) + threadIdx.x * N;
+    const T *xr = x + static_cast<long long>(blockIdx.x) * sx;
+    const int cl = min(c, d - N);  // (d >= N)
+    float g[N], u[N];
+    loadF<T, N>(xr + cl, g);
+    loadF<T, N>(xr + d + cl, u);
 #pragma unroll
-        for (int k = 0; k < N; ++k) g[k] = siluF(g[k]) * u[k];
-        storeF<T, N>(y + r * sy + c, g);
-    }
+    for (int k = 0; k < N; ++k) g[k] = siluF(g[k]) * u[k];
+    if (c < d) storeF<T, N>(y + static_cast<long long>(blockIdx.x) * sy + c, g);
 }
 
 template <typename T>
@@ -412,10 +408,9 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m) 
                     // decode-size: half pieces (8 bytes): more SMs share the exps (H100, 1x11008: kernel
                     // 1.66 -> 1.57 us, 16x11008 2.15 -> 2.11)
                     constexpr int M = N / 2;
-                    const unsigned pieces = static_cast<unsigned>(rows * d / M), per_row = static_cast<unsigned>(d / M);
-                    const unsigned long long magic = ((1ULL << 40) + per_row - 1) / per_row;  // exact: pieces * per_row < 2^40
-                    siluAndMulFlatKernel<T, M><<<(pieces + 127) / 128, 128, 0, a.stream>>>(py, px, pieces, per_row, magic, static_cast<int>(d),
-                                                                                         static_cast<int>(sy), static_cast<int>(sx));
+                    dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>((d + 128 * M - 1) / (128 * M)));
+                    siluAndMulTileKernel<T, M><<<grid, 128, 0, a.stream>>>(py, px, static_cast<int>(d), static_cast<int>(sy),
+                                                                          static_cast<int>(sx));
                 } else {
                     int per_row = static_cast<int>(d / N);
                     dim3 grid(static_cast<unsigned>((per_row + 255) / 256), static_cast<unsigned>(std::min<long long>(rows, 65535)));
