@@ -362,6 +362,22 @@ def test_embedding(device, dtype, index_dtype):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
+def test_embedding_wide_rows(device, dtype, index_dtype):
+    """Rows of whole 16-byte pieces (the GPU's row kernel): a row over one block's chunk and part of the
+    next (1032 columns of 16-bit types: 129 pieces), one token to many, 2-D and strided indices."""
+    for vocab, cols in ((50, 4096), (37, 1032)):
+        w = rand(vocab, cols, dtype=dtype, device=device)
+        wc = w.cpu()
+        for shape in ((1,), (16,), (300,), (3, 100)):
+            idx = torch.randint(0, vocab, shape, dtype=index_dtype).to(device)
+            assert torch.equal(ops.embedding(idx, w).cpu(), wc[idx.cpu().long()])
+        idx = torch.randint(0, vocab, (2, 64), dtype=index_dtype).to(device)[:, ::2]  # a stride of 2
+        assert torch.equal(ops.embedding(idx, w).cpu(), wc[idx.cpu().long()])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_large_outputs_streamed(device, dtype):
     """Outputs past a quarter of the last-level cache (64 MiB covers a 256 MiB one): the CPU backend writes
     add, mul, relu and embedding with streaming stores, from a scalar head up to the stores' alignment:
