@@ -38,7 +38,7 @@ def main(paths):
         if ours is None or not peers:
             continue
         best, who = min(peers)
-        print(f"| {op} | {shape} | {ours[0]:.1f} | {who} | {best:.1f} | {ours[0] / best:.2f} | {ours[1]} |")
+        print(f"| {op} | {shape} | {ours[0]:.2f} | {who} | {best:.2f} | {ours[0] / best:.2f} | {ours[1]} |")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ def _fmt(r: dict) -> list[str]:
     acc = r.get("accuracy") or {}
     check = "-" if not acc else ("ok" if acc.get("ok") else "FAIL")
     rel = f"{acc['rel_l2']:.1e}" if "rel_l2" in acc else ("-" if not acc else str(acc.get("mismatches", acc.get("error", ""))))
-    return [r["op"], r["shape"], r["dtype"], r["impl"], f"{r['median_us']:.1f}", f"{r['p10_us']:.1f}", f"{r['p90_us']:.1f}",
+    return [r["op"], r["shape"], r["dtype"], r["impl"], f"{r['median_us']:.2f}", f"{r['p10_us']:.2f}", f"{r['p90_us']:.2f}",
             f"{r['gbps']:.1f}", f"{r['tflops']:.2f}" if r["tflops"] else "-",
             f"{r['pct_copy']:.0f}" if r.get("pct_copy") is not None else "-", rel, check]
 
