@@ -364,8 +364,9 @@ def test_embedding(device, dtype, index_dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
 def test_embedding_wide_rows(device, dtype, index_dtype):
-    """Rows of whole 16-byte pieces (the GPU's row kernel): a row over one block's chunk and part of the
-    next (1032 columns of 16-bit types: 129 pieces), one token to many, 2-D and strided indices."""
+    """Rows of whole 16-byte pieces (the nvidia backend's 16-byte path): rows of 512 and of 129 pieces (4096
+    and 1032 columns of 16-bit types; one past a 128-thread block's pieces), one token to many, 2-D and strided
+    indices."""
     for vocab, cols in ((50, 4096), (37, 1032)):
         w = rand(vocab, cols, dtype=dtype, device=device)
         wc = w.cpu()
