@@ -44,6 +44,14 @@ def knob_setup(doc, reps):
     return args, var, values.split(","), dev, measure.Timer(dev, args.busy_us)
 
 
+def with_knob(var, fn, value):
+    """fn, calling which first sets the environment knob `var` to `value` (the backend reads it at launch)."""
+    def call(*a):
+        os.environ[var] = value
+        return fn(*a)
+    return call
+
+
 def cases(items, impls, device, seed=0):
     g = torch.Generator().manual_seed(seed)
     for item in items:

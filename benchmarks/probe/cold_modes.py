@@ -5,13 +5,12 @@ parameters path and page translations are warm, the timed call's data is not), `
 timed call's data and code stay in the L2) and `hot` (as noflush, the call made twice, the second timed).
 With --knob VAR=v1,v2 ours runs once under each value of that environment knob.
 Usage: python3 benchmarks/probe/cold_modes.py op[:set] ... [--reps N] [--rounds R] [--impls a,b] [--knob VAR=a,b]"""
-import os
 import statistics
 from collections import defaultdict
 
 import torch
 import infinicore_torch  # noqa: F401
-from cases import cases, probe_setup  # (benchmarks/probe, this script's folder)
+from cases import cases, probe_setup, with_knob  # (benchmarks/probe, this script's folder)
 
 args, dev, timer = probe_setup(__doc__, reps=100, impls="infini,compile,triton",
                                extra=[(("--rounds",), {"type": int, "default": 3}),
@@ -53,17 +52,10 @@ def timed(fn, inputs, spare, mode, reps):
 var, _, values = args.knob.partition("=")
 
 
-def with_knob(fn, v):
-    def call(*a):
-        os.environ[var] = v
-        return fn(*a)
-    return call
-
-
 todo = []
 for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev):
     if impl == "infini" and var:
-        todo += [(op, label, f"infini {var}={v}", with_knob(fn, v), inputs) for v in values.split(",")]
+        todo += [(op, label, f"infini {var}={v}", with_knob(var, fn, v), inputs) for v in values.split(",")]
     else:
         todo.append((op, label, impl, fn, inputs))
 base = None
