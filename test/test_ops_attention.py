@@ -112,6 +112,37 @@ def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
     check_decode(device, dtype, [1, 300, 1029, 2048], heads, kv_heads, d, 16, torch.rand(heads) / 64 if alibi else None)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("heads, kv_heads, d", [(32, 8, 128), (8, 8, 128), (4, 2, 64)])
+def test_paged_attention_ignores_what_lies_past_the_length(device, dtype, heads, kv_heads, d):
+    """Only a sequence's first seq_lens[s] tokens count: table entries past them may be anything (here -1 and
+    ids past the cache, which must not raise), and cache rows past them may hold NaN (stale memory). Lengths
+    end mid-block, at a block's end, at 0, and within the first 16 tokens of a partition."""
+    lens_list = [0, 5, 16, 77, 300, 1000]
+    kc, vc, tables, keys, values = make_paged(lens_list, kv_heads, d, 16, dtype)
+    max_blocks = tables.shape[1] + 3
+    wide = torch.full((len(lens_list), max_blocks), -1, dtype=torch.int32)
+    wide[:, :tables.shape[1]] = tables
+    for s, n in enumerate(lens_list):
+        used = (n + 15) // 16
+        wide[s, used:] = torch.tensor([-1, 10 ** 9, kc.shape[0]] * max_blocks, dtype=torch.int32)[: max_blocks - used]
+        if n % 16:  # the rest of the last block's rows: NaN
+            kc[tables[s, used - 1], :, n % 16:] = float("nan")
+            vc[tables[s, used - 1], :, n % 16:] = float("nan")
+    q = torch.randn(len(lens_list), heads, d).to(dtype)
+    scale = 1 / math.sqrt(d)
+    group = heads // kv_heads
+    ref = torch.stack([torch.stack([
+        attend(q[s, h], keys[s][:, h // group], values[s][:, h // group], scale) if n else torch.zeros(d)
+        for h in range(heads)]) for s, n in enumerate(lens_list)])
+    args = [x.to(device) for x in (q, kc, vc, wide, torch.tensor(lens_list))]
+    out = ops.paged_attention(*args, None, scale)
+    run_and_surface_errors(device, lambda: ops.paged_attention(*args, None, scale))  # (raises if it reported)
+    assert torch.isfinite(out.cpu().float()).all()
+    close(out, ref, dtype)
+
+
 def paged_copy(k, v, bs):
     """Contiguous keys/values [seqs, kv_heads, ctx, d] as a paged cache of blocks of bs tokens in a shuffled
     order: (k_cache, v_cache [blocks, kv_heads, bs, d], block_tables [seqs, ctx / bs] int32)."""
