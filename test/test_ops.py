@@ -366,7 +366,7 @@ def test_embedding(device, dtype, index_dtype):
 def test_embedding_wide_rows(device, dtype, index_dtype):
     """Rows of whole 16-byte pieces (the nvidia backend's 16-byte path): rows of 512 and of 129 pieces (4096
     and 1032 columns of 16-bit types; one past a 128-thread block's pieces), one token to many, 2-D and strided
-    indices."""
+    indices; more tokens than a CUDA grid's y dimension (65535) holds, so a block takes several."""
     for vocab, cols in ((50, 4096), (37, 1032)):
         w = rand(vocab, cols, dtype=dtype, device=device)
         wc = w.cpu()
@@ -375,6 +375,10 @@ def test_embedding_wide_rows(device, dtype, index_dtype):
             assert torch.equal(ops.embedding(idx, w).cpu(), wc[idx.cpu().long()])
         idx = torch.randint(0, vocab, (2, 64), dtype=index_dtype).to(device)[:, ::2]  # a stride of 2
         assert torch.equal(ops.embedding(idx, w).cpu(), wc[idx.cpu().long()])
+    w = rand(37, 8, dtype=dtype, device=device)  # rows of 16 or 32 bytes
+    idx = torch.randint(0, 37, (70_000,), dtype=index_dtype).to(device)
+    assert torch.equal(ops.embedding(idx, w).cpu(), w.cpu()[idx.cpu().long()])
+    assert torch.equal(ops.embedding(idx[::3], w).cpu(), w.cpu()[idx[::3].cpu().long()])
 
 
 @pytest.mark.parametrize("device", DEVICES)
