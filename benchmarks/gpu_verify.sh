@@ -1,0 +1,25 @@
+# The final verification on the lent GPU, one mode a call (each fits the 600 s limit with a cold ~2.5 min build;
+# first used, as probe/gpu_fin_s30.sh, in the thirtieth session): "suite": the whole test suite with the nvidia
+# backend (cold compile caches took > 230 s on the H100); "memcheck": compute-sanitizer memcheck over the op tests;
+# "bars": the comparison tool over the best-peer bar ops and embedding (every shape set, every peer, bfloat16, plots
+# tarred), the best-peer table and the host-overhead loop. Logs under $OUT.
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh suite|memcheck|bars
+source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
+grep -E "^build" $OUT/setup.txt
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee $OUT/gpu.txt
+python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" | tee -a $OUT/gpu.txt
+if [ "$1" = suite ]; then
+  t=$(date +%s); timeout 330 python3 -m pytest -q test -p no:cacheprovider > $OUT/suite.txt 2>&1; echo "suite rc $? $(( $(date +%s) - t )) s: $(tail -1 $OUT/suite.txt)"; grep -E "^FAILED" $OUT/suite.txt | head
+  exit 0
+elif [ "$1" = memcheck ]; then
+  t=$(date +%s); timeout 330 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q test/test_ops*.py -p no:cacheprovider > /tmp/memcheck.txt 2>&1; echo "memcheck rc $? $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt; grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt
+  exit 0
+elif [ "$1" != bars ]; then
+  echo "usage: bash benchmarks/gpu_verify.sh suite|memcheck|bars"; exit 2
+fi
+timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
+OPS=rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching,embedding
+B="python3 -m infinicore_torch.bench --device cuda --shapes decode,prefill,large --budget 0.2 --busy-us 100"
+t=$(date +%s); timeout 330 $B --ops $OPS --impls infini,torch,compile,triton,liger --dtypes bfloat16 --out /tmp/b > $OUT/bench.txt 2>&1; echo "bench rc $? $(( $(date +%s) - t )) s"
+(cd /tmp/b && tar cf $OUT/plots.tar *.png results.json 2>/dev/null); ls /tmp/b | wc -l
+python3 benchmarks/best_peer.py $OUT/bench.txt > $OUT/best_peer.md 2>&1; grep -E "^\| (op|---)|1\.0[1-9] \||1\.[1-9][0-9]* \|" $OUT/best_peer.md | head -40; grep -i "copy" $OUT/bench.txt | head -2
