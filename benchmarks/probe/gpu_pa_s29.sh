@@ -1,5 +1,6 @@
 # The paged_attention knobs below (XPE, XPP, XPB) were probe code in attention.cu, measured and dropped (RESULTS.md,
 # twenty-ninth and thirtieth sessions); they are not in backends/, so on main these runs time the final kernels only.
+# The embedding knob XEM likewise: its row kernel landed without a knob (PER 1 or 2 by the launch's size).
 # Twenty-ninth session, first call (H200): paged_attention decode with little work - the first step's loads
 # issued before the length is known (XPE=1) and the partitions a (sequence, kv head) takes (XPP=N: N
 # clusters' worth, 2-8); embedding's row kernel (XEM=1/2/4, benchmarks/probe/embedding_rows_s28.patch).
