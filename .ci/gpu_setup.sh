@@ -1,6 +1,6 @@
 #!/bin/bash
 # On the lent GPU machine (no network): installs the carried wheels and builds the package with the
-# nvidia backend. Logs under $OUT. Usage: source .ci/gpu_setup.sh
+# nvidia backend. Logs under $OUT; the GPU, driver and torch versions in $OUT/gpu.txt. Usage: source .ci/gpu_setup.sh
 set -o pipefail
 export OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -15,3 +15,4 @@ INFINI_WITH_NVIDIA=1 python3 -m pip install --no-build-isolation -e . >"$OUT/bui
 echo "build: $(( $(date +%s) - t0 )) s"
 cat infinicore_torch/lib/build_info.json
 python3 -c "import infinicore_torch as it; [print(b) for b in it.backends()]; print('cuda kernels:', it.cuda_kernels_available())"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"; } > "$OUT/gpu.txt" 2>&1
