@@ -431,68 +431,102 @@ __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const vo
     return b;
 }
 
-// The block's last step in decode: merges its warps' (max, sum, unnormalized output) from shared
-// memory (log-sum-exp) for heads head0 .. head0 + hc, into the output or into the partition's slot.
-// CL: the partitions of (sequence, kv head) are one cluster of p.parts blocks: each block merges its
-// warps into shared memory (its first warp's slots), then the blocks merge each other's through
-// distributed shared memory, each taking its share of the outputs (no workspace, no second kernel).
-template <typename T, int D, int R, bool CL>
-__device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, float (&sm_acc)[kDecWarps][R][D],
-                                           const float (&sm_ml)[kDecWarps][R][2], int hc, long long head0, long long seq,
-                                           long long part, float *part_out, float *part_ml) {
-    __shared__ float blk_ml[CL ? R : 1][2];
-    for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
-        int h = i / D, e = i % D;
-        float mm = -INFINITY;
+// The cluster's merge (CL), one barrier: each block merges its warps for its heads h < hc and stores the
+// result straight into the shared memory of the head's owner (rank h % parts; stores to another block's
+// shared memory need no reply), then after the cluster barrier each owner merges its heads from its own
+// shared memory. (Reading the other blocks' shared memory after the barrier waited on a round trip per
+// rank and head, and needed a second barrier before any block could leave.)
+template <typename T, int D, int R>
+__device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const float (&sm_acc)[kDecWarps][R][D],
+                                             const float (&sm_ml)[kDecWarps][R][2], int hc, long long head0, long long seq) {
+    namespace cg = cooperative_groups;
+    cg::cluster_group cl = cg::this_cluster();
+    constexpr int kThreads = kDecWarps * 32;
+    static_assert((R * D) % kThreads == 0, "whole passes");
+    // the owner's slot of (its k-th head, source rank r): k * parts + r < R + parts - 1 <= 2R with parts <= R
+    __shared__ float rcv[2 * R][D];
+    __shared__ float rcv_ml[2 * R][2];
+    const int nr = p.parts, rank = static_cast<int>(cl.block_rank());
 #pragma unroll
-        for (int w = 0; w < kDecWarps; ++w) mm = fmaxf(mm, sm_ml[w][h][0]);
-        float ll = 0.0f, o = 0.0f;
+    for (int k = 0; k < R * D / kThreads; ++k) {
+        const int i = k * kThreads + static_cast<int>(threadIdx.x), h = i / D, e = i % D;
+        if (h < hc) {
+            float mw[kDecWarps], mm = -INFINITY;
 #pragma unroll
-        for (int w = 0; w < kDecWarps; ++w) {
-            float mw = sm_ml[w][h][0];
-            if (mw == -INFINITY) continue;
-            float f = __expf(mw - mm);
-            ll += sm_ml[w][h][1] * f;
-            o += sm_acc[w][h][e] * f;
-        }
-        long long head = head0 + h;
-        if constexpr (CL) {
-            sm_acc[0][h][e] = o;  // (this thread has read every warp's element (h, e))
-            if (e == 0) {
-                blk_ml[h][0] = mm;
-                blk_ml[h][1] = ll;
+            for (int w = 0; w < kDecWarps; ++w) {
+                mw[w] = sm_ml[w][h][0];
+                mm = fmaxf(mm, mw[w]);
             }
-        } else if (p.parts == 1) {
-            out[seq * p.o_row + head * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
-        } else {
-            long long slot = (seq * p.heads + head) * p.parts + part;
-            part_out[slot * D + e] = o;
+            float ll = 0.0f, o = 0.0f;
+#pragma unroll
+            for (int w = 0; w < kDecWarps; ++w) {
+                float f = mw[w] == -INFINITY ? 0.0f : __expf(mw[w] - mm);
+                ll += sm_ml[w][h][1] * f;
+                o += sm_acc[w][h][e] * f;
+            }
+            const int owner = h % nr, slot = (h / nr) * nr + rank;
+            *cl.map_shared_rank(&rcv[slot][e], owner) = o;
             if (e == 0) {
-                part_ml[slot * 2] = mm;
-                part_ml[slot * 2 + 1] = ll;
+                float *ml = cl.map_shared_rank(&rcv_ml[slot][0], owner);
+                ml[0] = mm;
+                ml[1] = ll;
             }
         }
     }
+    cl.sync();  // every block's share is in its owner's shared memory
+    const int mine = hc > rank ? (hc - rank + nr - 1) / nr : 0;
+    for (int i = static_cast<int>(threadIdx.x); i < mine * D; i += kThreads) {
+        const int k = i / D, e = i % D;
+        float mm = -INFINITY;
+        for (int r = 0; r < nr; ++r) mm = fmaxf(mm, rcv_ml[k * nr + r][0]);
+        float ll = 0.0f, o = 0.0f;
+        for (int r = 0; r < nr; ++r) {
+            float mr = rcv_ml[k * nr + r][0];
+            float f = mr == -INFINITY ? 0.0f : __expf(mr - mm);
+            ll += rcv_ml[k * nr + r][1] * f;
+            o += rcv[k * nr + r][e] * f;
+        }
+        out[seq * p.o_row + (head0 + rank + k * nr) * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
+    }
+}
+
+// The block's last step in decode: merges its warps' (max, sum, unnormalized output) from shared
+// memory (log-sum-exp) for heads head0 .. head0 + hc, into the output or into the partition's slot.
+// CL: the partitions of (sequence, kv head) are one cluster of p.parts blocks that merge each other's
+// through distributed shared memory (mergeCluster: no workspace, no second kernel).
+template <typename T, int D, int R, bool CL>
+__device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const float (&sm_acc)[kDecWarps][R][D],
+                                           const float (&sm_ml)[kDecWarps][R][2], int hc, long long head0, long long seq,
+                                           long long part, float *part_out, float *part_ml) {
     if constexpr (CL) {
-        namespace cg = cooperative_groups;
-        cg::cluster_group cl = cg::this_cluster();
-        cl.sync();  // every block's merge is in its shared memory
-        const int nr = p.parts, rank = static_cast<int>(cl.block_rank());
-        for (int i = rank * kDecWarps * 32 + threadIdx.x; i < hc * D; i += nr * kDecWarps * 32) {
+        mergeCluster<T, D, R>(p, out, sm_acc, sm_ml, hc, head0, seq);
+    } else {
+        for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
             int h = i / D, e = i % D;
             float mm = -INFINITY;
-            for (int r = 0; r < nr; ++r) mm = fmaxf(mm, cl.map_shared_rank(&blk_ml[h][0], r)[0]);
+#pragma unroll
+            for (int w = 0; w < kDecWarps; ++w) mm = fmaxf(mm, sm_ml[w][h][0]);
             float ll = 0.0f, o = 0.0f;
-            for (int r = 0; r < nr; ++r) {
-                const float *ml = cl.map_shared_rank(&blk_ml[h][0], r);
-                if (ml[0] == -INFINITY) continue;
-                float f = __expf(ml[0] - mm);
-                ll += ml[1] * f;
-                o += cl.map_shared_rank(&sm_acc[0][h][e], r)[0] * f;
+#pragma unroll
+            for (int w = 0; w < kDecWarps; ++w) {
+                float mw = sm_ml[w][h][0];
+                if (mw == -INFINITY) continue;
+                float f = __expf(mw - mm);
+                ll += sm_ml[w][h][1] * f;
+                o += sm_acc[w][h][e] * f;
             }
-            out[seq * p.o_row + (head0 + h) * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
+            long long head = head0 + h;
+            if (p.parts == 1) {
+                out[seq * p.o_row + head * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
+            } else {
+                long long slot = (seq * p.heads + head) * p.parts + part;
+                part_out[slot * D + e] = o;
+                if (e == 0) {
+                    part_ml[slot * 2] = mm;
+                    part_ml[slot * 2 + 1] = ll;
+                }
+            }
         }
-        cl.sync();  // no block leaves while another reads its shared memory
     }
 }
 
@@ -1031,7 +1065,9 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     p.part_len = static_cast<int>(part_len);
     p.parts = static_cast<int>(parts);
     // The tensor-core kernel with little work (one wave of blocks) merges its 2-8 partitions inside a
-    // cluster, with no second kernel (H100: 8x512 18.7 -> 18.3 us, 16x1024 40.1 -> 39.8). Not with much
+    // cluster, with no second kernel (H100: 8x512 18.7 -> 18.3 us, 16x1024 40.1 -> 39.8; by stores into the
+    // owner's shared memory rather than reads of every rank's, kernel 16.13 -> 14.66, 33.52 -> 32.58). The
+    // partitions stay at one block an SM (two, XPF=2 in the thirty-first session: 14.58 / 32.48). Not with much
     // work: a block that finishes first holds its SM while it waits for its cluster (GQA 64x2048 206.2 ->
     // 207.2, MHA 732 -> 748). Else combineKernel merges them, launched as a programmatic dependent of the
     // decode kernel (its blocks are placed while the decode's last blocks run, then wait for them; H200,
