@@ -2,8 +2,10 @@
 # first used, as probe/gpu_fin_s30.sh, in the thirtieth session): "suite": the whole test suite with the nvidia
 # backend (cold compile caches took > 230 s on the H100); "memcheck": compute-sanitizer memcheck over the op tests;
 # "bars": the comparison tool over the best-peer bar ops and embedding (every shape set, every peer, bfloat16, plots
-# tarred), the best-peer table and the host-overhead loop. Logs under $OUT.
-# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh suite|memcheck|bars
+# tarred), the best-peer table and the host-overhead loop; "others": the tool over the other bars' ops (paged_attention
+# and SDPA, random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; ~80 s on the H100 in the
+# thirty-first session). Logs under $OUT.
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh suite|memcheck|bars|others
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
 if [ "$1" = suite ]; then
@@ -12,8 +14,15 @@ if [ "$1" = suite ]; then
 elif [ "$1" = memcheck ]; then
   t=$(date +%s); timeout 330 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q test/test_ops*.py -p no:cacheprovider > /tmp/memcheck.txt 2>&1; echo "memcheck rc $? $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt; grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt
   exit 0
+elif [ "$1" = others ]; then
+  B="python3 -m infinicore_torch.bench --device cuda --shapes decode,prefill,large --budget 0.2 --busy-us 100"
+  t=$(date +%s); timeout 200 $B --ops paged_attention,random_sample,gemm,linear --impls infini,torch,compile --dtypes bfloat16 --out /tmp/b > $OUT/bench_bf16.txt 2>&1; echo "bench bf16 rc $? $(( $(date +%s) - t )) s"
+  t=$(date +%s); timeout 90 $B --ops gemm,linear --impls infini,torch --dtypes float32 --out /tmp/c > $OUT/bench_gemm_fp32.txt 2>&1; echo "bench gemm fp32 rc $? $(( $(date +%s) - t )) s"
+  t=$(date +%s); timeout 100 $B --ops random_sample --impls infini,torch --dtypes float32 --out /tmp/d > $OUT/bench_sample_fp32.txt 2>&1; echo "bench sample fp32 rc $? $(( $(date +%s) - t )) s"
+  grep -hE "^(paged_attention|random_sample|gemm|linear) .* (infini|torch) " $OUT/bench_bf16.txt $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt
+  exit 0
 elif [ "$1" != bars ]; then
-  echo "usage: bash benchmarks/gpu_verify.sh suite|memcheck|bars"; exit 2
+  echo "usage: bash benchmarks/gpu_verify.sh suite|memcheck|bars|others"; exit 2
 fi
 timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
 OPS=rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching,embedding
