@@ -2,6 +2,7 @@
 # one cluster barrier) against the committed one (XPM=0: reads of every rank's shared memory, two barriers).
 # The phase probe (thirtieth) put 4.8 us of 14.3 in the merge at 8x512. One call: build, the paged_attention tests
 # under XPM=1 (and memcheck over them), kernel us XPM=0,1 against compile, then the phase probe with XPM=1.
+# (Ran as call 2. The pushed merge landed as the only cluster merge and the knob XPM was removed: re-run, XPM=0 and 1 time the same code.)
 # Usage: bash benchmarks/probe/gpu_pm_s31.sh
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
