@@ -8,6 +8,12 @@
 # Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh suite|memcheck|bars|others
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
+# bench NAME SECONDS ARGS...: the comparison tool (every shape set) into $OUT/NAME.txt, its exit status and time
+bench() {
+  local name=$1 limit=$2 t=$(date +%s); shift 2
+  timeout $limit python3 -m infinicore_torch.bench --device cuda --shapes decode,prefill,large --budget 0.2 --busy-us 100 "$@" > $OUT/$name.txt 2>&1
+  echo "$name rc $? $(( $(date +%s) - t )) s"
+}
 if [ "$1" = suite ]; then
   t=$(date +%s); timeout 330 python3 -m pytest -q test -p no:cacheprovider > $OUT/suite.txt 2>&1; echo "suite rc $? $(( $(date +%s) - t )) s: $(tail -1 $OUT/suite.txt)"; grep -E "^FAILED" $OUT/suite.txt | head
   exit 0
@@ -15,18 +21,16 @@ elif [ "$1" = memcheck ]; then
   t=$(date +%s); timeout 330 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q test/test_ops*.py -p no:cacheprovider > /tmp/memcheck.txt 2>&1; echo "memcheck rc $? $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt; grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt
   exit 0
 elif [ "$1" = others ]; then
-  B="python3 -m infinicore_torch.bench --device cuda --shapes decode,prefill,large --budget 0.2 --busy-us 100"
-  t=$(date +%s); timeout 200 $B --ops paged_attention,random_sample,gemm,linear --impls infini,torch,compile --dtypes bfloat16 --out /tmp/b > $OUT/bench_bf16.txt 2>&1; echo "bench bf16 rc $? $(( $(date +%s) - t )) s"
-  t=$(date +%s); timeout 90 $B --ops gemm,linear --impls infini,torch --dtypes float32 --out /tmp/c > $OUT/bench_gemm_fp32.txt 2>&1; echo "bench gemm fp32 rc $? $(( $(date +%s) - t )) s"
-  t=$(date +%s); timeout 100 $B --ops random_sample --impls infini,torch --dtypes float32 --out /tmp/d > $OUT/bench_sample_fp32.txt 2>&1; echo "bench sample fp32 rc $? $(( $(date +%s) - t )) s"
+  bench bench_bf16 200 --ops paged_attention,random_sample,gemm,linear --impls infini,torch,compile --dtypes bfloat16 --out /tmp/b
+  bench bench_gemm_fp32 90 --ops gemm,linear --impls infini,torch --dtypes float32 --out /tmp/c
+  bench bench_sample_fp32 100 --ops random_sample --impls infini,torch --dtypes float32 --out /tmp/d
   grep -hE "^(paged_attention|random_sample|gemm|linear) .* (infini|torch) " $OUT/bench_bf16.txt $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt
   exit 0
 elif [ "$1" != bars ]; then
   echo "usage: bash benchmarks/gpu_verify.sh suite|memcheck|bars|others"; exit 2
 fi
 timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
-OPS=rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching,embedding
-B="python3 -m infinicore_torch.bench --device cuda --shapes decode,prefill,large --budget 0.2 --busy-us 100"
-t=$(date +%s); timeout 330 $B --ops $OPS --impls infini,torch,compile,triton,liger --dtypes bfloat16 --out /tmp/b > $OUT/bench.txt 2>&1; echo "bench rc $? $(( $(date +%s) - t )) s"
+bench bench 330 --ops rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching,embedding \
+  --impls infini,torch,compile,triton,liger --dtypes bfloat16 --out /tmp/b
 (cd /tmp/b && tar cf $OUT/plots.tar *.png results.json 2>/dev/null); ls /tmp/b | wc -l
 python3 benchmarks/best_peer.py $OUT/bench.txt > $OUT/best_peer.md 2>&1; grep -E "^\| (op|---)|1\.0[1-9] \||1\.[1-9][0-9]* \|" $OUT/best_peer.md | head -40; grep -i "copy" $OUT/bench.txt | head -2

@@ -1067,7 +1067,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // The tensor-core kernel with little work (one wave of blocks) merges its 2-8 partitions inside a
     // cluster, with no second kernel (H100: 8x512 18.7 -> 18.3 us, 16x1024 40.1 -> 39.8; by stores into the
     // owner's shared memory rather than reads of every rank's, kernel 16.13 -> 14.66, 33.52 -> 32.58). The
-    // partitions stay at one block an SM (two, XPF=2 in the thirty-first session: 14.58 / 32.48). Not with much
+    // partitions stay at one block an SM (at two, 8x512 in 4 partitions of 128 tokens: 14.58 / 32.48). Not with much
     // work: a block that finishes first holds its SM while it waits for its cluster (GQA 64x2048 206.2 ->
     // 207.2, MHA 732 -> 748). Else combineKernel merges them, launched as a programmatic dependent of the
     // decode kernel (its blocks are placed while the decode's last blocks run, then wait for them; H200,
