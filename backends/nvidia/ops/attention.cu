@@ -229,25 +229,40 @@ __global__ void __launch_bounds__(kThreads) attendKernel(AttnParams p, T *out, c
     }
 }
 
+// The log-sum-exp merge of partial results at one output element: from each part i its maximum and
+// exp-sum ml(i) = (m_i, l_i) and its unnormalized output val(i), gives mm = max m_i, ll = sum l_i e^(m_i - mm)
+// and returns o = sum val(i) e^(m_i - mm). A part that saw no token (m_i = -inf) is skipped (its output is
+// not read). N > 0: n = N, unrolled. Serves the warps of a block (mergeWarps, mergeCluster), the blocks of
+// a cluster (mergeCluster) and the partitions in the workspace (combineKernel).
+template <int N, typename ML, typename Val>
+__device__ __forceinline__ float lseMerge(int n, ML ml, Val val, float &mm, float &ll) {
+    const int cnt = N > 0 ? N : n;
+    mm = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < cnt; ++i) mm = fmaxf(mm, ml(i).x);
+    ll = 0.0f;
+    float o = 0.0f;
+#pragma unroll
+    for (int i = 0; i < cnt; ++i) {
+        const float2 mi = ml(i);
+        if (mi.x == -INFINITY) continue;
+        const float f = __expf(mi.x - mm);
+        ll += mi.y * f;
+        o += val(i) * f;
+    }
+    return o;
+}
+
 // Merges the partitions of (row, head): grid (heads, rows).
 template <typename T>
 __global__ void combineKernel(AttnParams p, T *out, const float *part_out, const float *part_ml) {
     waitForPrerequisites();  // (launched early after the paged decode kernels)
     long long head = blockIdx.x, row = blockIdx.y;
     long long base = (row * p.heads + head) * p.parts;
-    float m = -INFINITY;
-    for (int i = 0; i < p.parts; ++i) m = fmaxf(m, part_ml[(base + i) * 2]);
-    float l = 0.0f;
-    for (int i = 0; i < p.parts; ++i) {
-        float mi = part_ml[(base + i) * 2];
-        if (mi != -INFINITY) l += part_ml[(base + i) * 2 + 1] * __expf(mi - m);
-    }
+    auto ml = [&](int i) { return make_float2(part_ml[(base + i) * 2], part_ml[(base + i) * 2 + 1]); };
     for (long long e = threadIdx.x; e < p.d; e += blockDim.x) {
-        float s = 0.0f;
-        for (int i = 0; i < p.parts; ++i) {
-            float mi = part_ml[(base + i) * 2];
-            if (mi != -INFINITY) s += part_out[(base + i) * p.d + e] * __expf(mi - m);
-        }
+        float m, l;
+        float s = lseMerge<0>(p.parts, ml, [&](int i) { return part_out[(base + i) * p.d + e]; }, m, l);
         out[row * p.o_row + head * p.o_head + e] = fromF<T>(l > 0.0f ? s / l : 0.0f);
     }
 }
@@ -431,6 +446,14 @@ __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const vo
     return b;
 }
 
+// lseMerge over the block's warps' partial results for head h, element e (from tcFinish/decode's shared memory).
+template <int R, int D>
+__device__ __forceinline__ float blockWarpsAt(const float (&sm_acc)[kDecWarps][R][D], const float (&sm_ml)[kDecWarps][R][2],
+                                              int h, int e, float &mm, float &ll) {
+    return lseMerge<kDecWarps>(kDecWarps, [&](int w) { return make_float2(sm_ml[w][h][0], sm_ml[w][h][1]); },
+                               [&](int w) { return sm_acc[w][h][e]; }, mm, ll);
+}
+
 // The cluster's merge (CL), one barrier: each block merges its warps for its heads h < hc and stores the
 // result straight into the shared memory of the head's owner (rank h % parts; stores to another block's
 // shared memory need no reply), then after the cluster barrier each owner merges its heads from its own
@@ -451,19 +474,8 @@ __device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const 
     for (int k = 0; k < R * D / kThreads; ++k) {
         const int i = k * kThreads + static_cast<int>(threadIdx.x), h = i / D, e = i % D;
         if (h < hc) {
-            float mw[kDecWarps], mm = -INFINITY;
-#pragma unroll
-            for (int w = 0; w < kDecWarps; ++w) {
-                mw[w] = sm_ml[w][h][0];
-                mm = fmaxf(mm, mw[w]);
-            }
-            float ll = 0.0f, o = 0.0f;
-#pragma unroll
-            for (int w = 0; w < kDecWarps; ++w) {
-                float f = mw[w] == -INFINITY ? 0.0f : __expf(mw[w] - mm);
-                ll += sm_ml[w][h][1] * f;
-                o += sm_acc[w][h][e] * f;
-            }
+            float mm, ll;
+            const float o = blockWarpsAt(sm_acc, sm_ml, h, e, mm, ll);
             const int owner = h % nr, slot = (h / nr) * nr + rank;
             *cl.map_shared_rank(&rcv[slot][e], owner) = o;
             if (e == 0) {
@@ -477,15 +489,9 @@ __device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const 
     const int mine = hc > rank ? (hc - rank + nr - 1) / nr : 0;
     for (int i = static_cast<int>(threadIdx.x); i < mine * D; i += kThreads) {
         const int k = i / D, e = i % D;
-        float mm = -INFINITY;
-        for (int r = 0; r < nr; ++r) mm = fmaxf(mm, rcv_ml[k * nr + r][0]);
-        float ll = 0.0f, o = 0.0f;
-        for (int r = 0; r < nr; ++r) {
-            float mr = rcv_ml[k * nr + r][0];
-            float f = mr == -INFINITY ? 0.0f : __expf(mr - mm);
-            ll += rcv_ml[k * nr + r][1] * f;
-            o += rcv[k * nr + r][e] * f;
-        }
+        float mm, ll;
+        const float o = lseMerge<0>(nr, [&](int r) { return make_float2(rcv_ml[k * nr + r][0], rcv_ml[k * nr + r][1]); },
+                                    [&](int r) { return rcv[k * nr + r][e]; }, mm, ll);
         out[seq * p.o_row + (head0 + rank + k * nr) * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
     }
 }
@@ -503,18 +509,8 @@ __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const fl
     } else {
         for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
             int h = i / D, e = i % D;
-            float mm = -INFINITY;
-#pragma unroll
-            for (int w = 0; w < kDecWarps; ++w) mm = fmaxf(mm, sm_ml[w][h][0]);
-            float ll = 0.0f, o = 0.0f;
-#pragma unroll
-            for (int w = 0; w < kDecWarps; ++w) {
-                float mw = sm_ml[w][h][0];
-                if (mw == -INFINITY) continue;
-                float f = __expf(mw - mm);
-                ll += sm_ml[w][h][1] * f;
-                o += sm_acc[w][h][e] * f;
-            }
+            float mm, ll;
+            const float o = blockWarpsAt(sm_acc, sm_ml, h, e, mm, ll);
             long long head = head0 + h;
             if (p.parts == 1) {
                 out[seq * p.o_row + head * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
