@@ -1,11 +1,12 @@
-# The final verification on the lent GPU, one mode a call (each fits the 600 s limit with a cold ~2.5 min build;
-# first used, as probe/gpu_fin_s30.sh, in the thirtieth session): "suite": the whole test suite with the nvidia
-# backend (cold compile caches took > 230 s on the H100); "memcheck": compute-sanitizer memcheck over the op tests;
-# "bars": the comparison tool over the best-peer bar ops and embedding (every shape set, every peer, bfloat16, plots
-# tarred), the best-peer table and the host-overhead loop; "others": the tool over the other bars' ops (paged_attention
-# and SDPA, random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; ~80 s on the H100 in the
-# thirty-first session). Logs under $OUT.
-# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh suite|memcheck|bars|others
+# The final verification on the lent GPU, one mode a call (each fits the 600 s limit with a cold ~1.5-2.5 min build;
+# first used, as probe/gpu_fin_s30.sh, in the thirtieth session): "check": the build, the whole test suite with the
+# nvidia backend and compute-sanitizer memcheck over the op tests in one command (the issue's verification; on the
+# H200 in the thirty-second session: build 82-96 s, suite 167 s, memcheck 125 s); "suite" or "memcheck": one of the
+# two (cold compile caches took > 230 s for the suite on the H100 of the thirtieth session); "bars": the comparison
+# tool over the best-peer bar ops and embedding (every shape set, every peer, bfloat16, plots tarred), the best-peer
+# table and the host-overhead loop; "others": the tool over the other bars' ops (paged_attention and SDPA,
+# random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; ~90 s). Logs under $OUT.
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|memcheck|bars|others
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
 # bench NAME SECONDS ARGS...: the comparison tool (every shape set) into $OUT/NAME.txt, its exit status and time
@@ -14,12 +15,25 @@ bench() {
   timeout $limit python3 -m infinicore_torch.bench --device cuda --shapes decode,prefill,large --budget 0.2 --busy-us 100 "$@" > $OUT/$name.txt 2>&1
   echo "$name rc $? $(( $(date +%s) - t )) s"
 }
-if [ "$1" = suite ]; then
-  t=$(date +%s); timeout 330 python3 -m pytest -q test -p no:cacheprovider > $OUT/suite.txt 2>&1; echo "suite rc $? $(( $(date +%s) - t )) s: $(tail -1 $OUT/suite.txt)"; grep -E "^FAILED" $OUT/suite.txt | head
-  exit 0
+# suite LIMIT / memcheck LIMIT: the whole suite, or memcheck over the op tests, each under a time limit (s)
+suite() {
+  local t=$(date +%s) rc; timeout $1 python3 -m pytest -q test -p no:cacheprovider > $OUT/suite.txt 2>&1; rc=$?
+  echo "suite rc $rc $(( $(date +%s) - t )) s: $(tail -1 $OUT/suite.txt)"; grep -E "^FAILED" $OUT/suite.txt | head; return $rc
+}
+memcheck() {
+  local t=$(date +%s) rc; timeout $1 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q test/test_ops*.py -p no:cacheprovider > /tmp/memcheck.txt 2>&1; rc=$?
+  echo "memcheck rc $rc $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt
+  grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt; return $rc
+}
+if [ "$1" = check ]; then
+  suite 270; a=$?; memcheck 210; b=$?
+  exit $(( a || b ))
+elif [ "$1" = suite ]; then
+  suite 330
+  exit
 elif [ "$1" = memcheck ]; then
-  t=$(date +%s); timeout 330 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q test/test_ops*.py -p no:cacheprovider > /tmp/memcheck.txt 2>&1; echo "memcheck rc $? $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt; grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt
-  exit 0
+  memcheck 330
+  exit
 elif [ "$1" = others ]; then
   bench bench_bf16 200 --ops paged_attention,random_sample,gemm,linear --impls infini,torch,compile --dtypes bfloat16 --out /tmp/b
   bench bench_gemm_fp32 90 --ops gemm,linear --impls infini,torch --dtypes float32 --out /tmp/c
@@ -27,7 +41,7 @@ elif [ "$1" = others ]; then
   grep -hE "^(paged_attention|random_sample|gemm|linear) .* (infini|torch) " $OUT/bench_bf16.txt $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt
   exit 0
 elif [ "$1" != bars ]; then
-  echo "usage: bash benchmarks/gpu_verify.sh suite|memcheck|bars|others"; exit 2
+  echo "usage: bash benchmarks/gpu_verify.sh check|suite|memcheck|bars|others"; exit 2
 fi
 timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
 bench bench 330 --ops rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching,embedding \
