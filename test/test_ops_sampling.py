@@ -45,9 +45,9 @@ def test_topk_softmax_ties_take_the_lower_index():
     assert idx.tolist() == [[1, 2]]
 
 
-def ref_random_sample(logits, r, topp, topk, temperature):
-    """OPS.md, in float32."""
-    x = logits.cpu().float()
+def ref_random_sample(logits, r, topp, topk, temperature, acc=torch.float32):
+    """OPS.md, in float32 (acc: the precision of the softmax and its cumulative sum)."""
+    x = logits.cpu().to(acc)
     if topk <= 1 or topp <= 0:
         return int(torch.argmax(x))  # first maximum
     values, order = torch.sort(x, descending=True, stable=True)
@@ -73,6 +73,37 @@ def test_random_sample_matches_the_reference(device, dtype, vocab, topp, topk, t
             assert int(got[b]) == want, (b, int(got[b]), want)
     one = ops.random_sample(logits[0].to(device), 0.25, topp, topk, temperature)
     assert one.dim() == 0 and one.dtype == torch.int64
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("batch", [1, 5, 33, 140])
+def test_random_sample_long_rows(device, dtype, batch):
+    """Rows of 40000 (the nvidia backend splits a row over a cluster of 2-8 blocks while the batch leaves SMs
+    free, and takes a block a row at 140): sampling against the reference; more candidates than one block
+    sorts (1100 logits tied at the top: the path after the candidates' sort); the argmax with the best logit
+    at places far apart (the lower index wins). Where the float32 reference and the same in float64 differ
+    (a cumulative probability within float32 rounding of the threshold, as OPS.md allows), either is taken."""
+    g = torch.Generator().manual_seed(batch)
+    vocab = 40000
+    logits = (torch.randn(batch, vocab, generator=g) * 4).to(dtype)
+    tied = logits.clone()
+    for b in range(batch):
+        tied[b, torch.randperm(vocab, generator=g)[:1100]] = 30.0
+    rvals = torch.rand(batch, generator=g)
+    for x, topp, topk, temperature in [(logits, 0.9, 50, 0.7), (tied, 0.8, 10**6, 1.0), (tied, 0.9, 50, 1.0)]:
+        got = ops.random_sample(x.to(device), rvals.to(device), topp, topk, temperature).cpu()
+        for b in range(batch):
+            want, near = ref_random_sample(x[b], float(rvals[b]), topp, topk, temperature)
+            want64, _ = ref_random_sample(x[b], float(rvals[b]), topp, topk, temperature, torch.float64)
+            if not near:
+                assert int(got[b]) in (want, want64), (b, int(got[b]), want, want64)
+    peaks = logits.clone()
+    peaks[:, 37000] = 40.0
+    peaks[:, 20001] = 40.0
+    peaks[0, 5] = 40.0  # row 0: a third, earlier one
+    got = ops.random_sample(peaks.to(device), rvals.to(device), 0.9, 1, 1.0).cpu()
+    assert got.tolist() == [5] + [20001] * (batch - 1)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1,6 +1,8 @@
 // sampling.cu: topk_softmax (a warp per row, k rounds of a warp arg-max) and random_sample (a block
 // per row, no sort: radix selection over order-preserving 32-bit keys finds the k-th best logit and
 // then the position where the cumulative probability crosses the threshold; see OPS.md).
+#include <cooperative_groups.h>
+
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
@@ -141,45 +143,88 @@ __device__ __forceinline__ void visitVocab(const T *xr, long long vocab, F &&f) 
     }
 }
 
-template <typename T>
-__global__ void randomSampleKernel(long long *out, const T *x, const float *rv, long long batch, long long vocab,
-                                   long long xs0, long long rs0, long long os0, long long kk, float topp, float temp,
-                                   bool sample) {
+// A row over a cluster of C blocks (C = 1: one block): each block takes a slice of the row (whole 64-element
+// pieces, in index order) for the passes that read the whole row - the arg-max and normalizer, the radix
+// digits of the count search and the candidates' collection - and the blocks merge what they found through
+// distributed shared memory; every block then takes the same decisions from the same merged values (summed in
+// rank order). The candidates are gathered in rank 0's shared memory, which sorts them and writes the result.
+// Rows with more than kSampleThreads candidates (many ties at the k-th key) go on in rank 0 alone over the
+// whole row. A block per row is bound by its SM's instruction issue (~95 us a [*, 128256] row, H200); C
+// blocks divide the passes by C.
+template <typename T, int C>
+__global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *out, const T *x, const float *rv, long long batch,
+                                                                    long long vocab, long long xs0, long long rs0, long long os0,
+                                                                    long long kk, float topp, float temp, bool sample) {
+    namespace cg = cooperative_groups;
     __shared__ float smem[32];
     __shared__ unsigned counts[256];
     __shared__ float mass[256];
     __shared__ RadixState st;
     __shared__ long long found;
     __shared__ unsigned long long best_pack;
-    long long row = blockIdx.x;
+    __shared__ float pub_max, pub_sum;  // this block's maximum and normalizer, read by the cluster
+    const long long row = blockIdx.x / C;
+    const int rank = static_cast<int>(blockIdx.x % C);  // (clusters of C blocks along x: the block's rank)
     const T *xr = x + row * xs0;
+    // the block's slice [lo, lo + n) of the row
+    const long long per = C == 1 ? vocab : ((vocab + C - 1) / C + 63) / 64 * 64;
+    const long long lo = C == 1 ? 0 : min(vocab, rank * per), n = C == 1 ? vocab : min(vocab, lo + per) - lo;
+    const T *xs = xr + lo;
+    // sync: the cluster's barrier (every block's shared memory writes before it are seen after it); at(p, r):
+    // p's counterpart in rank r's shared memory
+    auto sync = [] {
+        if constexpr (C > 1) cg::this_cluster().sync(); else __syncthreads();
+    };
+    auto at = [](auto *p, int r) {
+        if constexpr (C > 1) return cg::this_cluster().map_shared_rank(p, r); else return p;
+    };
     // arg-max (ties: lower index) and the softmax normalizer, in one pass: each thread keeps its
     // running max and its sum of exp((v - max) / temperature), rescaled when the max rises
     const float inv_t = 1.0f / temp;
     float m = -INFINITY, s = 0.0f;
     long long arg = vocab;
-    visitVocab(xr, vocab, [&](long long j, float v, bool ok) {
+    visitVocab(xs, n, [&](long long j, float v, bool ok) {
         if (!ok) return;
         if (v > m) {
             if (sample) s = s * __expf((m - v) * inv_t) + 1.0f;
             m = v;
-            arg = j;
+            arg = lo + j;
         } else if (sample && v != -INFINITY) {
             s += __expf((v - m) * inv_t);
         }
     });
     float bm = blockMax(m, smem);
+    if constexpr (C > 1) {
+        if (threadIdx.x == 0) pub_max = bm;
+        sync();
+        for (int r = 0; r < C; ++r) bm = fmaxf(bm, *at(&pub_max, r));
+    }
     if (threadIdx.x == 0) best_pack = ~0ull;
     __syncthreads();
     if (m == bm && arg < vocab) atomicMin(&best_pack, static_cast<unsigned long long>(arg));
     __syncthreads();
+    float total = sample ? blockSum(m == -INFINITY ? 0.0f : s * __expf((m - bm) * inv_t), smem) : 0.0f;
+    unsigned long long best = best_pack;
+    if constexpr (C > 1) {
+        if (threadIdx.x == 0) pub_sum = total;
+        sync();
+        total = 0.0f;
+        for (int r = 0; r < C; ++r) {
+            total += *at(&pub_sum, r);
+            best = min(best, *at(&best_pack, r));
+        }
+    }
+    const long long argmax = best == ~0ull ? 0 : static_cast<long long>(best);
     if (!sample) {
-        if (threadIdx.x == 0) out[row * os0] = static_cast<long long>(best_pack == ~0ull ? 0 : best_pack);
+        if (threadIdx.x == 0 && rank == 0) out[row * os0] = argmax;
+        if constexpr (C > 1) sync();  // no block leaves while another may read its shared memory
         return;
     }
-    float total = blockSum(m == -INFINITY ? 0.0f : s * __expf((m - bm) * inv_t), smem);
     float inv_total = 1.0f / total;
     auto probOf = [&](float v) { return __expf((v - bm) * inv_t) * inv_total; };
+    const T *sx = xs;  // where the passes read: the slice, or (solo) the whole row
+    long long sn = n;
+    bool solo = C == 1;
 
     // Radix search from the top. count mode: the kk-th largest key; mass mode: the key where the mass
     // from the top first exceeds target. Returns in st: prefix = that key, above_* = what lies above it.
@@ -195,7 +240,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
             __syncthreads();
             unsigned prefix = st.prefix, mask = st.mask;
             if (count_only) {  // lanes of a warp with the same digit add once
-                visitVocab(xr, vocab, [&](long long, float v, bool ok) {
+                visitVocab(sx, sn, [&](long long, float v, bool ok) {
                     int digit = 256;
                     if (ok) {
                         unsigned key = keyOf(v);
@@ -218,7 +263,7 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
                         atomicAdd(&mass[run_digit], run_mass);
                     }
                 };
-                visitVocab(xr, vocab, [&](long long, float v, bool ok) {
+                visitVocab(sx, sn, [&](long long, float v, bool ok) {
                     if (!ok) return;
                     unsigned key = keyOf(v);
                     if ((key & mask) != prefix) return;
@@ -234,14 +279,33 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
                 });
                 flush();
             }
-            __syncthreads();
+            if (solo) __syncthreads(); else sync();  // every block's histogram is complete
             if (threadIdx.x < 32) {  // warp 0: lane l sums bins 255 - 8l .. 248 - 8l, then a scan from the top
                 int lane = threadIdx.x;
+                const int nr = solo ? 1 : C;
+                // bin b over the cluster (rank order; solo: this block's own)
+                auto countAt = [&](int b) {
+                    unsigned c = 0;
+#pragma unroll 1
+                    for (int r = 0; r < nr; ++r) c += solo ? counts[b] : *at(&counts[b], r);
+                    return c;
+                };
+                auto massAt = [&](int b) {
+                    float v = 0.0f;
+#pragma unroll 1
+                    for (int r = 0; r < nr; ++r) v += solo ? mass[b] : *at(&mass[b], r);
+                    return v;
+                };
                 long long lc = 0;
                 float lm = 0.0f;
+                unsigned bc[8];  // (32 bits, as the bins: the host keeps vocab < 2^31)
+                float bms[8];
+#pragma unroll
                 for (int i = 0; i < 8; ++i) {
-                    lc += counts[255 - 8 * lane - i];
-                    lm += mass[255 - 8 * lane - i];
+                    bc[i] = countAt(255 - 8 * lane - i);
+                    bms[i] = count_only ? 0.0f : massAt(255 - 8 * lane - i);
+                    lc += bc[i];
+                    lm += bms[i];
                 }
                 long long ic = lc;
                 float im = lm;
@@ -264,25 +328,28 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
                     long long c = base_c + ic - lc;
                     float ms = base_m + im - lm;
                     int pick = 0;
+                    long long pick_count = 0;
                     for (int i = 0; i < 8; ++i) {
                         int b = 255 - 8 * lane - i;
-                        bool h = count_mode ? (c + counts[b] >= static_cast<long long>(target))
-                                            : (static_cast<double>(ms) + mass[b] > target);
+                        bool h = count_mode ? (c + bc[i] >= static_cast<long long>(target))
+                                            : (static_cast<double>(ms) + bms[i] > target);
                         if (h || b == 0) {
                             pick = b;
+                            pick_count = bc[i];
                             break;
                         }
-                        c += counts[b];
-                        ms += mass[b];
+                        c += bc[i];
+                        ms += bms[i];
                     }
                     st.above_count = c;
                     st.above_mass = ms;
-                    st.key_count = counts[pick];
+                    st.key_count = pick_count;
                     st.prefix |= static_cast<unsigned>(pick) << shift;
                     st.mask |= 255u << shift;
                 }
             }
-            __syncthreads();
+            // (cluster: no block clears its histogram while another may still read it)
+            if (solo) __syncthreads(); else sync();
             // stop_at: enough digits once at most stop_at elements lie at or above the prefix (the
             // candidates are sorted afterwards, so the k-th key itself need not be pinned down)
             if (stop_at > 0 && st.above_count + st.key_count <= stop_at) break;
@@ -292,8 +359,8 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
     // 1. the kk-th largest key, or a prefix at or above which at most kSampleThreads elements lie
     search(true, static_cast<double>(kk), true, kSampleThreads);
     {
-        // few enough candidates (the keys above the kth and all ties at it): sort them in shared
-        // memory and scan their probabilities, as the reference does
+        // few enough candidates (the keys above the kth and all ties at it): gathered in rank 0's shared
+        // memory, sorted there and their probabilities scanned, as the reference does
         __shared__ unsigned cand_key[kSampleThreads];
         __shared__ int cand_idx[kSampleThreads];
         __shared__ float cand_cum[kSampleThreads];
@@ -302,24 +369,29 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
         long long n_all = st.above_count + st.key_count;
         if (n_all <= kSampleThreads && blockDim.x == kSampleThreads) {
             int t = threadIdx.x;
-            cand_key[t] = 0u;  // sorts last
-            cand_idx[t] = 0x7fffffff;
-            if (t == 0) {
-                n_cand = 0;
-                pick = static_cast<int>(kk - 1);
+            if (rank == 0) {
+                cand_key[t] = 0u;  // sorts last
+                cand_idx[t] = 0x7fffffff;
+                if (t == 0) {
+                    n_cand = 0;
+                    pick = static_cast<int>(kk - 1);
+                }
             }
-            __syncthreads();
-            visitVocab(xr, vocab, [&](long long j, float v, bool ok) {
+            sync();  // rank 0's arrays are ready
+            unsigned *ck = at(&cand_key[0], 0);
+            int *ci = at(&cand_idx[0], 0), *nc = at(&n_cand, 0);
+            visitVocab(xs, n, [&](long long j, float v, bool ok) {
                 unsigned key = keyOf(v);
                 if (ok && key >= kth0) {
-                    int at = atomicAdd(&n_cand, 1);
-                    if (at < kSampleThreads) {
-                        cand_key[at] = key;
-                        cand_idx[at] = static_cast<int>(j);
+                    int slot = atomicAdd(nc, 1);
+                    if (slot < kSampleThreads) {
+                        ck[slot] = key;
+                        ci[slot] = static_cast<int>(lo + j);
                     }
                 }
             });
-            __syncthreads();
+            sync();  // every candidate is in rank 0's shared memory
+            if (rank != 0) return;
             auto before = [&](int a, int b) {
                 return cand_key[a] > cand_key[b] || (cand_key[a] == cand_key[b] && cand_idx[a] < cand_idx[b]);
             };
@@ -356,6 +428,11 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
             return;
         }
     }
+    // many candidates: rank 0 alone over the whole row (the other blocks' shared memory is no longer read)
+    if (rank != 0) return;
+    sx = xr;
+    sn = vocab;
+    solo = true;
     search(true, static_cast<double>(kk), false, 0);  // with the mass this time, for the long path
     unsigned kth = st.prefix;
     long long gt_count = st.above_count;
@@ -406,7 +483,32 @@ __global__ void randomSampleKernel(long long *out, const T *x, const float *rv, 
         }
     }
     __syncthreads();
-    if (threadIdx.x == 0) out[row * os0] = found >= 0 ? found : static_cast<long long>(best_pack);
+    if (threadIdx.x == 0) out[row * os0] = found >= 0 ? found : argmax;
+}
+
+// The clusters of C blocks of randomSampleKernel<T, C> that can run at once on the current device (0 if
+// it cannot tell); asked once.
+template <typename T, int C>
+int sampleClusters() {
+    static const int n = [] {
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(static_cast<unsigned>(C * smCount()));
+        cfg.blockDim = dim3(kSampleThreads);
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = C;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int k = 0;
+        if (cudaOccupancyMaxActiveClusters(&k, randomSampleKernel<T, C>, &cfg) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        return k;
+    }();
+    return n;
 }
 
 }  // namespace
@@ -438,14 +540,32 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
     long long topk = p.i[0];
     INFINI_RETURN_IF_ERROR(checks::randomSample(out, x, rv, temperature));
     long long batch = x.ndim() == 2 ? x.shape[0] : 1, vocab = x.last();
+    // (the kernel's bins and candidate indices are 32-bit)
+    if (vocab > 0x7fffffffLL) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: a vocabulary of %lld exceeds 2^31 - 1", op, vocab);
     bool sample = topk > 1 && topp > 0;
     long long kk = std::min<long long>(std::max<long long>(topk, 1), vocab);
     long long xs0 = x.ndim() == 2 ? x.strides[0] : 0, rs0 = rv.ndim() ? rv.strides[0] : 0, os0 = out.ndim() ? out.strides[0] : 0;
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {
-            randomSampleKernel<T><<<static_cast<unsigned>(batch), kSampleThreads, 0, a.stream>>>(
-                static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]), static_cast<const float *>(a.data[2]),
-                batch, vocab, xs0, rs0, os0, kk, topp, temperature, sample);
+            if (batch == 0) return INFINI_STATUS_SUCCESS;
+            // a row over a cluster of C blocks: the most of 8, 4, 2 whose clusters for every row run at once
+            // and that leaves every block at least 4096 elements; else a block a row
+            int C = 1;
+            if (clustersAvailable()) {
+                if (vocab >= 4096LL * 8 && batch <= sampleClusters<T, 8>()) C = 8;
+                else if (vocab >= 4096LL * 4 && batch <= sampleClusters<T, 4>()) C = 4;
+                else if (vocab >= 4096LL * 2 && batch <= sampleClusters<T, 2>()) C = 2;
+            }
+            auto go = [&](auto ctag) {
+                constexpr int CC = decltype(ctag)::value;
+                return launchClusters(randomSampleKernel<T, CC>, dim3(static_cast<unsigned>(batch * CC)), kSampleThreads, 0,
+                                      CC > 1 ? CC : 0, a.stream, static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
+                                      static_cast<const float *>(a.data[2]), batch, vocab, xs0, rs0, os0, kk, topp, temperature, sample);
+            };
+            if (C == 8) go(std::integral_constant<int, 8>{});
+            else if (C == 4) go(std::integral_constant<int, 4>{});
+            else if (C == 2) go(std::integral_constant<int, 2>{});
+            else go(std::integral_constant<int, 1>{});
             return launched(op);
         };
     });
