@@ -159,6 +159,8 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
     __shared__ float smem[32];
     __shared__ unsigned counts[256];
     __shared__ float mass[256];
+    __shared__ unsigned all_counts[256];  // (C > 1: the cluster's histogram)
+    __shared__ float all_mass[256];
     __shared__ RadixState st;
     __shared__ long long found;
     __shared__ unsigned long long best_pack;
@@ -280,30 +282,32 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
                 flush();
             }
             if (solo) __syncthreads(); else sync();  // every block's histogram is complete
+            if (!solo) {  // the cluster's histogram: bin b summed over the ranks in rank order, a thread a bin
+                for (int b = threadIdx.x; b < 256; b += blockDim.x) {
+                    unsigned c = 0;
+                    float v = 0.0f;
+#pragma unroll
+                    for (int r = 0; r < C; ++r) {
+                        c += *at(&counts[b], r);
+                        if (!count_only) v += *at(&mass[b], r);
+                    }
+                    all_counts[b] = c;
+                    all_mass[b] = v;
+                }
+                __syncthreads();
+            }
+            const unsigned *hc = solo ? counts : all_counts;
+            const float *hm = solo ? mass : all_mass;
             if (threadIdx.x < 32) {  // warp 0: lane l sums bins 255 - 8l .. 248 - 8l, then a scan from the top
                 int lane = threadIdx.x;
-                const int nr = solo ? 1 : C;
-                // bin b over the cluster (rank order; solo: this block's own)
-                auto countAt = [&](int b) {
-                    unsigned c = 0;
-#pragma unroll 1
-                    for (int r = 0; r < nr; ++r) c += solo ? counts[b] : *at(&counts[b], r);
-                    return c;
-                };
-                auto massAt = [&](int b) {
-                    float v = 0.0f;
-#pragma unroll 1
-                    for (int r = 0; r < nr; ++r) v += solo ? mass[b] : *at(&mass[b], r);
-                    return v;
-                };
                 long long lc = 0;
                 float lm = 0.0f;
                 unsigned bc[8];  // (32 bits, as the bins: the host keeps vocab < 2^31)
                 float bms[8];
 #pragma unroll
                 for (int i = 0; i < 8; ++i) {
-                    bc[i] = countAt(255 - 8 * lane - i);
-                    bms[i] = count_only ? 0.0f : massAt(255 - 8 * lane - i);
+                    bc[i] = hc[255 - 8 * lane - i];
+                    bms[i] = count_only ? 0.0f : hm[255 - 8 * lane - i];
                     lc += bc[i];
                     lm += bms[i];
                 }
@@ -395,10 +399,14 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
             auto before = [&](int a, int b) {
                 return cand_key[a] > cand_key[b] || (cand_key[a] == cand_key[b] && cand_idx[a] < cand_idx[b]);
             };
-            for (int k2 = 2; k2 <= kSampleThreads; k2 <<= 1) {  // bitonic sort, "before" first
+            // bitonic sort, "before" first, of the first len slots (a power of two at or above the candidates'
+            // count; the slots past it hold the sentinel, already last)
+            int len = 1;
+            while (len < min(n_cand, kSampleThreads)) len <<= 1;
+            for (int k2 = 2; k2 <= len; k2 <<= 1) {
                 for (int j2 = k2 >> 1; j2 > 0; j2 >>= 1) {
                     int o = t ^ j2;
-                    if (o > t) {
+                    if (o > t && t < len) {
                         bool first_half = (t & k2) == 0;
                         bool swap = first_half ? before(o, t) : before(t, o);
                         if (swap) {
