@@ -1,6 +1,7 @@
 # Thirty-second session, calls 9-10: random_sample with a row over a cluster of blocks (sampling.cu; call 10: the
 # cluster histogram merged a thread a bin, the candidates sorted over the next power of two of their count): every
-# sampler, bf16 and fp32. Logs under $OUT.
+# random_sample test, memcheck over the sampling tests, and the tool's random_sample rows against torch's sampler, bf16
+# and fp32. Logs under $OUT.
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
 t=$(date +%s); timeout 150 python3 -m pytest -q test -k "random_sample or sampling" -p no:cacheprovider > $OUT/tests.txt 2>&1
