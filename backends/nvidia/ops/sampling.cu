@@ -1,6 +1,7 @@
-// sampling.cu: topk_softmax (a warp per row, k rounds of a warp arg-max) and random_sample (a block
-// per row, no sort: radix selection over order-preserving 32-bit keys finds the k-th best logit and
-// then the position where the cumulative probability crosses the threshold; see OPS.md).
+// sampling.cu: topk_softmax (a warp per row, k rounds of a warp arg-max) and random_sample (a cluster of
+// blocks or a block per row, no full sort: radix selection over order-preserving 32-bit keys finds the
+// k-th best logit, the few candidates at or above it are sorted, and the position where the cumulative
+// probability crosses the threshold is read off; see OPS.md).
 #include <cooperative_groups.h>
 
 #include "common.cuh"
