@@ -405,23 +405,22 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
     const bool rows_flat = ci.ndim <= 1 && (cy.ndim == 0 || (cy.ndim == 1 && cy.strides[0] == dim)) &&
                            row_bytes / 16 < (1LL << 30);
     const long long idx_stride = ci.ndim == 1 ? ci.strides[0] : 0;
+    // the row kernel's geometry: one piece a thread while that gives at most two blocks an SM, else two
+    const unsigned grid = static_cast<unsigned>(tokens < 65535 ? tokens : 65535);  // (a block takes several tokens past it)
+    const int pieces = static_cast<int>(std::min<long long>(row_bytes / 16, 1LL << 30));
+    const bool one = static_cast<long long>(grid) * ((pieces + 127) / 128) <= 2LL * smCount();
+    const dim3 row_blocks(static_cast<unsigned>((pieces + 128 * (one ? 1 : 2) - 1) / (128 * (one ? 1 : 2))), grid);
     m->launch = [=](const LaunchArgs &a) {
         if (tokens == 0 || dim == 0) return INFINI_STATUS_SUCCESS;
         char *py = static_cast<char *>(a.data[0]);
         const char *pw = static_cast<const char *>(a.data[2]);
         bool v = vec && ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(pw)) & 15) == 0;
-        unsigned grid = static_cast<unsigned>(tokens < 65535 ? tokens : 65535);
         if (v && rows_flat) {
-            // one piece a thread while that gives at most two blocks an SM, else two
-            const int pieces = static_cast<int>(row_bytes / 16);
-            const bool one = static_cast<long long>(grid) * ((pieces + 127) / 128) <= 2LL * smCount();
-            const int per = one ? 1 : 2;
-            dim3 g(static_cast<unsigned>((pieces + 128 * per - 1) / (128 * per)), grid);
             auto go = [&](auto itag) {
                 using I = decltype(itag);
                 auto kern = one ? embeddingRowKernel<I, 1> : embeddingRowKernel<I, 2>;
-                kern<<<g, 128, 0, a.stream>>>(static_cast<uint4 *>(a.data[0]), pw, static_cast<const I *>(a.data[1]), idx_stride,
-                                              pieces, w_row_bytes, vocab, tokens, a.err);
+                kern<<<row_blocks, 128, 0, a.stream>>>(static_cast<uint4 *>(a.data[0]), pw, static_cast<const I *>(a.data[1]),
+                                                       idx_stride, pieces, w_row_bytes, vocab, tokens, a.err);
             };
             if (i64) go(static_cast<long long>(0)); else go(0);
             return launched(op);

@@ -153,9 +153,9 @@ __device__ __forceinline__ void visitVocab(const T *xr, long long vocab, F &&f) 
 // whole row. A block per row is bound by its SM's instruction issue (~95 us a [*, 128256] row, H200); C
 // blocks divide the passes by C.
 template <typename T, int C>
-__global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *out, const T *x, const float *rv, long long batch,
-                                                                    long long vocab, long long xs0, long long rs0, long long os0,
-                                                                    long long kk, float topp, float temp, bool sample) {
+__global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *out, const T *x, const float *rv, long long vocab,
+                                                                    long long xs0, long long rs0, long long os0, long long kk,
+                                                                    float topp, float temp, bool sample) {
     namespace cg = cooperative_groups;
     __shared__ float smem[32];
     __shared__ unsigned counts[256];
@@ -555,26 +555,19 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
     long long kk = std::min<long long>(std::max<long long>(topk, 1), vocab);
     long long xs0 = x.ndim() == 2 ? x.strides[0] : 0, rs0 = rv.ndim() ? rv.strides[0] : 0, os0 = out.ndim() ? out.strides[0] : 0;
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
+        // a row over a cluster of C blocks: the most of 8, 4, 2 whose clusters for every row run at once and
+        // that leaves every block at least 4096 elements; else a block a row (chosen here, once)
+        const bool cl = clustersAvailable();
+        const int C = cl && vocab >= 4096LL * 8 && batch <= sampleClusters<T, 8>()   ? 8
+                      : cl && vocab >= 4096LL * 4 && batch <= sampleClusters<T, 4>() ? 4
+                      : cl && vocab >= 4096LL * 2 && batch <= sampleClusters<T, 2>() ? 2
+                                                                                      : 1;
+        auto kern = C == 8 ? randomSampleKernel<T, 8> : C == 4 ? randomSampleKernel<T, 4> : C == 2 ? randomSampleKernel<T, 2> : randomSampleKernel<T, 1>;
         m->launch = [=](const LaunchArgs &a) {
             if (batch == 0) return INFINI_STATUS_SUCCESS;
-            // a row over a cluster of C blocks: the most of 8, 4, 2 whose clusters for every row run at once
-            // and that leaves every block at least 4096 elements; else a block a row
-            int C = 1;
-            if (clustersAvailable()) {
-                if (vocab >= 4096LL * 8 && batch <= sampleClusters<T, 8>()) C = 8;
-                else if (vocab >= 4096LL * 4 && batch <= sampleClusters<T, 4>()) C = 4;
-                else if (vocab >= 4096LL * 2 && batch <= sampleClusters<T, 2>()) C = 2;
-            }
-            auto go = [&](auto ctag) {
-                constexpr int CC = decltype(ctag)::value;
-                return launchClusters(randomSampleKernel<T, CC>, dim3(static_cast<unsigned>(batch * CC)), kSampleThreads, 0,
-                                      CC > 1 ? CC : 0, a.stream, static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
-                                      static_cast<const float *>(a.data[2]), batch, vocab, xs0, rs0, os0, kk, topp, temperature, sample);
-            };
-            if (C == 8) go(std::integral_constant<int, 8>{});
-            else if (C == 4) go(std::integral_constant<int, 4>{});
-            else if (C == 2) go(std::integral_constant<int, 2>{});
-            else go(std::integral_constant<int, 1>{});
+            launchClusters(kern, dim3(static_cast<unsigned>(batch * C)), kSampleThreads, 0, C > 1 ? C : 0, a.stream,
+                           static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
+                           static_cast<const float *>(a.data[2]), vocab, xs0, rs0, os0, kk, topp, temperature, sample);
             return launched(op);
         };
     });
