@@ -275,6 +275,60 @@ def test_paged_attention_prefill(device, dtype, heads, kv_heads, d, block_size):
     close(out, ref, dtype)
 
 
+def causal_ref(q, keys, values, qpos, group, scale):
+    """q [rows, heads, d], keys/values [n, kv_heads, d], qpos [rows] -> [rows, heads, d] in float32: row i sees the
+    keys at positions <= qpos[i] (causal attention, the query heads grouped over the kv heads)."""
+    kk = keys.float().repeat_interleave(group, 1).transpose(0, 1)  # [heads, n, d]
+    vv = values.float().repeat_interleave(group, 1).transpose(0, 1)
+    s = q.float().transpose(0, 1) @ kk.transpose(1, 2) * scale  # [heads, rows, n]
+    s = s.masked_fill(torch.arange(keys.shape[0])[None, None, :] > qpos[None, :, None], float("-inf"))
+    return (torch.softmax(s, -1) @ vv).transpose(0, 1)
+
+
+# Long enough for the tiled kernel on the GPU (16-row warp tiles, 64-key tiles, two stages): prompts and chunks
+# after history whose lengths are not multiples of 16 or 64, a sequence with no rows, every grouping of query
+# heads over kv heads the kernel has (4, 2 or 1 heads a block: groups 8, 4, 2, 3, 1), block sizes of a power of
+# two and not.
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("heads, kv_heads, d", [(8, 2, 128), (8, 1, 64), (4, 2, 128), (6, 2, 64), (4, 4, 128)])
+@pytest.mark.parametrize("block_size", [16, 12])
+def test_paged_attention_prefill_long(device, dtype, heads, kv_heads, d, block_size):
+    seq_lens, q_lens = [300, 77, 200, 45, 131], [300, 33, 129, 0, 17]
+    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, block_size, dtype)
+    cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
+    q = torch.randn(int(cu[-1]), heads, d).to(dtype)
+    scale = 1 / math.sqrt(d)
+    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale)
+                     for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
+    qd = q.to(device)
+    out = ops.paged_attention_prefill(qd, kc.to(device), vc.to(device), tables.to(device),
+                                      torch.tensor(seq_lens).to(device), cu.to(device), None, scale)
+    close(out, ref, dtype)
+    assert torch.equal(qd.cpu(), q)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("heads, kv_heads, d", [(8, 2, 128), (6, 3, 64), (4, 4, 64)])
+@pytest.mark.parametrize("pos, seq", [(0, 150), (37, 100), (5, 16)])
+def test_attention_with_cache_long(device, dtype, heads, kv_heads, d, pos, seq):
+    max_seq = pos + seq + 3
+    q = torch.randn(heads, seq, d).to(dtype)
+    k = torch.randn(kv_heads, seq, d).to(dtype)
+    v = torch.randn(kv_heads, seq, d).to(dtype)
+    kc = torch.randn(kv_heads, max_seq, d).to(dtype)
+    vc = torch.randn(kv_heads, max_seq, d).to(dtype)
+    ref_kc, ref_vc = kc.clone(), vc.clone()
+    ref_kc[:, pos:pos + seq], ref_vc[:, pos:pos + seq] = k, v
+    ref = causal_ref(q.transpose(0, 1), ref_kc[:, :pos + seq].transpose(0, 1), ref_vc[:, :pos + seq].transpose(0, 1),
+                     torch.arange(pos, pos + seq), heads // kv_heads, 1 / math.sqrt(d)).transpose(0, 1)
+    dkc, dvc = kc.to(device), vc.to(device)
+    out = ops.attention(q.to(device), k.to(device), v.to(device), dkc, dvc, pos)
+    assert torch.equal(dkc.cpu(), ref_kc) and torch.equal(dvc.cpu(), ref_vc)
+    close(out, ref, dtype)
+
+
 def test_bad_indices_raise_and_name_the_argument():
     kc, vc, tables, _, _ = make_paged([5, 9], 2, 64, 8, torch.float32)
     q = torch.randn(2, 2, 64)
@@ -326,6 +380,34 @@ def test_paged_attention_bad_indices_on_every_device(device, dtype):
         run_and_surface_errors(device, lambda: ops.paged_attention(*good, torch.tensor([5, 5000]).to(device), None, 0.1))
     out = ops.paged_attention(*good, lens.to(device), None, 0.1)  # the device keeps working
     assert torch.isfinite(out.cpu().float()).all()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_paged_attention_prefill_bad_indices_on_every_device(device, dtype):
+    """Prefill long enough for the GPU's tiled kernel (bfloat16, head_dim 128): an out-of-range block id and a
+    sequence shorter than its query rows raise and name the argument, the inputs stay unchanged, and the device
+    keeps working."""
+    seq_lens, q_lens = [40, 300], [40, 100]
+    kc, vc, tables, keys, values = make_paged(seq_lens, 2, 128, 16, dtype)
+    cu = torch.tensor([0, 40, 140])
+    q = torch.randn(140, 8, 128).to(dtype)
+    bad_tables = tables.clone()
+    bad_tables[1, 15] = 999
+    args = [x.to(device) for x in (q, kc, vc, bad_tables, torch.tensor(seq_lens), cu)]
+    before = [x.cpu().clone() for x in args]
+    with pytest.raises(RuntimeError, match=r"paged_attention_prefill: index 999 in block_tables is out of range"):
+        run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*args, None, 0.1))
+    for x, b in zip(args, before):
+        assert torch.equal(x.cpu(), b)
+    good = [args[0], args[1], args[2], tables.to(device)]
+    with pytest.raises(RuntimeError, match=r"paged_attention_prefill: seq_lens\[1\] = 50 is out of range"):
+        run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*good, torch.tensor([40, 50]).to(device), args[5],
+                                                                           None, 0.1))
+    out = ops.paged_attention_prefill(*good, args[4], args[5], None, 0.1)  # the device keeps working
+    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s + 1])], keys[s], values[s], torch.arange(n - ql, n), 4, 0.1)
+                     for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
+    close(out, ref, dtype)
 
 
 @pytest.mark.parametrize("device", DEVICES)

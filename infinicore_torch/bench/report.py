@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-COLUMNS = [("op", 17), ("shape", 26), ("dtype", 9), ("impl", 8), ("median us", 12), ("p10", 11), ("p90", 11),
+COLUMNS = [("op", 24), ("shape", 26), ("dtype", 9), ("impl", 8), ("median us", 12), ("p10", 11), ("p90", 11),
            ("GB/s", 8), ("TFLOP/s", 8), ("%copy", 6), ("rel_l2", 9), ("check", 6)]
 
 

@@ -214,6 +214,63 @@ def _paged_attention_infini(q, kc, vc, tables, lens, k, v):
     return torch.ops.infini.paged_attention(q, kc, vc, tables, lens, None, HEAD_DIM ** -0.5)
 
 
+def _attention_make(p, dt, dev, g):
+    seq, pos = p["seq"], p["pos"]
+    q = _randn(g, dev, dt, HEADS, seq, HEAD_DIM)
+    k = _randn(g, dev, dt, KV_HEADS, seq, HEAD_DIM)
+    v = _randn(g, dev, dt, KV_HEADS, seq, HEAD_DIM)
+    kc = _randn(g, dev, dt, KV_HEADS, pos + seq, HEAD_DIM)
+    vc = _randn(g, dev, dt, KV_HEADS, pos + seq, HEAD_DIM)
+    return q, k, v, kc, vc  # (the caches hold pos + seq rows: the new rows go last)
+
+
+def _attention_ref(q, k, v, kc, vc):
+    """The new rows into the caches, then scaled_dot_product_attention over the cache (causal for a prompt at
+    position 0, whole for one new row: the shapes the tool uses)."""
+    seq = q.shape[1]
+    pos = kc.shape[1] - seq
+    kc[:, pos:pos + seq] = k
+    vc[:, pos:pos + seq] = v
+    return F.scaled_dot_product_attention(q.unsqueeze(0), kc[:, :pos + seq].unsqueeze(0), vc[:, :pos + seq].unsqueeze(0),
+                                          is_causal=seq > 1, enable_gqa=True).squeeze(0)
+
+
+def _attention_infini(q, k, v, kc, vc):
+    return torch.ops.infini.attention(q, k, v, kc, vc, kc.shape[1] - q.shape[1])
+
+
+def _prefill_make(p, dt, dev, g):
+    """Prompts of p["q"] tokens (no history) for p["seqs"] sequences in a paged cache of 16-token blocks
+    (shuffled), the same keys and values contiguous for the reference, and the queries [total, heads, d]."""
+    seqs, ql, bs = p["seqs"], p["q"], 16
+    k = _randn(g, dev, dt, seqs, KV_HEADS, ql, HEAD_DIM)
+    v = _randn(g, dev, dt, seqs, KV_HEADS, ql, HEAD_DIM)
+    nb = seqs * ql // bs
+    perm = torch.randperm(nb, generator=g)
+    kc = torch.empty(nb, KV_HEADS, bs, HEAD_DIM, dtype=dt, device=dev)
+    vc = torch.empty_like(kc)
+    kc[perm.to(dev)] = k.view(seqs, KV_HEADS, ql // bs, bs, HEAD_DIM).transpose(1, 2).reshape(nb, KV_HEADS, bs, HEAD_DIM)
+    vc[perm.to(dev)] = v.view(seqs, KV_HEADS, ql // bs, bs, HEAD_DIM).transpose(1, 2).reshape(nb, KV_HEADS, bs, HEAD_DIM)
+    tables = perm.view(seqs, ql // bs).to(device=dev, dtype=torch.int32)
+    lens = torch.full((seqs,), ql, dtype=torch.int32, device=dev)
+    cu = (torch.arange(seqs + 1, dtype=torch.int32) * ql).to(dev)
+    q = _randn(g, dev, dt, seqs * ql, HEADS, HEAD_DIM)
+    return q, kc, vc, tables, lens, cu, k, v
+
+
+def _prefill_ref(q, kc, vc, tables, lens, cu, k, v):
+    """Causal scaled_dot_product_attention per sequence over the same keys and values stored contiguously;
+    the output as [seqs, q, heads, d] (a view of SDPA's, no copy)."""
+    seqs, _, ql, d = k.shape
+    qq = q.view(seqs, ql, HEADS, d).transpose(1, 2)
+    return F.scaled_dot_product_attention(qq, k, v, is_causal=True, enable_gqa=True).transpose(1, 2)
+
+
+def _prefill_infini(q, kc, vc, tables, lens, cu, k, v):
+    seqs, _, ql, d = k.shape
+    return torch.ops.infini.paged_attention_prefill(q, kc, vc, tables, lens, cu, None, d ** -0.5).view(seqs, ql, HEADS, d)
+
+
 def _spec_list():
     I = torch.ops.infini
     s = []
@@ -332,6 +389,26 @@ def _spec_list():
         bytes=lambda p, dt: (2 * p["seqs"] * p["kv_heads"] * p["ctx"] + 2 * p["seqs"] * HEADS) * HEAD_DIM * _size(dt),
         flops=lambda p: 4 * p["seqs"] * HEADS * p["ctx"] * HEAD_DIM,
         label=lambda p: f"{p['seqs']}x{p['ctx']}x{HEADS}/{p['kv_heads']}x{HEAD_DIM}"))
+    s.append(OpSpec(
+        "paged_attention_prefill",
+        _rows([{"seqs": 4, "q": 64}, {"seqs": 1, "q": 512}],
+              [{"seqs": 4, "q": 1024}, {"seqs": 1, "q": 4096}],
+              [{"seqs": 2, "q": 2048}]),
+        make=_prefill_make, reference=_prefill_ref, infini=_prefill_infini,
+        bytes=lambda p, dt: p["seqs"] * p["q"] * (2 * HEADS + 2 * KV_HEADS) * HEAD_DIM * _size(dt),
+        flops=lambda p: 2 * p["seqs"] * HEADS * p["q"] * p["q"] * HEAD_DIM,
+        dtypes=(torch.float16, torch.bfloat16),
+        label=lambda p: f"{p['seqs']}x{p['q']}x{HEADS}/{KV_HEADS}x{HEAD_DIM}"))
+    s.append(OpSpec(
+        "attention",
+        _rows([{"pos": 511, "seq": 1}, {"pos": 2047, "seq": 1}],
+              [{"pos": 0, "seq": 1024}, {"pos": 0, "seq": 2048}],
+              [{"pos": 0, "seq": 4096}]),
+        make=_attention_make, reference=_attention_ref, infini=_attention_infini,
+        bytes=lambda p, dt: (2 * HEADS * p["seq"] + 2 * KV_HEADS * (p["pos"] + 3 * p["seq"])) * HEAD_DIM * _size(dt),
+        flops=lambda p: (4 * HEADS * (p["pos"] + 1) * HEAD_DIM if p["seq"] == 1 else 2 * HEADS * p["seq"] * p["seq"] * HEAD_DIM),
+        mutates=(3, 4), dtypes=(torch.float16, torch.bfloat16),
+        label=lambda p: f"{HEADS}/{KV_HEADS}x{p['pos']}+{p['seq']}x{HEAD_DIM}"))
     return s
 
 

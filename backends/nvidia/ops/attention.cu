@@ -1,10 +1,13 @@
-// attention.cu: attention (dense KV cache), paged_attention (decode) and paged_attention_prefill in one
-// split-K kernel: a block takes one query row, the query heads that share one kv head, and one
-// partition of the keys. Scores: each lane of a warp takes its own key row (the warp's 32 rows stay in
-// L1 while it reads them 16 bytes at a time) and dots it with the group's queries held as floats in
-// shared memory; softmax within the partition; values: threads split head_dim into 16-byte chunks and
-// the tokens into groups. Partitions are merged by a second kernel (log-sum-exp) when there are several
-// (or, for the tensor-core decode kernel with little work, inside a cluster of their blocks).
+// attention.cu: attention (dense KV cache), paged_attention (decode) and paged_attention_prefill.
+// The general kernel (every dtype, head_dim, alibi; and rows too few for the tiled one) is split-K: a
+// block takes one query row, the query heads that share one kv head, and one partition of the keys.
+// Scores: each lane of a warp takes its own key row (the warp's 32 rows stay in L1 while it reads them 16
+// bytes at a time) and dots it with the group's queries held as floats in shared memory; softmax within
+// the partition; values: threads split head_dim into 16-byte chunks and the tokens into groups.
+// Partitions are merged by a second kernel (log-sum-exp) when there are several (or, for the tensor-core
+// decode kernel with little work, inside a cluster of their blocks). Decode (one row a sequence) has its
+// flash-decoding kernels (CUDA cores, or tensor cores for grouped heads); prefill and attention with 16+
+// rows in fp16/bf16 a tiled tensor-core kernel (flashKernel, at the end).
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -1131,6 +1134,397 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     return true;
 }
 
+
+// ---- paged_attention_prefill and attention on tensor cores: a tiled (flash) kernel ----
+// fp16/bf16, head_dim 64/128, no alibi, rows and bases on 16 bytes. A block is 4 warps; warp w takes 16
+// consecutive query rows of one query head: G4 heads of one kv head (4, 2 or 1, dividing the group) times
+// 4 / G4 row tiles, so that every warp of the block reads the same keys. The block walks the keys its
+// rows see (positions 0 .. its last row's) in tiles of 64 tokens brought into shared memory by cp.async,
+// the next tile copied while the current one is computed (two stages). Each warp: S = Q K^T by
+// mma.m16n8k16 over 16-token steps (its queries held in registers as fragments, a reduction axis
+// permuted alike in both operands as in the decode kernels), the causal mask on the steps that reach its
+// rows' positions, an online softmax per row, O += P V with P from S's registers and the value pieces of
+// the decode kernels' layout (vDim). Rows in shared memory are padded so that the lanes' 16-byte reads
+// are conflict-free: keys D * 2 + 64 bytes (the two rows a quarter-warp reads sit 16 banks apart),
+// values D * 2 + 16 (the four rows 2c a quarter-warp reads sit 8 banks apart).
+constexpr int kFlashWarps = 8, kFlashKeys = 64;
+
+template <int D>
+constexpr int kFlashKRow = D * 2 + 64;
+template <int D>
+constexpr int kFlashVRow = D * 2 + 16;
+template <int D>
+constexpr int kFlashSmem = 2 * kFlashKeys * (kFlashKRow<D> + kFlashVRow<D>);
+
+// m16n8k16 with all 16 rows: d (rows g: d[0..1], g + 8: d[2..3]) += A B.
+template <typename T>
+__device__ __forceinline__ void mma16816x4(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    } else {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    }
+}
+
+__device__ __forceinline__ void cpAsync16(uint32_t dst, const void *src, bool ok) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0) : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+// A block's rows: sequence, first row, row count and the first row's position (-1: none of the
+// sequence's keys, the rows are written as zeros: a bad sequence, reported by checkPrefill).
+struct FlashTile {
+    int seq, r0, nr, qpos0;
+};
+
+// Prefill: the blocks' row tiles of rb rows, sequence by sequence (one block of 256 threads, a thread a
+// sequence, an exclusive scan of the tile counts per 256 sequences). tiles[0].x: how many; at most cap.
+__global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void *lens, const void *cu, int rb, int cap, int4 *tiles) {
+    __shared__ int warp_tot[8];
+    __shared__ int base;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (threadIdx.x == 0) base = 0;
+    __syncthreads();
+    for (long long s0 = 0; s0 < p.seqs; s0 += 256) {
+        const long long s = s0 + threadIdx.x;
+        long long lo = 0, hi = 0, qstart = 0;
+        bool ok = false;
+        if (s < p.seqs) {
+            const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
+            const long long n = readIndex(lens, p.len64, s * p.len_s0);
+            lo = max(0LL, start);
+            hi = min(p.rows, stop);
+            ok = start >= 0 && start <= stop && stop <= p.rows && n >= stop - start && n <= p.max_tokens;
+            qstart = n - (stop - start) - start;  // position of row r: qstart + r
+        }
+        const int cnt = hi > lo ? static_cast<int>((hi - lo + rb - 1) / rb) : 0;
+        int incl = cnt;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const int v = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o) incl += v;
+        }
+        if (lane == 31) warp_tot[warp] = incl;
+        __syncthreads();
+        int off = base + incl - cnt, total = 0;
+        for (int w = 0; w < 8; ++w) {
+            if (w < warp) off += warp_tot[w];
+            total += warp_tot[w];
+        }
+        for (int k = 0; k < cnt && off + k < cap; ++k) {
+            const long long r0 = lo + static_cast<long long>(k) * rb;
+            const int nr = static_cast<int>(min(static_cast<long long>(rb), hi - r0));
+            tiles[1 + off + k] = make_int4(static_cast<int>(s), static_cast<int>(r0), nr, ok ? static_cast<int>(qstart + r0) : -1);
+        }
+        __syncthreads();  // every thread has read base and warp_tot
+        if (threadIdx.x == 0) base += total;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) tiles[0].x = min(base, cap);
+}
+
+template <Mode M, typename T, int D, int G4>
+__global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+                                                                  const void *bt, const int4 *tiles, DeviceError *err) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, VP = D / 64, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
+    constexpr int RB = 16 * (W / G4);                  // rows a block
+    constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
+    constexpr int NS = kFlashKeys / 16;                // 16-token steps a tile
+    constexpr float kLog2e = 1.4426950408889634f;
+    extern __shared__ __align__(16) unsigned char fsm[];
+    unsigned char *ks = fsm, *vs = fsm + 2 * kFlashKeys * KR;  // [stage][64 rows]
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+    // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
+    FlashTile tl;
+    if constexpr (M == Mode::kDense) {
+        tl.seq = 0;
+        tl.r0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * RB;
+        tl.nr = min(RB, static_cast<int>(p.rows - tl.r0));
+        tl.qpos0 = static_cast<int>(p.pos) + tl.r0;
+    } else {
+        const int cnt = tiles[0].x;
+        if (static_cast<int>(blockIdx.y) >= cnt) return;
+        const int4 t4 = tiles[cnt - static_cast<int>(blockIdx.y)];
+        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
+    }
+    const int hpb = static_cast<int>(p.group) / G4;
+    const long long kvh = blockIdx.x / hpb, head = kvh * p.group + (blockIdx.x % hpb) * G4 + warp % G4;
+    const int wr0 = 16 * (warp / G4), wn = max(0, min(16, tl.nr - wr0));  // the warp's rows in the tile
+    const int key_end = tl.qpos0 >= 0 ? tl.qpos0 + tl.nr : 0, ntiles = (key_end + kFlashKeys - 1) / kFlashKeys;
+    // Paged: the block ids of the thread's rows of tile j (row = threadIdx / CPR + i * W * 32 / CPR), -1 past
+    // key_end or bad (reported once a row by its first piece's thread), read a tile ahead of their copies.
+    const long long bt_row = static_cast<long long>(tl.seq) * p.bt_s0;
+    const int ch = static_cast<int>(threadIdx.x) % CPR, row0 = static_cast<int>(threadIdx.x) / CPR;
+    auto loadIds = [&](int j, int (&ids)[NI]) {
+        if constexpr (M == Mode::kPrefill) {
+#pragma unroll
+            for (int i = 0; i < NI; ++i) {
+                const int t = j * kFlashKeys + row0 + i * (W * 32 / CPR);
+                ids[i] = -1;
+                if (t < key_end) {
+                    const long long pg = p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
+                    const long long blk = readIndex(bt, p.bt64, bt_row + pg * p.bt_s1);
+                    if (blk < 0 || blk >= p.num_blocks) {
+                        if (ch == 0) reportError(err, kErrIndex, p.op, kArgBlockTables, blk, p.num_blocks);
+                    } else {
+                        ids[i] = static_cast<int>(blk);
+                    }
+                }
+            }
+        }
+    };
+    // tile j's keys and values of tokens [64 j, 64 j + 64) into stage st; past key_end or a bad block: zeros
+    auto issue = [&](int j, int st, const int (&ids)[NI]) {
+#pragma unroll
+        for (int i = 0; i < NI; ++i) {
+            const int row = row0 + i * (W * 32 / CPR), t = j * kFlashKeys + row;
+            bool ok = t < key_end;
+            const T *kp = kc, *vp = vc;
+            if constexpr (M == Mode::kDense) {
+                if (ok) {
+                    kp = kc + kvh * p.k_s0 + t * p.k_s1 + ch * 8;
+                    vp = vc + kvh * p.v_s0 + t * p.v_s1 + ch * 8;
+                }
+            } else {
+                ok = ids[i] >= 0;
+                if (ok) {
+                    const int within = p.block_shift >= 0 ? (t & (static_cast<int>(p.block_size) - 1)) : static_cast<int>(t % p.block_size);
+                    kp = kc + ids[i] * p.k_s0 + kvh * p.k_s1 + within * p.k_s2 + ch * 8;
+                    vp = vc + ids[i] * p.v_s0 + kvh * p.v_s1 + within * p.v_s2 + ch * 8;
+                }
+            }
+            cpAsync16(smemAddr(ks + (st * kFlashKeys + row) * KR + ch * 16), kp, ok);
+            cpAsync16(smemAddr(vs + (st * kFlashKeys + row) * VR + ch * 16), vp, ok);
+        }
+    };
+    int ids[NI];
+    if (ntiles > 0) {
+        loadIds(0, ids);
+        issue(0, 0, ids);
+    }
+    cpAsyncCommit();
+    if (ntiles > 1) loadIds(1, ids);
+    // the warp's query fragments (rows g and g + 8; pieces at d = 32 jj + 8 c), zeros past its rows
+    uint4 qa[KP], qb[KP];
+    {
+        const T *qr = q + static_cast<long long>(tl.r0 + wr0) * p.q_row + head * p.q_head + 8 * c;
+#pragma unroll
+        for (int jj = 0; jj < KP; ++jj) {
+            qa[jj] = g < wn ? *reinterpret_cast<const uint4 *>(qr + g * p.q_row + 32 * jj) : make_uint4(0, 0, 0, 0);
+            qb[jj] = g + 8 < wn ? *reinterpret_cast<const uint4 *>(qr + (g + 8) * p.q_row + 32 * jj) : make_uint4(0, 0, 0, 0);
+        }
+    }
+    const int pa = tl.qpos0 + wr0 + g, pb = pa + 8;            // positions of the lane's rows
+    const int wfirst = tl.qpos0 + wr0;                         // the warp's first row's position
+    const int wlast = wn > 0 ? tl.qpos0 + wr0 + wn - 1 : -1;  // and its last's
+    const float sl2 = p.scale * kLog2e;
+    float acc[NT][4];
+#pragma unroll
+    for (int i = 0; i < NT; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
+    float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f;
+    for (int j = 0; j < ntiles; ++j) {
+        if (j + 1 < ntiles) issue(j + 1, (j + 1) & 1, ids);
+        cpAsyncCommit();
+        if (j + 2 < ntiles) loadIds(j + 2, ids);
+        cpAsyncWait<1>();  // tile j is in
+        __syncthreads();
+        const int kb0 = j * kFlashKeys;
+        if (kb0 <= wlast) {  // (warp-uniform) some row of the warp sees keys of this tile
+            const unsigned char *kt = ks + (j & 1) * kFlashKeys * KR, *vt = vs + (j & 1) * kFlashKeys * VR;
+            // S for the tile's 64 keys: sc[step][8-token tile][rows g: 0-1, g + 8: 2-3]; steps past the warp's
+            // last row are -inf
+            float sc[NS][2][4];
+#pragma unroll
+            for (int st = 0; st < NS; ++st) {
+#pragma unroll
+                for (int tile = 0; tile < 2; ++tile) sc[st][tile][0] = sc[st][tile][1] = sc[st][tile][2] = sc[st][tile][3] = 0.0f;
+                if (kb0 + st * 16 <= wlast) {
+#pragma unroll
+                    for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+                        for (int jj = 0; jj < KP; ++jj) {
+                            const uint4 kw = *reinterpret_cast<const uint4 *>(kt + (st * 16 + tile * 8 + g) * KR + jj * 64 + c * 16);
+                            mma16816x4<T>(sc[st][tile], qa[jj].x, qb[jj].x, qa[jj].y, qb[jj].y, kw.x, kw.y);
+                            mma16816x4<T>(sc[st][tile], qa[jj].z, qb[jj].z, qa[jj].w, qb[jj].w, kw.z, kw.w);
+                        }
+                    }
+                }
+            }
+            // scaled to base 2, the causal mask where the tile reaches the warp's rows (token t seen by the row at
+            // position r when t <= r), the rows' maxima
+            const bool diag = kb0 + kFlashKeys - 1 > wfirst;
+            float mx0 = -INFINITY, mx1 = -INFINITY;
+#pragma unroll
+            for (int st = 0; st < NS; ++st) {
+#pragma unroll
+                for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int t = kb0 + st * 16 + tile * 8 + 2 * c + e;
+                        float s0 = sc[st][tile][e] * sl2, s1 = sc[st][tile][2 + e] * sl2;
+                        if (diag) {
+                            s0 = t <= pa ? s0 : -INFINITY;
+                            s1 = t <= pb ? s1 : -INFINITY;
+                        }
+                        sc[st][tile][e] = s0;
+                        sc[st][tile][2 + e] = s1;
+                        mx0 = fmaxf(mx0, s0);
+                        mx1 = fmaxf(mx1, s1);
+                    }
+                }
+            }
+            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+            mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+            mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+            const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
+            const float al0 = n0 == -INFINITY ? 1.0f : exp2f(m0 - n0), al1 = n1 == -INFINITY ? 1.0f : exp2f(m1 - n1);
+            const float b0 = n0 == -INFINITY ? 0.0f : n0, b1 = n1 == -INFINITY ? 0.0f : n1;  // (exp2(-inf - b) = 0)
+            m0 = n0;
+            m1 = n1;
+            l0 *= al0;
+            l1 *= al1;
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+                acc[nt][0] *= al0;
+                acc[nt][1] *= al0;
+                acc[nt][2] *= al1;
+                acc[nt][3] *= al1;
+            }
+            // O += P V a step at a time
+#pragma unroll
+            for (int st = 0; st < NS; ++st) {
+                if (kb0 + st * 16 > wlast) break;
+                float pr[2][4];
+#pragma unroll
+                for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        pr[tile][e] = exp2f(sc[st][tile][e] - b0);
+                        pr[tile][2 + e] = exp2f(sc[st][tile][2 + e] - b1);
+                    }
+                }
+                l0 += pr[0][0] + pr[0][1] + pr[1][0] + pr[1][1];
+                l1 += pr[0][2] + pr[0][3] + pr[1][2] + pr[1][3];
+                const uint32_t a0 = packPair<T>(pr[0][0], pr[0][1]), a1 = packPair<T>(pr[0][2], pr[0][3]);
+                const uint32_t a2 = packPair<T>(pr[1][0], pr[1][1]), a3 = packPair<T>(pr[1][2], pr[1][3]);
+                uint4 vr[4][VP];  // tokens 2c, 2c+1, 2c+8, 2c+9 of the step at d = 64 i + 8 g
+#pragma unroll
+                for (int u = 0; u < 4; ++u) {
+#pragma unroll
+                    for (int i = 0; i < VP; ++i) {
+                        vr[u][i] = *reinterpret_cast<const uint4 *>(vt + (st * 16 + (u >> 1) * 8 + 2 * c + (u & 1)) * VR + (64 * i + 8 * g) * 2);
+                    }
+                }
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt) {
+                    const uint32_t *w0 = reinterpret_cast<const uint32_t *>(&vr[0][nt / 8]);
+                    const uint32_t *w1 = reinterpret_cast<const uint32_t *>(&vr[1][nt / 8]);
+                    const uint32_t *w2 = reinterpret_cast<const uint32_t *>(&vr[2][nt / 8]);
+                    const uint32_t *w3 = reinterpret_cast<const uint32_t *>(&vr[3][nt / 8]);
+                    const unsigned sel = (nt & 1) ? 0x7632u : 0x5410u;
+                    const uint32_t bb0 = __byte_perm(w0[(nt % 8) / 2], w1[(nt % 8) / 2], sel);
+                    const uint32_t bb1 = __byte_perm(w2[(nt % 8) / 2], w3[(nt % 8) / 2], sel);
+                    mma16816x4<T>(acc[nt], a0, a1, a2, a3, bb0, bb1);
+                }
+            }
+        }
+        __syncthreads();  // every warp is done with the stage the next issue overwrites
+    }
+    cpAsyncWait<0>();
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    // the lane's outputs of a row: d = 64 h + 16 c + k, k < 8 from acc[8 h + k][e], else acc[8 h + k - 8][e + 1]
+    auto store = [&](int r, int e, float l) {
+        const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+        T *o = out + static_cast<long long>(tl.r0 + wr0 + r) * p.o_row + head * p.o_head + 16 * c;
+#pragma unroll
+        for (int h = 0; h < VP; ++h) {
+            uint32_t w[8];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                w[k] = packPair<T>(acc[8 * h + 2 * k][e] * inv, acc[8 * h + 2 * k + 1][e] * inv);
+                w[4 + k] = packPair<T>(acc[8 * h + 2 * k][e + 1] * inv, acc[8 * h + 2 * k + 1][e + 1] * inv);
+            }
+            *reinterpret_cast<uint4 *>(o + 64 * h) = make_uint4(w[0], w[1], w[2], w[3]);
+            *reinterpret_cast<uint4 *>(o + 64 * h + 8) = make_uint4(w[4], w[5], w[6], w[7]);
+        }
+    };
+    if (g < wn) store(g, 0, l0);
+    if (g + 8 < wn) store(g + 8, 2, l1);
+#endif
+}
+
+// The tiled kernel's plan for paged_attention_prefill (M = kPrefill) and attention (kDense), or false
+// when the dtype, head_dim, alibi or strides are not its own; ws: the tile list's bytes (prefill).
+template <Mode M>
+bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch, size_t *ws) {
+    if (dtype != INFINI_DTYPE_F16 && dtype != INFINI_DTYPE_BF16) return false;
+    if ((p.d != 64 && p.d != 128) || has_alibi || p.rows < 16) return false;
+    if (!alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2, p.q_row, p.q_head, p.o_row, p.o_head}, 8)) return false;
+    if (p.rows >= (1LL << 30) || p.max_tokens >= (1LL << 30) || p.pos + p.rows >= (1LL << 30)) return false;
+    if (M == Mode::kPrefill && p.block_size <= 0) return false;
+    p.block_shift = M == Mode::kPrefill && (p.block_size & (p.block_size - 1)) == 0 ? __builtin_ctzll(p.block_size) : -1;
+    const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1), rb = 16 * (kFlashWarps / G4);
+    const long long cap = M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
+    if (cap > 65535) return false;
+    *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
+    const bool bf = dtype == INFINI_DTYPE_BF16;
+    *launch = [p, G4, bf](const LaunchArgs &a) -> infiniStatus_t {
+        auto run = [&](auto ttag, auto dtag, auto gtag) {
+            using T = typename decltype(ttag)::type;
+            constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
+            auto kern = flashKernel<M, T, DD, GG>;
+            constexpr int rb = 16 * (kFlashWarps / GG);
+            const long long nt = M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
+            static SmemAllowance allowance;
+            allowance.ensure(kern, kFlashSmem<DD>);  // (if refused, the launch reports it)
+            const int4 *tiles = nullptr;
+            const void *bt = nullptr;
+            T *out = static_cast<T *>(a.data[0]);
+            const T *q, *kc, *vc;
+            if constexpr (M == Mode::kPrefill) {
+                q = static_cast<const T *>(a.data[1]);
+                kc = static_cast<const T *>(a.data[2]);
+                vc = static_cast<const T *>(a.data[3]);
+                bt = a.data[4];
+                int4 *tl = static_cast<int4 *>(a.workspace);
+                checkPrefill<<<1, 32, 0, a.stream>>>(p, a.data[5], a.data[6], p.rows, a.err);
+                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, static_cast<int>(nt), tl);
+                tiles = tl;
+            } else {
+                q = static_cast<const T *>(a.data[3]);
+                kc = static_cast<const T *>(a.data[1]);
+                vc = static_cast<const T *>(a.data[2]);
+            }
+            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(nt));
+            kern<<<grid, kFlashWarps * 32, kFlashSmem<DD>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
+        };
+        auto byG = [&](auto ttag, auto dtag) {
+            if (G4 == 4) run(ttag, dtag, std::integral_constant<int, 4>{});
+            else if (G4 == 2) run(ttag, dtag, std::integral_constant<int, 2>{});
+            else run(ttag, dtag, std::integral_constant<int, 1>{});
+        };
+        auto byD = [&](auto ttag) {
+            if (p.d == 64) byG(ttag, std::integral_constant<int, 64>{});
+            else byG(ttag, std::integral_constant<int, 128>{});
+        };
+        if (bf) byD(TypeTag<__nv_bfloat16>{});
+        else byD(TypeTag<__half>{});
+        return launched(M == Mode::kPrefill ? "paged_attention_prefill" : "attention");
+    };
+    return true;
+}
+
 }  // namespace
 
 infiniStatus_t makePagedAttention(const infiniopOpParams_t &prm, int, Made *m) {
@@ -1170,7 +1564,22 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Mad
     p.cu_s0 = cu.strides[0];
     if (seqs == 0 && p.rows > 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has rows but there are no sequences", op);
     bool aligned = alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2}, 8);
-    return planAndMake<Mode::kPrefill>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, 6, has_alibi ? 7 : -1, aligned, m);
+    Made generic;
+    INFINI_RETURN_IF_ERROR(planAndMake<Mode::kPrefill>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, 6, has_alibi ? 7 : -1, aligned,
+                                                       &generic));
+    Launch flash;
+    size_t flash_ws = 0;
+    if (!makeFlash<Mode::kPrefill>(p, q.dtype, has_alibi, &flash, &flash_ws)) {
+        *m = std::move(generic);
+        return INFINI_STATUS_SUCCESS;
+    }
+    // the tiled kernel where out, q, k_cache and v_cache start on 16 bytes (checked per call)
+    m->workspace = std::max(generic.workspace, flash_ws);
+    m->launch = [generic = std::move(generic.launch), flash = std::move(flash)](const LaunchArgs &a) {
+        bool al = aligned16(a.data[0]) && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[3]);
+        return al ? flash(a) : generic(a);
+    };
+    return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
@@ -1221,7 +1630,15 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
                                                      aligned, &attend));
     long long kvh = k.shape[0], nseq = seq, dd = d;
     auto ks = k.strides, vs = v.strides, kcs = kc.strides, vcs = vc.strides;
-    Launch run_attend = attend.launch;
+    Launch run_attend = attend.launch, flash;
+    size_t flash_ws = 0;
+    if (makeFlash<Mode::kDense>(p, q.dtype, false, &flash, &flash_ws)) {
+        // the tiled kernel where out, q, k_cache and v_cache start on 16 bytes (checked per call)
+        run_attend = [generic = std::move(run_attend), flash = std::move(flash)](const LaunchArgs &a) {
+            bool al = aligned16(a.data[0]) && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[3]);
+            return al ? flash(a) : generic(a);
+        };
+    }
     m->workspace = attend.workspace;
     return INFINI_NV_DISPATCH_FLOAT(q.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {
