@@ -1173,6 +1173,13 @@ __device__ __forceinline__ void mma16816x4(float (&d)[4], uint32_t a0, uint32_t 
     }
 }
 
+// 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
+__device__ __forceinline__ float fastExp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 __device__ __forceinline__ void cpAsync16(uint32_t dst, const void *src, bool ok) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0) : "memory");
 }
@@ -1383,19 +1390,21 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
             mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
             mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
             const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
-            const float al0 = n0 == -INFINITY ? 1.0f : exp2f((m0 - n0) * sl2), al1 = n1 == -INFINITY ? 1.0f : exp2f((m1 - n1) * sl2);
+            const float al0 = n0 == -INFINITY ? 1.0f : fastExp2((m0 - n0) * sl2), al1 = n1 == -INFINITY ? 1.0f : fastExp2((m1 - n1) * sl2);
             // p = 2^(s sl2 - n sl2): one fused multiply-add a score (exp2(-inf) = 0 for masked ones)
             const float b0 = n0 == -INFINITY ? 0.0f : n0 * sl2, b1 = n1 == -INFINITY ? 0.0f : n1 * sl2;
             m0 = n0;
             m1 = n1;
             l0 *= al0;
             l1 *= al1;
+            if (__any_sync(0xffffffffu, al0 != 1.0f || al1 != 1.0f)) {  // (no row's maximum grew: nothing to rescale)
 #pragma unroll
-            for (int nt = 0; nt < NT; ++nt) {
-                acc[nt][0] *= al0;
-                acc[nt][1] *= al0;
-                acc[nt][2] *= al1;
-                acc[nt][3] *= al1;
+                for (int nt = 0; nt < NT; ++nt) {
+                    acc[nt][0] *= al0;
+                    acc[nt][1] *= al0;
+                    acc[nt][2] *= al1;
+                    acc[nt][3] *= al1;
+                }
             }
             // O += P V a step at a time; the values' B fragments by ldmatrix.trans: matrix mat = lane / 8 of a
             // pair of n-tiles is tokens 8 (mat & 1) + 0..7 at d = 8 (2 m + (mat >> 1)) + 0..7
@@ -1408,8 +1417,8 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                 for (int tile = 0; tile < 2; ++tile) {
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
-                        pr[tile][e] = exp2f(fmaf(sc[st][tile][e], sl2, -b0));
-                        pr[tile][2 + e] = exp2f(fmaf(sc[st][tile][2 + e], sl2, -b1));
+                        pr[tile][e] = fastExp2(fmaf(sc[st][tile][e], sl2, -b0));
+                        pr[tile][2 + e] = fastExp2(fmaf(sc[st][tile][2 + e], sl2, -b1));
                     }
                 }
                 l0 += pr[0][0] + pr[0][1] + pr[1][0] + pr[1][1];
