@@ -1,11 +1,14 @@
 # The final verification on the lent GPU, one mode a call (each fits the 600 s limit with a cold ~1.5-2.5 min build;
 # first used, as probe/gpu_fin_s30.sh, in the thirtieth session): "check": the build, the whole test suite with the
 # nvidia backend and compute-sanitizer memcheck over the op tests in one command (the issue's verification; on the
-# H200 in the thirty-second session: build 82-96 s, suite 167 s, memcheck 125 s); "suite" or "memcheck": one of the
+# H200 in the thirty-second session: build 82-96 s, suite 167 s, memcheck 125 s; in the thirty-third, with the tiled
+# attention kernel's tests: warm build 44 s, suite 255 s, memcheck 163 s - with a cold build (~120 s) that is near the
+# 600 s a call may take, so the limits are 300 + 190 s); "suite" or "memcheck": one of the
 # two (cold compile caches took > 230 s for the suite on the H100 of the thirtieth session); "bars": the comparison
 # tool over the best-peer bar ops and embedding (every shape set, every peer, bfloat16, plots tarred), the best-peer
 # table and the host-overhead loop; "others": the tool over the other bars' ops (paged_attention and SDPA,
-# random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; ~90 s). Logs under $OUT.
+# random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; attention and paged_attention_prefill
+# (the tiled kernel) against SDPA, bf16; ~150 s). Logs under $OUT.
 # Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|memcheck|bars|others
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
@@ -26,7 +29,7 @@ memcheck() {
   grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt; return $rc
 }
 if [ "$1" = check ]; then
-  suite 270; a=$?; memcheck 210; b=$?
+  suite 300; a=$?; memcheck 190; b=$?
   exit $(( a || b ))
 elif [ "$1" = suite ]; then
   suite 330
@@ -38,7 +41,9 @@ elif [ "$1" = others ]; then
   bench bench_bf16 200 --ops paged_attention,random_sample,gemm,linear --impls infini,torch,compile --dtypes bfloat16 --out /tmp/b
   bench bench_gemm_fp32 90 --ops gemm,linear --impls infini,torch --dtypes float32 --out /tmp/c
   bench bench_sample_fp32 100 --ops random_sample --impls infini,torch --dtypes float32 --out /tmp/d
-  grep -hE "^(paged_attention|random_sample|gemm|linear) .* (infini|torch) " $OUT/bench_bf16.txt $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt
+  bench bench_attention 150 --ops attention,paged_attention_prefill --impls infini,torch --dtypes bfloat16 --out /tmp/e
+  grep -hE "^(paged_attention|random_sample|gemm|linear|attention|paged_attention_prefill) .* (infini|torch) " $OUT/bench_bf16.txt \
+    $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt $OUT/bench_attention.txt
   exit 0
 elif [ "$1" != bars ]; then
   echo "usage: bash benchmarks/gpu_verify.sh check|suite|memcheck|bars|others"; exit 2

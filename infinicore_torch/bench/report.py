@@ -72,7 +72,7 @@ def write_plots(folder: str, results: list[dict]) -> list[str]:
         if not r.get("skipped"):
             groups.setdefault((r["op"], r["dtype"]), []).append(r)
     for (op, dtype), rs in sorted(groups.items()):
-        compute = op in ("gemm", "linear", "paged_attention")
+        compute = op in ("gemm", "linear", "paged_attention", "attention", "paged_attention_prefill")
         metric, unit = ("tflops", "TFLOP/s") if compute else ("gbps", "GB/s")
         shapes = list(dict.fromkeys(r["shape"] for r in rs))
         fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(shapes)), 4))
