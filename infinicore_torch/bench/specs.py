@@ -188,18 +188,24 @@ def _paged_caching_infini(k, v, kc, vc, slots):
     return kc, vc
 
 
-def _paged_attention_make(p, dt, dev, g):
-    seqs, ctx, bs, kvh = p["seqs"], p["ctx"], 16, p["kv_heads"]
-    k = _randn(g, dev, dt, seqs, kvh, ctx, HEAD_DIM)
-    v = _randn(g, dev, dt, seqs, kvh, ctx, HEAD_DIM)
-    # the same keys and values as a paged cache, blocks in a shuffled order
+def _paged_copy(k, v, bs, g):
+    """k, v [seqs, kv_heads, ctx, d] (ctx a multiple of bs) as a paged cache of bs-token blocks in a shuffled
+    order: (k_cache, v_cache, block_tables int32)."""
+    seqs, kvh, ctx, d = k.shape
     nb = seqs * ctx // bs
     perm = torch.randperm(nb, generator=g)
-    kc = torch.empty(nb, kvh, bs, HEAD_DIM, dtype=dt, device=dev)
+    kc = torch.empty(nb, kvh, bs, d, dtype=k.dtype, device=k.device)
     vc = torch.empty_like(kc)
-    kc[perm.to(dev)] = k.view(seqs, kvh, ctx // bs, bs, HEAD_DIM).transpose(1, 2).reshape(nb, kvh, bs, HEAD_DIM)
-    vc[perm.to(dev)] = v.view(seqs, kvh, ctx // bs, bs, HEAD_DIM).transpose(1, 2).reshape(nb, kvh, bs, HEAD_DIM)
-    tables = perm.view(seqs, ctx // bs).to(device=dev, dtype=torch.int32)
+    kc[perm.to(k.device)] = k.view(seqs, kvh, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kvh, bs, d)
+    vc[perm.to(k.device)] = v.view(seqs, kvh, ctx // bs, bs, d).transpose(1, 2).reshape(nb, kvh, bs, d)
+    return kc, vc, perm.view(seqs, ctx // bs).to(device=k.device, dtype=torch.int32)
+
+
+def _paged_attention_make(p, dt, dev, g):
+    seqs, ctx, kvh = p["seqs"], p["ctx"], p["kv_heads"]
+    k = _randn(g, dev, dt, seqs, kvh, ctx, HEAD_DIM)
+    v = _randn(g, dev, dt, seqs, kvh, ctx, HEAD_DIM)
+    kc, vc, tables = _paged_copy(k, v, 16, g)  # the same keys and values as a paged cache
     lens = torch.full((seqs,), ctx, dtype=torch.int32, device=dev)
     q = _randn(g, dev, dt, seqs, HEADS, HEAD_DIM)
     return q, kc, vc, tables, lens, k, v
@@ -242,16 +248,10 @@ def _attention_infini(q, k, v, kc, vc):
 def _prefill_make(p, dt, dev, g):
     """Prompts of p["q"] tokens (no history) for p["seqs"] sequences in a paged cache of 16-token blocks
     (shuffled), the same keys and values contiguous for the reference, and the queries [total, heads, d]."""
-    seqs, ql, bs = p["seqs"], p["q"], 16
+    seqs, ql = p["seqs"], p["q"]
     k = _randn(g, dev, dt, seqs, KV_HEADS, ql, HEAD_DIM)
     v = _randn(g, dev, dt, seqs, KV_HEADS, ql, HEAD_DIM)
-    nb = seqs * ql // bs
-    perm = torch.randperm(nb, generator=g)
-    kc = torch.empty(nb, KV_HEADS, bs, HEAD_DIM, dtype=dt, device=dev)
-    vc = torch.empty_like(kc)
-    kc[perm.to(dev)] = k.view(seqs, KV_HEADS, ql // bs, bs, HEAD_DIM).transpose(1, 2).reshape(nb, KV_HEADS, bs, HEAD_DIM)
-    vc[perm.to(dev)] = v.view(seqs, KV_HEADS, ql // bs, bs, HEAD_DIM).transpose(1, 2).reshape(nb, KV_HEADS, bs, HEAD_DIM)
-    tables = perm.view(seqs, ql // bs).to(device=dev, dtype=torch.int32)
+    kc, vc, tables = _paged_copy(k, v, 16, g)
     lens = torch.full((seqs,), ql, dtype=torch.int32, device=dev)
     cu = (torch.arange(seqs + 1, dtype=torch.int32) * ql).to(dev)
     q = _randn(g, dev, dt, seqs * ql, HEADS, HEAD_DIM)
