@@ -699,18 +699,27 @@ constexpr int kTcRows = 8;
 // The head_dim index of column n of the value n-tile nt (see above).
 __device__ __forceinline__ int vDim(int nt, int n) { return 64 * (nt / 8) + 8 * n + nt % 8; }
 
+// mma.m16n8k16 with f32 accumulators: d (rows g: d[0..1], g + 8: d[2..3]) += A B.
+template <typename T>
+__device__ __forceinline__ void mma16816x4(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    } else {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    }
+}
+
+// The same with rows 8-15 zero in and discarded out (the decode kernels use 8 of the 16 rows).
 template <typename T>
 __device__ __forceinline__ void mma16816(float (&d)[2], uint32_t a0, uint32_t a2, uint32_t b0, uint32_t b1) {
-    float z2, z3;  // rows 8-15: zero in, discarded out
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
-                     : "=f"(d[0]), "=f"(d[1]), "=f"(z2), "=f"(z3)
-                     : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1), "f"(d[0]), "f"(d[1]), "f"(0.0f), "f"(0.0f));
-    } else {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
-                     : "=f"(d[0]), "=f"(d[1]), "=f"(z2), "=f"(z3)
-                     : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1), "f"(d[0]), "f"(d[1]), "f"(0.0f), "f"(0.0f));
-    }
+    float t[4] = {d[0], d[1], 0.0f, 0.0f};
+    mma16816x4<T>(t, a0, 0u, a2, 0u, b0, b1);
+    d[0] = t[0];
+    d[1] = t[1];
 }
 
 template <typename T>
@@ -1158,20 +1167,6 @@ template <int D>
 constexpr int kFlashVRow = D * 2 + 16;
 template <int D>
 constexpr int kFlashSmem = 2 * kFlashKeys * (kFlashKRow<D> + kFlashVRow<D>);
-
-// m16n8k16 with all 16 rows: d (rows g: d[0..1], g + 8: d[2..3]) += A B.
-template <typename T>
-__device__ __forceinline__ void mma16816x4(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-    } else {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-    }
-}
 
 // 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
 __device__ __forceinline__ float fastExp2(float x) {
