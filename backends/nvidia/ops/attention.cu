@@ -38,7 +38,7 @@ struct AttnParams {
     long long alibi_s0;
     int parts, part_len, gc;  // partitions, tokens per partition, heads per pass
     int hpasses;              // decode fast path: blocks per kv head (G query heads each)
-    int block_shift;          // decode fast path: log2(block_size), or -1
+    int block_shift;          // paged: log2(block_size) for a power of two, else -1
     int op;
 };
 
@@ -396,6 +396,7 @@ AttnParams pagedParams(const Layout &out, const Layout &q, const Layout &kc, con
     p.v_s1 = vc.strides[1];
     p.v_s2 = vc.strides[2];
     p.block_size = kc.shape[2];
+    p.block_shift = p.block_size > 0 && (p.block_size & (p.block_size - 1)) == 0 ? __builtin_ctzll(p.block_size) : -1;
     p.num_blocks = kc.shape[0];
     p.bt_s0 = bt.strides[0];
     p.bt_s1 = bt.strides[1];
@@ -1050,7 +1051,6 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     if (p.d != 64 && p.d != 128 && p.d != 256) return false;
     if (!alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2, p.q_row, p.q_head}, 8)) return false;
     if (p.rows > 65535 || p.rows == 0 || p.max_tokens > (1LL << 30) || p.block_size <= 0) return false;
-    p.block_shift = (p.block_size & (p.block_size - 1)) == 0 ? __builtin_ctzll(p.block_size) : -1;
     // 4+ query heads per kv head: the tensor-core kernel, 8 heads a block
     bool tc = !has_alibi && p.num_blocks < (1LL << 31) && p.group >= 4 && (p.d == 64 || p.d == 128) && p.block_shift >= 3;
     // else query heads per block: 4 (GQA 32/8 on H100: 282 us against 323 with 2 and 545 with 1)
@@ -1459,19 +1459,17 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     if (!alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2, p.q_row, p.q_head, p.o_row, p.o_head}, 8)) return false;
     if (p.rows >= (1LL << 30) || p.max_tokens >= (1LL << 30) || p.pos + p.rows >= (1LL << 30)) return false;
     if (M == Mode::kPrefill && p.block_size <= 0) return false;
-    p.block_shift = M == Mode::kPrefill && (p.block_size & (p.block_size - 1)) == 0 ? __builtin_ctzll(p.block_size) : -1;
     const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1), rb = 16 * (kFlashWarps / G4);
+    // row tiles (the grid's y): prefill's at most one more a sequence than rows / rb
     const long long cap = M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
     const bool bf = dtype == INFINI_DTYPE_BF16;
-    *launch = [p, G4, bf](const LaunchArgs &a) -> infiniStatus_t {
+    *launch = [p, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
         auto run = [&](auto ttag, auto dtag, auto gtag) {
             using T = typename decltype(ttag)::type;
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
             auto kern = flashKernel<M, T, DD, GG>;
-            constexpr int rb = 16 * (kFlashWarps / GG);
-            const long long nt = M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
             static SmemAllowance allowance;
             allowance.ensure(kern, kFlashSmem<DD>);  // (if refused, the launch reports it)
             const int4 *tiles = nullptr;
@@ -1485,14 +1483,14 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 bt = a.data[4];
                 int4 *tl = static_cast<int4 *>(a.workspace);
                 checkPrefill<<<1, 32, 0, a.stream>>>(p, a.data[5], a.data[6], p.rows, a.err);
-                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, static_cast<int>(nt), tl);
+                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, static_cast<int>(cap), tl);
                 tiles = tl;
             } else {
                 q = static_cast<const T *>(a.data[3]);
                 kc = static_cast<const T *>(a.data[1]);
                 vc = static_cast<const T *>(a.data[2]);
             }
-            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(nt));
+            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
             kern<<<grid, kFlashWarps * 32, kFlashSmem<DD>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
         };
         auto byG = [&](auto ttag, auto dtag) {
@@ -1509,6 +1507,15 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
         return launched(M == Mode::kPrefill ? "paged_attention_prefill" : "attention");
     };
     return true;
+}
+
+// The tiled kernel where the call's tensors 0-3 (out, q and the caches, in either op's order) start on 16
+// bytes, else the general one (checked per call: the plan is made for shapes and strides only).
+Launch flashOr(Launch flash, Launch generic) {
+    return [flash = std::move(flash), generic = std::move(generic)](const LaunchArgs &a) {
+        const bool al = aligned16(a.data[0]) && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[3]);
+        return al ? flash(a) : generic(a);
+    };
 }
 
 }  // namespace
@@ -1559,12 +1566,8 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Mad
         *m = std::move(generic);
         return INFINI_STATUS_SUCCESS;
     }
-    // the tiled kernel where out, q, k_cache and v_cache start on 16 bytes (checked per call)
     m->workspace = std::max(generic.workspace, flash_ws);
-    m->launch = [generic = std::move(generic.launch), flash = std::move(flash)](const LaunchArgs &a) {
-        bool al = aligned16(a.data[0]) && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[3]);
-        return al ? flash(a) : generic(a);
-    };
+    m->launch = flashOr(std::move(flash), std::move(generic.launch));
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -1618,13 +1621,7 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
     auto ks = k.strides, vs = v.strides, kcs = kc.strides, vcs = vc.strides;
     Launch run_attend = attend.launch, flash;
     size_t flash_ws = 0;
-    if (makeFlash<Mode::kDense>(p, q.dtype, false, &flash, &flash_ws)) {
-        // the tiled kernel where out, q, k_cache and v_cache start on 16 bytes (checked per call)
-        run_attend = [generic = std::move(run_attend), flash = std::move(flash)](const LaunchArgs &a) {
-            bool al = aligned16(a.data[0]) && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[3]);
-            return al ? flash(a) : generic(a);
-        };
-    }
+    if (makeFlash<Mode::kDense>(p, q.dtype, false, &flash, &flash_ws)) run_attend = flashOr(std::move(flash), std::move(run_attend));
     m->workspace = attend.workspace;
     return INFINI_NV_DISPATCH_FLOAT(q.dtype, op, {
         m->launch = [=](const LaunchArgs &a) {
