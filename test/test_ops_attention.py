@@ -407,6 +407,14 @@ def test_opcheck(device):
                                      t(torch.randn(6, 2, 8, 128, dtype=torch.bfloat16)), t(tables), t(torch.tensor([5, 9])),
                                      None, 0.125)),
     ]
+    # bfloat16, head_dim 128, 16+ rows: the tiled kernel on GPUs
+    kc2, vc2, tables2, _, _ = make_paged([20, 24], 2, 128, 8, torch.bfloat16)
+    bf = lambda *shape: t(torch.randn(*shape, dtype=torch.bfloat16))  # noqa: E731
+    cases += [
+        (I.attention.default, (bf(4, 20, 128), bf(2, 20, 128), bf(2, 20, 128), bf(2, 24, 128), bf(2, 24, 128), 2)),
+        (I.paged_attention_prefill.default, (bf(44, 4, 128), t(kc2), t(vc2), t(tables2), t(torch.tensor([20, 24])),
+                                             t(torch.tensor([0, 20, 44])), None, 0.125)),
+    ]
     for op, args in cases:
         result = opcheck(op, args, test_utils=checks)
         assert all(v == "SUCCESS" for v in result.values()), (op, result)
