@@ -1144,6 +1144,175 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
 }
 
 
+// ---- wgmma (Hopper, the sm_90a target): a warpgroup's D[64 x N] (+)= A[64 x 16] B[16 x N] ----
+// A from registers (each warp its 16 rows, fragments as mma.m16n8k16's), B from shared memory by its
+// descriptor, f32 accumulators laid out as mma.m16n8k16's C over N / 8 column tiles (d[4 j .. 4 j + 3]).
+// A no-swizzle shared-memory operand: 8 x 16-byte core matrices, lbo apart along K, sbo apart along M/N.
+__device__ __forceinline__ uint64_t wgmmaDesc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+    return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) | (static_cast<uint64_t>(sbo >> 4) << 32);
+}
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+// Orders this thread's earlier shared-memory writes (cp.async's too) before later reads by the tensor cores.
+__device__ __forceinline__ void fenceProxyAsync() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+#else
+__device__ __forceinline__ void wgmmaFence() {}
+__device__ __forceinline__ void wgmmaCommit() {}
+template <int N>
+__device__ __forceinline__ void wgmmaWait() {}
+__device__ __forceinline__ void fenceProxyAsync() {}
+#endif
+// Keeps the compiler from moving reads of x before a wait, or reusing its register while a wgmma reads it (a
+// descriptor register redefined while an earlier wgmma is in flight makes the compiler serialize them all).
+template <typename V>
+__device__ __forceinline__ void wgmmaHold(V &x) {
+    if constexpr (std::is_same_v<V, float>) asm volatile("" : "+f"(x)::"memory");
+    else if constexpr (std::is_same_v<V, uint64_t>) asm volatile("" : "+l"(x)::"memory");
+    else asm volatile("" : "+r"(x)::"memory");
+}
+
+// D[64 x 64] (+)= A B; TB: B is N-major (its N index contiguous in a core matrix row) rather than K-major;
+// ZERO: D = A B (D's registers are outputs only: what they held before does not hold the wgmma back).
+template <typename T, int TB, bool ZERO>
+__device__ __forceinline__ void wgmma64(float (&d)[32], const uint32_t (&a)[4], uint64_t desc) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if constexpr (std::is_same_v<T, __nv_bfloat16> && ZERO) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                     "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
+                       "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
+                       "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
+                       "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(ZERO ? 0 : 1), "n"(TB));
+    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                     "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(ZERO ? 0 : 1), "n"(TB));
+    } else if constexpr (ZERO) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                     "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
+                       "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
+                       "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
+                       "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(ZERO ? 0 : 1), "n"(TB));
+    } else {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                     "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(ZERO ? 0 : 1), "n"(TB));
+    }
+#else
+    __trap();  // (launched only where the build has sm_90a: flashWgmma)
+#endif
+}
+// D[64 x 128] (+)= A B; TB: B is N-major (its N index contiguous in a core matrix row) rather than K-major;
+// ZERO: D = A B (D's registers are outputs only: what they held before does not hold the wgmma back).
+template <typename T, int TB, bool ZERO>
+__device__ __forceinline__ void wgmma128(float (&d)[64], const uint32_t (&a)[4], uint64_t desc) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if constexpr (std::is_same_v<T, __nv_bfloat16> && ZERO) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                     "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
+                       "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
+                       "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
+                       "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]),
+                       "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]),
+                       "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]),
+                       "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]),
+                       "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(ZERO ? 0 : 1), "n"(TB));
+    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                     "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                       "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                       "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(ZERO ? 0 : 1), "n"(TB));
+    } else if constexpr (ZERO) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                     "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
+                       "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
+                       "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
+                       "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]),
+                       "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]),
+                       "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]),
+                       "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]),
+                       "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(ZERO ? 0 : 1), "n"(TB));
+    } else {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+                     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                     "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                       "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                       "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(ZERO ? 0 : 1), "n"(TB));
+    }
+#else
+    __trap();  // (launched only where the build has sm_90a: flashWgmma)
+#endif
+}
+// D[64 x N] for N = 64 or 128.
+template <typename T, int TB, bool ZERO, int N>
+__device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc) {
+    if constexpr (N == 64) wgmma64<T, TB, ZERO>(d, a, desc);
+    else wgmma128<T, TB, ZERO>(d, a, desc);
+}
+
 // ---- paged_attention_prefill and attention on tensor cores: a tiled (flash) kernel ----
 // fp16/bf16, head_dim 64/128, no alibi, a scale >= 0, rows and bases on 16 bytes. A block is 8 warps; warp
 // w takes 16 consecutive query rows of one query head: G4 heads of one kv head (4, 2 or 1, dividing the
@@ -1159,14 +1328,28 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
 // ldmatrix phase sit 4 banks apart). Blocks whose rows see the most keys are placed first. H200, bf16,
 // 32/8 heads of 128, causal, against the split-K kernel before it: attention 2048 tokens 3742.5 ->
 // 192.0 us, paged_attention_prefill 4 x 1024 4682.2 -> 249.2 (SDPA 97.5 and 88.9).
+// On Hopper (a build with sm_90a) the same blocks take their products by wgmma (WG): a warpgroup's four
+// warps (64 rows) multiply together, Q from registers, keys and values read by the tensor cores from
+// shared memory as 16-byte columns (no swizzle), software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile
+// j's softmax while the latter runs) over four stages with the copies two tiles ahead. H200, the tool,
+// mma.sync form -> WG: attention 4096 607.7 -> 564.9 us, 2048 178.1 -> 171.4, prefill 1 x 4096 794.2 ->
+// 768.6 (SDPA 281.3, 98.3, 265.3); level (within 1-3%) at the smaller shapes. ncu (attention 4096): L2
+// throughput 73%, the top stall the copies' (L1TEX scoreboard, 40%): the keys and values every block
+// reads again from L2, not the tensor cores, now bound it (SDPA reads them by TMA).
 constexpr int kFlashWarps = 8, kFlashKeys = 64;
 
 template <int D>
 constexpr int kFlashKRow = D * 2 + 64;
 template <int D>
 constexpr int kFlashVRow = D * 2 + 16;
-template <int D>
-constexpr int kFlashSmem = 2 * kFlashKeys * (kFlashKRow<D> + kFlashVRow<D>);
+// WG (the wgmma form): a tile's keys, and its values, as 16-byte columns of its 64 tokens (the column of
+// head_dim elements 8 c .. 8 c + 7 at c * kFlashCol, token t at 16 t within it: both operands' core matrices,
+// 8 tokens x 16 bytes, on 128 bytes); a copy's 8 consecutive lanes take 8 consecutive tokens of a column.
+constexpr int kFlashCol = kFlashKeys * 16;
+template <int D, bool WG>
+constexpr int kFlashStage = WG ? 2 * (D / 8) * kFlashCol : kFlashKeys * (kFlashKRow<D> + kFlashVRow<D>);
+template <int D, bool WG>
+constexpr int kFlashSmem = (WG ? 4 : 2) * kFlashStage<D, WG>;
 
 // 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
 __device__ __forceinline__ float fastExp2(float x) {
@@ -1234,7 +1417,7 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
     if (threadIdx.x == 0) tiles[0].x = min(base, cap);
 }
 
-template <Mode M, typename T, int D, int G4>
+template <Mode M, typename T, int D, int G4, bool WG>
 __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                   const void *bt, const int4 *tiles, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -1243,8 +1426,10 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
     constexpr int NS = kFlashKeys / 16;                // 16-token steps a tile
     constexpr float kLog2e = 1.4426950408889634f;
-    extern __shared__ __align__(16) unsigned char fsm[];
-    unsigned char *ks = fsm, *vs = fsm + 2 * kFlashKeys * KR;  // [stage][64 rows]
+    constexpr int KT = WG ? CPR * kFlashCol : kFlashKeys * KR, VT = WG ? KT : kFlashKeys * VR;  // bytes a stage
+    constexpr int NST = WG ? 4 : 2;  // stages (WG: tiles j - 1 .. j + 2, the copies two tiles ahead)
+    extern __shared__ __align__(128) unsigned char fsm[];
+    unsigned char *ks = fsm, *vs = fsm + NST * KT;  // [stage][64 rows], or WG [stage][column][64 tokens]
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
     FlashTile tl;
@@ -1267,7 +1452,8 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // read a tile ahead of their copies and checked only there (so that no branch waits on the loads); rows
     // past key_end: -1.
     const long long bt_row = static_cast<long long>(tl.seq) * p.bt_s0;
-    const int ch = static_cast<int>(threadIdx.x) % CPR, row0 = static_cast<int>(threadIdx.x) / CPR;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int ch = WG ? tid / 8 % CPR : tid % CPR, row0 = WG ? tid / (8 * CPR) * 8 + tid % 8 : tid / CPR;
     auto loadIds = [&](int j, long long (&ids)[NI]) {
         if constexpr (M == Mode::kPrefill) {
 #pragma unroll
@@ -1303,8 +1489,13 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                     vp = vc + blk * p.v_s0 + kvh * p.v_s1 + within * p.v_s2 + ch * 8;
                 }
             }
-            cpAsync16(smemAddr(ks + (st * kFlashKeys + row) * KR + ch * 16), kp, ok);
-            cpAsync16(smemAddr(vs + (st * kFlashKeys + row) * VR + ch * 16), vp, ok);
+            if constexpr (WG) {
+                cpAsync16(smemAddr(ks + st * KT + ch * kFlashCol + row * 16), kp, ok);
+                cpAsync16(smemAddr(vs + st * VT + ch * kFlashCol + row * 16), vp, ok);
+            } else {
+                cpAsync16(smemAddr(ks + (st * kFlashKeys + row) * KR + ch * 16), kp, ok);
+                cpAsync16(smemAddr(vs + (st * kFlashKeys + row) * VR + ch * 16), vp, ok);
+            }
         }
     };
     long long ids[NI];
@@ -1314,9 +1505,26 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     }
     cpAsyncCommit();
     if (ntiles > 1) loadIds(1, ids);
-    // the warp's query fragments (rows g and g + 8; pieces at d = 32 jj + 8 c), zeros past its rows
+    if constexpr (WG) {
+        if (ntiles > 1) issue(1, 1, ids);
+        cpAsyncCommit();
+        if (ntiles > 2) loadIds(2, ids);
+    }
+    // the warp's query fragments (rows g and g + 8; pieces at d = 32 jj + 8 c), zeros past its rows; WG: as
+    // stored, qf[k-step][rows g, g + 8 at d = 16 ks + 2 c; the same at d + 8]
     uint4 qa[KP], qb[KP];
-    {
+    uint32_t qf[D / 16][4];
+    if constexpr (WG) {
+        const T *qr = q + static_cast<long long>(tl.r0 + wr0) * p.q_row + head * p.q_head + 2 * c;
+        auto word = [&](int r, int d0) { return r < wn ? *reinterpret_cast<const uint32_t *>(qr + r * p.q_row + d0) : 0u; };
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+            qf[kk][0] = word(g, 16 * kk);
+            qf[kk][1] = word(g + 8, 16 * kk);
+            qf[kk][2] = word(g, 16 * kk + 8);
+            qf[kk][3] = word(g + 8, 16 * kk + 8);
+        }
+    } else {
         const T *qr = q + static_cast<long long>(tl.r0 + wr0) * p.q_row + head * p.q_head + 8 * c;
 #pragma unroll
         for (int jj = 0; jj < KP; ++jj) {
@@ -1332,106 +1540,236 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
 #pragma unroll
     for (int i = 0; i < NT; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
     float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f;
-    for (int j = 0; j < ntiles; ++j) {
-        if (j + 1 < ntiles) issue(j + 1, (j + 1) & 1, ids);
-        cpAsyncCommit();
-        if (j + 2 < ntiles) loadIds(j + 2, ids);
-        cpAsyncWait<1>();  // tile j is in
-        __syncthreads();
-        const int kb0 = j * kFlashKeys;
-        if (kb0 <= wlast) {  // (warp-uniform) some row of the warp sees keys of this tile
-            const unsigned char *kt = ks + (j & 1) * kFlashKeys * KR, *vt = vs + (j & 1) * kFlashKeys * VR;
-            // S for the tile's 64 keys: sc[step][8-token tile][rows g: 0-1, g + 8: 2-3]; steps past the warp's
-            // last row are -inf
-            float sc[NS][2][4];
+    // The causal mask where the tile at kb0 reaches the warp's rows (token t seen by the row at position r
+    // when t <= r), the rows' maxima (scores as computed: the scale, >= 0, is applied in the exponent) and
+    // the online-softmax step: al (the factors for the accumulators), b (the exponents' offsets).
+    auto softmaxStep = [&](float (&sc)[NS][2][4], int kb0, float &al0, float &al1, float &b0, float &b1) {
+        const bool diag = kb0 + kFlashKeys - 1 > wfirst;
+        float mx0 = -INFINITY, mx1 = -INFINITY;
 #pragma unroll
-            for (int st = 0; st < NS; ++st) {
+        for (int st = 0; st < NS; ++st) {
 #pragma unroll
-                for (int tile = 0; tile < 2; ++tile) sc[st][tile][0] = sc[st][tile][1] = sc[st][tile][2] = sc[st][tile][3] = 0.0f;
-                if (kb0 + st * 16 <= wlast) {
+            for (int tile = 0; tile < 2; ++tile) {
 #pragma unroll
-                    for (int tile = 0; tile < 2; ++tile) {
-#pragma unroll
-                        for (int jj = 0; jj < KP; ++jj) {
-                            const uint4 kw = *reinterpret_cast<const uint4 *>(kt + (st * 16 + tile * 8 + g) * KR + jj * 64 + c * 16);
-                            mma16816x4<T>(sc[st][tile], qa[jj].x, qb[jj].x, qa[jj].y, qb[jj].y, kw.x, kw.y);
-                            mma16816x4<T>(sc[st][tile], qa[jj].z, qb[jj].z, qa[jj].w, qb[jj].w, kw.z, kw.w);
-                        }
+                for (int e = 0; e < 2; ++e) {
+                    if (diag) {
+                        const int t = kb0 + st * 16 + tile * 8 + 2 * c + e;
+                        sc[st][tile][e] = t <= pa ? sc[st][tile][e] : -INFINITY;
+                        sc[st][tile][2 + e] = t <= pb ? sc[st][tile][2 + e] : -INFINITY;
                     }
-                }
-            }
-            // the causal mask where the tile reaches the warp's rows (token t seen by the row at position r when
-            // t <= r), the rows' maxima (scores as computed: the scale, >= 0, is applied in the exponent)
-            const bool diag = kb0 + kFlashKeys - 1 > wfirst;
-            float mx0 = -INFINITY, mx1 = -INFINITY;
-#pragma unroll
-            for (int st = 0; st < NS; ++st) {
-#pragma unroll
-                for (int tile = 0; tile < 2; ++tile) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        if (diag) {
-                            const int t = kb0 + st * 16 + tile * 8 + 2 * c + e;
-                            sc[st][tile][e] = t <= pa ? sc[st][tile][e] : -INFINITY;
-                            sc[st][tile][2 + e] = t <= pb ? sc[st][tile][2 + e] : -INFINITY;
-                        }
-                        mx0 = fmaxf(mx0, sc[st][tile][e]);
-                        mx1 = fmaxf(mx1, sc[st][tile][2 + e]);
-                    }
-                }
-            }
-            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
-            mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-            mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
-            const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
-            const float al0 = n0 == -INFINITY ? 1.0f : fastExp2((m0 - n0) * sl2), al1 = n1 == -INFINITY ? 1.0f : fastExp2((m1 - n1) * sl2);
-            // p = 2^(s sl2 - n sl2): one fused multiply-add a score (exp2(-inf) = 0 for masked ones)
-            const float b0 = n0 == -INFINITY ? 0.0f : n0 * sl2, b1 = n1 == -INFINITY ? 0.0f : n1 * sl2;
-            m0 = n0;
-            m1 = n1;
-            l0 *= al0;
-            l1 *= al1;
-            if (__any_sync(0xffffffffu, al0 != 1.0f || al1 != 1.0f)) {  // (no row's maximum grew: nothing to rescale)
-#pragma unroll
-                for (int nt = 0; nt < NT; ++nt) {
-                    acc[nt][0] *= al0;
-                    acc[nt][1] *= al0;
-                    acc[nt][2] *= al1;
-                    acc[nt][3] *= al1;
-                }
-            }
-            // O += P V a step at a time; the values' B fragments by ldmatrix.trans: matrix mat = lane / 8 of a
-            // pair of n-tiles is tokens 8 (mat & 1) + 0..7 at d = 8 (2 m + (mat >> 1)) + 0..7
-            const unsigned char *vrow = vt + ((lane >> 3 & 1) * 8 + (lane & 7)) * VR + (lane >> 4) * 16;
-#pragma unroll
-            for (int st = 0; st < NS; ++st) {
-                if (kb0 + st * 16 > wlast) break;
-                float pr[2][4];
-#pragma unroll
-                for (int tile = 0; tile < 2; ++tile) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        pr[tile][e] = fastExp2(fmaf(sc[st][tile][e], sl2, -b0));
-                        pr[tile][2 + e] = fastExp2(fmaf(sc[st][tile][2 + e], sl2, -b1));
-                    }
-                }
-                l0 += pr[0][0] + pr[0][1] + pr[1][0] + pr[1][1];
-                l1 += pr[0][2] + pr[0][3] + pr[1][2] + pr[1][3];
-                const uint32_t a0 = packPair<T>(pr[0][0], pr[0][1]), a1 = packPair<T>(pr[0][2], pr[0][3]);
-                const uint32_t a2 = packPair<T>(pr[1][0], pr[1][1]), a3 = packPair<T>(pr[1][2], pr[1][3]);
-#pragma unroll
-                for (int m = 0; m < NT / 2; ++m) {
-                    uint32_t v0, v1, v2, v3;
-                    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                                 : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3)
-                                 : "r"(smemAddr(vrow + st * 16 * VR + m * 32)));
-                    mma16816x4<T>(acc[2 * m], a0, a1, a2, a3, v0, v1);
-                    mma16816x4<T>(acc[2 * m + 1], a0, a1, a2, a3, v2, v3);
+                    mx0 = fmaxf(mx0, sc[st][tile][e]);
+                    mx1 = fmaxf(mx1, sc[st][tile][2 + e]);
                 }
             }
         }
-        __syncthreads();  // every warp is done with the stage the next issue overwrites
+        mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+        mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+        mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+        mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+        const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
+        al0 = n0 == -INFINITY ? 1.0f : fastExp2((m0 - n0) * sl2);
+        al1 = n1 == -INFINITY ? 1.0f : fastExp2((m1 - n1) * sl2);
+        // p = 2^(s sl2 - n sl2): one fused multiply-add a score (exp2(-inf) = 0 for masked ones)
+        b0 = n0 == -INFINITY ? 0.0f : n0 * sl2;
+        b1 = n1 == -INFINITY ? 0.0f : n1 * sl2;
+        m0 = n0;
+        m1 = n1;
+        l0 *= al0;
+        l1 *= al1;
+    };
+    // (WG: always; accumulators written in a branch make the compiler serialize the wgmma)
+    auto rescale = [&](float al0, float al1) {
+        if (WG || __any_sync(0xffffffffu, al0 != 1.0f || al1 != 1.0f)) {  // (no row's maximum grew: nothing to rescale)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+                acc[nt][0] *= al0;
+                acc[nt][1] *= al0;
+                acc[nt][2] *= al1;
+                acc[nt][3] *= al1;
+            }
+        }
+    };
+    // step st's probabilities as A fragments (tokens 16 st + 2 c, + 1 and + 8, + 9 of rows g, g + 8), added to l
+    auto probs = [&](const float (&sc)[NS][2][4], int st, float b0, float b1, uint32_t (&a)[4]) {
+        float pr[2][4];
+#pragma unroll
+        for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                pr[tile][e] = fastExp2(fmaf(sc[st][tile][e], sl2, -b0));
+                pr[tile][2 + e] = fastExp2(fmaf(sc[st][tile][2 + e], sl2, -b1));
+            }
+        }
+        l0 += pr[0][0] + pr[0][1] + pr[1][0] + pr[1][1];
+        l1 += pr[0][2] + pr[0][3] + pr[1][2] + pr[1][3];
+        a[0] = packPair<T>(pr[0][0], pr[0][1]);
+        a[1] = packPair<T>(pr[0][2], pr[0][3]);
+        a[2] = packPair<T>(pr[1][0], pr[1][1]);
+        a[3] = packPair<T>(pr[1][2], pr[1][3]);
+    };
+    // the next tile's copies (into the stage read NST - 1 tiles ago) and the wait for tile j's; WG: the wait
+    // first, then the copies of tile j + 2 (so that the one barrier a tile also covers the stage they
+    // overwrite, whose values were last read by iteration j - 1's wgmma)
+    auto nextTile = [&](int j) {
+        if constexpr (WG) {
+            cpAsyncWait<1>();   // tile j is in (j + 1 may not be)
+            fenceProxyAsync();  // (the tensor cores read it next)
+            __syncthreads();
+            if (j + 2 < ntiles) issue(j + 2, (j + 2) % NST, ids);
+            cpAsyncCommit();
+            if (j + 3 < ntiles) loadIds(j + 3, ids);
+        } else {
+            if (j + 1 < ntiles) issue(j + 1, (j + 1) % NST, ids);
+            cpAsyncCommit();
+            if (j + 2 < ntiles) loadIds(j + 2, ids);
+            cpAsyncWait<1>();  // tile j is in
+            __syncthreads();
+        }
+    };
+    if constexpr (WG) {
+        // wgmma, software-pipelined: in iteration j the warpgroup issues S_j = Q K_j^T, then O += P_(j-1) V_(j-1),
+        // and runs tile j's softmax while the latter is on the tensor cores; O is rescaled once it lands.
+        // Four stages: V_(j-1), K_j / V_j and the copies of tiles j + 1 and j + 2. Every warpgroup takes every
+        // tile of the block (masked where past its rows): a wgmma in a branch is serialized by the compiler
+        // (so is one whose descriptor or accumulators were written in a branch within its pipeline; without
+        // that, the form was slower than mma.sync: 737 us at attention 4096).
+        float(&accf)[NT * 4] = reinterpret_cast<float(&)[NT * 4]>(acc);
+        uint32_t pf[NS][4];  // the pending P's fragments
+        // the descriptors of tile j's keys (a k-step each) and values (16 tokens each), all made before the first
+        // wgmma and kept until the last lands
+        uint64_t dk[D / 16], dv[NS];
+        auto descs = [&](int jk, int jv) {
+            const uint32_t kt = smemAddr(ks + (jk % NST) * KT), vt = smemAddr(vs + (jv % NST) * VT);
+#pragma unroll
+            for (int kk = 0; kk < D / 16; ++kk) {
+                dk[kk] = wgmmaDesc(kt + 2 * kk * kFlashCol, kFlashCol, 128);
+                wgmmaHold(dk[kk]);
+            }
+#pragma unroll
+            for (int st = 0; st < NS; ++st) {
+                dv[st] = wgmmaDesc(vt + st * 256, 128, kFlashCol);
+                wgmmaHold(dv[st]);
+            }
+        };
+        auto issueS = [&](float (&scf)[NS * 8]) {  // the warpgroup's 64 x 64 scores, 16 of head_dim a wgmma
+            wgmma64<T, 0, true>(scf, qf[0], dk[0]);
+#pragma unroll
+            for (int kk = 1; kk < D / 16; ++kk) wgmma64<T, 0, false>(scf, qf[kk], dk[kk]);
+            wgmmaCommit();
+        };
+        auto issuePV = [&]() {  // O += P V, 16 tokens a wgmma (the values' tile N-major: head_dim contiguous)
+#pragma unroll
+            for (int st = 0; st < NS; ++st) wgmmaN<T, 1, false, D>(accf, pf[st], dv[st]);
+            wgmmaCommit();
+        };
+        auto landPV = [&]() {
+            wgmmaWait<0>();
+#pragma unroll
+            for (int kk = 0; kk < D / 16; ++kk) wgmmaHold(dk[kk]);
+#pragma unroll
+            for (int st = 0; st < NS; ++st) wgmmaHold(dv[st]);
+#pragma unroll
+            for (int i = 0; i < NT * 4; ++i) wgmmaHold(accf[i]);
+#pragma unroll
+            for (int st = 0; st < NS; ++st) {
+#pragma unroll
+                for (int i = 0; i < 4; ++i) wgmmaHold(pf[st][i]);
+            }
+        };
+        // tile j's softmax once S_j has landed: its probabilities into pn, the accumulators' factors
+        auto softmaxTile = [&](float (&sc)[NS][2][4], int j, uint32_t (&pn)[NS][4], float &al0, float &al1) {
+            float(&scf)[NS * 8] = reinterpret_cast<float(&)[NS * 8]>(sc);
+#pragma unroll
+            for (int i = 0; i < NS * 8; ++i) wgmmaHold(scf[i]);
+            float b0, b1;
+            softmaxStep(sc, j * kFlashKeys, al0, al1, b0, b1);
+#pragma unroll
+            for (int st = 0; st < NS; ++st) probs(sc, st, b0, b1, pn[st]);
+        };
+        if (ntiles > 0) {
+            nextTile(0);
+            {
+                float sc[NS][2][4], al0, al1;
+                descs(0, 0);
+                wgmmaFence();
+                issueS(reinterpret_cast<float(&)[NS * 8]>(sc));
+                wgmmaWait<0>();
+#pragma unroll
+                for (int kk = 0; kk < D / 16; ++kk) wgmmaHold(dk[kk]);
+                softmaxTile(sc, 0, pf, al0, al1);  // (the accumulators are zeros: nothing to rescale)
+            }
+            for (int j = 1; j < ntiles; ++j) {
+                nextTile(j);
+                float sc[NS][2][4], al0, al1;
+                uint32_t pn[NS][4];
+                descs(j, j - 1);
+                wgmmaFence();
+                issueS(reinterpret_cast<float(&)[NS * 8]>(sc));
+                issuePV();
+                wgmmaWait<1>();  // S_j has landed
+                softmaxTile(sc, j, pn, al0, al1);
+                landPV();
+                rescale(al0, al1);
+#pragma unroll
+                for (int st = 0; st < NS; ++st) {
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) pf[st][i] = pn[st][i];
+                }
+            }
+            descs(ntiles - 1, ntiles - 1);
+            wgmmaFence();
+            issuePV();
+            landPV();
+        }
+    } else {
+        for (int j = 0; j < ntiles; ++j) {
+            nextTile(j);
+            const int kb0 = j * kFlashKeys;
+            if (kb0 <= wlast) {  // (warp-uniform) some row of the warp sees keys of this tile
+                const unsigned char *kt = ks + (j % NST) * KT, *vt = vs + (j % NST) * VT;
+                // S for the tile's 64 keys: sc[step][8-token tile][rows g: 0-1, g + 8: 2-3]; steps past the warp's
+                // last row are -inf
+                float sc[NS][2][4];
+#pragma unroll
+                for (int st = 0; st < NS; ++st) {
+#pragma unroll
+                    for (int tile = 0; tile < 2; ++tile) sc[st][tile][0] = sc[st][tile][1] = sc[st][tile][2] = sc[st][tile][3] = 0.0f;
+                    if (kb0 + st * 16 <= wlast) {
+#pragma unroll
+                        for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+                            for (int jj = 0; jj < KP; ++jj) {
+                                const uint4 kw = *reinterpret_cast<const uint4 *>(kt + (st * 16 + tile * 8 + g) * KR + jj * 64 + c * 16);
+                                mma16816x4<T>(sc[st][tile], qa[jj].x, qb[jj].x, qa[jj].y, qb[jj].y, kw.x, kw.y);
+                                mma16816x4<T>(sc[st][tile], qa[jj].z, qb[jj].z, qa[jj].w, qb[jj].w, kw.z, kw.w);
+                            }
+                        }
+                    }
+                }
+                float al0, al1, b0, b1;
+                softmaxStep(sc, kb0, al0, al1, b0, b1);
+                rescale(al0, al1);
+                // O += P V a step at a time; the values' B fragments by ldmatrix.trans: matrix mat = lane / 8 of a
+                // pair of n-tiles is tokens 8 (mat & 1) + 0..7 at d = 8 (2 m + (mat >> 1)) + 0..7
+                const unsigned char *vrow = vt + ((lane >> 3 & 1) * 8 + (lane & 7)) * VR + (lane >> 4) * 16;
+#pragma unroll
+                for (int st = 0; st < NS; ++st) {
+                    if (kb0 + st * 16 > wlast) break;
+                    uint32_t a[4];
+                    probs(sc, st, b0, b1, a);
+#pragma unroll
+                    for (int m = 0; m < NT / 2; ++m) {
+                        uint32_t v0, v1, v2, v3;
+                        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                                     : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3)
+                                     : "r"(smemAddr(vrow + st * 16 * VR + m * 32)));
+                        mma16816x4<T>(acc[2 * m], a[0], a[1], a[2], a[3], v0, v1);
+                        mma16816x4<T>(acc[2 * m + 1], a[0], a[1], a[2], a[3], v2, v3);
+                    }
+                }
+            }
+            __syncthreads();  // every warp is done with the stage the next issue overwrites
+        }
     }
     cpAsyncWait<0>();
     l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
@@ -1447,6 +1785,23 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     };
     if (g < wn) store(g, 0, l0);
     if (g + 8 < wn) store(g + 8, 2, l1);
+#endif
+}
+
+// Whether the tiled kernel takes its products by wgmma: the build has sm_90a code (INFINI_SM90A) and the
+// device is a Hopper GPU. INFINI_FLASH_WG=0: the mma.sync form (A/B only; temporary).
+inline bool flashWgmma() {
+#if defined(INFINI_SM90A)
+    static const bool ok = [] {
+        int dev = 0, major = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess) return false;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return false;
+        return major == 9;
+    }();
+    const char *e = getenv("INFINI_FLASH_WG");
+    return ok && !(e && e[0] == '0');
+#else
+    return false;
 #endif
 }
 
@@ -1466,12 +1821,14 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
     const bool bf = dtype == INFINI_DTYPE_BF16;
     *launch = [p, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
-        auto run = [&](auto ttag, auto dtag, auto gtag) {
+        const bool wg = flashWgmma();
+        auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
             using T = typename decltype(ttag)::type;
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
-            auto kern = flashKernel<M, T, DD, GG>;
+            constexpr bool WW = decltype(wtag)::value;
+            auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
-            allowance.ensure(kern, kFlashSmem<DD>);  // (if refused, the launch reports it)
+            allowance.ensure(kern, kFlashSmem<DD, WW>);  // (if refused, the launch reports it)
             const int4 *tiles = nullptr;
             const void *bt = nullptr;
             T *out = static_cast<T *>(a.data[0]);
@@ -1491,12 +1848,16 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[2]);
             }
             dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-            kern<<<grid, kFlashWarps * 32, kFlashSmem<DD>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
+            kern<<<grid, kFlashWarps * 32, kFlashSmem<DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
+        };
+        auto byW = [&](auto ttag, auto dtag, auto gtag) {
+            if (wg) run(ttag, dtag, gtag, std::true_type{});
+            else run(ttag, dtag, gtag, std::false_type{});
         };
         auto byG = [&](auto ttag, auto dtag) {
-            if (G4 == 4) run(ttag, dtag, std::integral_constant<int, 4>{});
-            else if (G4 == 2) run(ttag, dtag, std::integral_constant<int, 2>{});
-            else run(ttag, dtag, std::integral_constant<int, 1>{});
+            if (G4 == 4) byW(ttag, dtag, std::integral_constant<int, 4>{});
+            else if (G4 == 2) byW(ttag, dtag, std::integral_constant<int, 2>{});
+            else byW(ttag, dtag, std::integral_constant<int, 1>{});
         };
         auto byD = [&](auto ttag) {
             if (p.d == 64) byG(ttag, std::integral_constant<int, 64>{});
