@@ -392,6 +392,25 @@ def test_paged_attention_prefill_bad_indices_on_every_device(device, dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("cu", [[3, 40, 140], [0, 150, 140], [0, 40, 130]])
+def test_paged_attention_prefill_bad_cu_seqlens_on_every_device(device, cu):
+    """cu_seqlens_q not rising from 0 to the query rows (a bad start, a sequence past the rows, a short end) raises
+    and names it on every device (bfloat16, head_dim 128: on GPUs the tiled kernel's tile lister checks it), the
+    inputs stay unchanged, and the device keeps working."""
+    seq_lens = [40, 300]
+    kc, vc, tables, _, _ = make_paged(seq_lens, 2, 128, 16, torch.bfloat16)
+    q = torch.randn(140, 8, 128).to(torch.bfloat16)
+    args = [x.to(device) for x in (q, kc, vc, tables, torch.tensor(seq_lens), torch.tensor(cu))]
+    before = [x.cpu().clone() for x in args]
+    with pytest.raises(RuntimeError, match=r"paged_attention_prefill: cu_seqlens_q"):
+        run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*args, None, 0.1))
+    for x, b in zip(args, before):
+        assert torch.equal(x.cpu(), b)
+    out = ops.paged_attention_prefill(*args[:5], torch.tensor([0, 40, 140]).to(device), None, 0.1)
+    assert torch.isfinite(out.cpu().float()).all()
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_opcheck(device):
     checks = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
     kc, vc, tables, _, _ = make_paged([5, 9], 2, 64, 8, torch.float32)
