@@ -1165,8 +1165,8 @@ template <int N>
 __device__ __forceinline__ void wgmmaWait() {}
 __device__ __forceinline__ void fenceProxyAsync() {}
 #endif
-// Keeps the compiler from moving reads of x before a wait, or reusing its register while a wgmma reads it (a
-// descriptor register redefined while an earlier wgmma is in flight makes the compiler serialize them all).
+// Keeps the compiler from moving reads of x before a wait, or reusing its register while a wgmma reads it (at the
+// PTX level: ptxas allocates and schedules on its own, and serializes the wgmma where it cannot prove them safe).
 template <typename V>
 __device__ __forceinline__ void wgmmaHold(V &x) {
     if constexpr (std::is_same_v<V, float>) asm volatile("" : "+f"(x)::"memory");
