@@ -273,28 +273,77 @@ __global__ void combineKernel(AttnParams p, T *out, const float *part_out, const
     }
 }
 
-// Prefill on the general kernel: checks cu_seqlens_q and seq_lens once (a lane per sequence is plenty for a check).
-__global__ void checkPrefill(AttnParams p, const void *lens, const void *cu, long long total_q, DeviceError *err) {
-    if (threadIdx.x != 0) return;
-    long long prev = readIndex(cu, p.cu64, 0);
-    if (prev != 0) {
-        reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, total_q, prev);
-        return;
+// Prefill: the blocks' row tiles of rb rows, sequence by sequence (one block of 256 threads, a thread a
+// sequence, an exclusive scan of the tile counts per 256 sequences). tiles[0].x: how many; at most cap (none
+// where tiles is null: the general kernel's path, which launches it for the checks alone).
+// It checks cu_seqlens_q (rising from 0 to the rows) and seq_lens (each at least its sequence's rows, at most the
+// block table's tokens) and reports the first error in sequence order: each sequence's check is its own, so
+// the threads' keys (s + 1) * 2 + (a length error) meet in a minimum (0: cu_seqlens_q[0] is not 0).
+__global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void *lens, const void *cu, int rb, int cap, int4 *tiles,
+                                                        DeviceError *err) {
+    __shared__ int warp_tot[8];
+    __shared__ int base;
+    __shared__ unsigned long long first_bad;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (threadIdx.x == 0) {
+        base = 0;
+        first_bad = readIndex(cu, p.cu64, 0) != 0 ? 0ULL : ~0ULL;
     }
-    for (long long s = 0; s < p.seqs; ++s) {
-        long long next = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
-        long long n = readIndex(lens, p.len64, s * p.len_s0);
-        if (next < prev || next > total_q) {
-            reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, total_q, next);
-            return;
+    __syncthreads();
+    for (long long s0 = 0; s0 < p.seqs; s0 += 256) {
+        const long long s = s0 + threadIdx.x;
+        long long lo = 0, hi = 0, qstart = 0;
+        bool ok = false;
+        if (s < p.seqs) {
+            const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
+            const long long n = readIndex(lens, p.len64, s * p.len_s0);
+            lo = max(0LL, start);
+            hi = min(p.rows, stop);
+            ok = start >= 0 && start <= stop && stop <= p.rows && n >= stop - start && n <= p.max_tokens;
+            qstart = n - (stop - start) - start;  // position of row r: qstart + r
+            const bool cu_bad = stop < start || stop > p.rows, len_bad = n < stop - start || n > p.max_tokens;
+            if (cu_bad || len_bad) atomicMin(&first_bad, static_cast<unsigned long long>(s + 1) * 2 + (cu_bad ? 0 : 1));
         }
-        if (n < next - prev || n > p.max_tokens) {
-            reportError(err, kErrSeqLen, p.op, kArgSeqLens, s, n, -1, p.max_tokens);
-            return;
+        const int cnt = hi > lo ? static_cast<int>((hi - lo + rb - 1) / rb) : 0;
+        int incl = cnt;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const int v = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o) incl += v;
         }
-        prev = next;
+        if (lane == 31) warp_tot[warp] = incl;
+        __syncthreads();
+        int off = base + incl - cnt, total = 0;
+        for (int w = 0; w < 8; ++w) {
+            if (w < warp) off += warp_tot[w];
+            total += warp_tot[w];
+        }
+        for (int k = 0; k < cnt && off + k < cap; ++k) {
+            const long long r0 = lo + static_cast<long long>(k) * rb;
+            const int nr = static_cast<int>(min(static_cast<long long>(rb), hi - r0));
+            tiles[1 + off + k] = make_int4(static_cast<int>(s), static_cast<int>(r0), nr, ok ? static_cast<int>(qstart + r0) : -1);
+        }
+        __syncthreads();  // every thread has read base and warp_tot
+        if (threadIdx.x == 0) base += total;
+        __syncthreads();
     }
-    if (prev != total_q) reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, total_q, prev);
+    if (threadIdx.x == 0) {
+        if (tiles) tiles[0].x = min(base, cap);
+        const unsigned long long key = first_bad;
+        const long long last = readIndex(cu, p.cu64, p.seqs * p.cu_s0);
+        if (key == 0) {
+            reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, readIndex(cu, p.cu64, 0));
+        } else if (key != ~0ULL) {
+            const long long s = static_cast<long long>(key / 2) - 1;
+            if (key % 2 == 0) {
+                reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, readIndex(cu, p.cu64, (s + 1) * p.cu_s0));
+            } else {
+                reportError(err, kErrSeqLen, p.op, kArgSeqLens, s, readIndex(lens, p.len64, s * p.len_s0), -1, p.max_tokens);
+            }
+        } else if (last != p.rows) {
+            reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, last);
+        }
+    }
 }
 
 // attention: writes k, v [kv_heads, seq, d] into the caches at rows [pos, pos + seq).
@@ -349,7 +398,8 @@ infiniStatus_t planAndMake(const char *op, AttnParams p, infiniDtype_t dtype, lo
             float *part_out = static_cast<float *>(a.workspace);
             float *part_ml = part_out ? part_out + p.rows * p.heads * p.parts * p.d : nullptr;
             bool v = vec && ((reinterpret_cast<uintptr_t>(kc) | reinterpret_cast<uintptr_t>(vc)) & 15) == 0;
-            if constexpr (M == Mode::kPrefill) checkPrefill<<<1, 32, 0, a.stream>>>(p, lens, cu, p.rows, a.err);
+            // prefill: cu_seqlens_q and seq_lens checked (flashTilesKernel with no tile list)
+            if constexpr (M == Mode::kPrefill) flashTilesKernel<<<1, 256, 0, a.stream>>>(p, lens, cu, 1, 0, nullptr, a.err);
             dim3 grid(static_cast<unsigned>(p.parts), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(p.rows));
             auto go = [&](auto vtag, auto gtag) {
                 constexpr int VV = decltype(vtag)::value, GG = decltype(gtag)::value;
@@ -1278,82 +1328,11 @@ template <int N>
 __device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
 // A block's rows: sequence, first row, row count and the first row's position (-1: none of the
-// sequence's keys, the rows are written as zeros: a bad sequence, reported by flashTilesKernel).
+// sequence's keys, the rows are written as zeros: a bad sequence, which flashTilesKernel reports).
 struct FlashTile {
     int seq, r0, nr, qpos0;
 };
 
-// Prefill: the blocks' row tiles of rb rows, sequence by sequence (one block of 256 threads, a thread a
-// sequence, an exclusive scan of the tile counts per 256 sequences). tiles[0].x: how many; at most cap.
-// It also checks cu_seqlens_q and seq_lens as checkPrefill does (the general kernel's path), reporting the
-// error checkPrefill would (the first in its order: each sequence's check is its own, so the threads' keys
-// (s + 1) * 2 + (a length error) meet in a minimum), which spares the tiled path that kernel.
-__global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void *lens, const void *cu, int rb, int cap, int4 *tiles,
-                                                        DeviceError *err) {
-    __shared__ int warp_tot[8];
-    __shared__ int base;
-    __shared__ unsigned long long first_bad;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (threadIdx.x == 0) {
-        base = 0;
-        first_bad = readIndex(cu, p.cu64, 0) != 0 ? 0ULL : ~0ULL;
-    }
-    __syncthreads();
-    for (long long s0 = 0; s0 < p.seqs; s0 += 256) {
-        const long long s = s0 + threadIdx.x;
-        long long lo = 0, hi = 0, qstart = 0;
-        bool ok = false;
-        if (s < p.seqs) {
-            const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
-            const long long n = readIndex(lens, p.len64, s * p.len_s0);
-            lo = max(0LL, start);
-            hi = min(p.rows, stop);
-            ok = start >= 0 && start <= stop && stop <= p.rows && n >= stop - start && n <= p.max_tokens;
-            qstart = n - (stop - start) - start;  // position of row r: qstart + r
-            const bool cu_bad = stop < start || stop > p.rows, len_bad = n < stop - start || n > p.max_tokens;
-            if (cu_bad || len_bad) atomicMin(&first_bad, static_cast<unsigned long long>(s + 1) * 2 + (cu_bad ? 0 : 1));
-        }
-        const int cnt = hi > lo ? static_cast<int>((hi - lo + rb - 1) / rb) : 0;
-        int incl = cnt;
-#pragma unroll
-        for (int o = 1; o < 32; o *= 2) {
-            const int v = __shfl_up_sync(0xffffffffu, incl, o);
-            if (lane >= o) incl += v;
-        }
-        if (lane == 31) warp_tot[warp] = incl;
-        __syncthreads();
-        int off = base + incl - cnt, total = 0;
-        for (int w = 0; w < 8; ++w) {
-            if (w < warp) off += warp_tot[w];
-            total += warp_tot[w];
-        }
-        for (int k = 0; k < cnt && off + k < cap; ++k) {
-            const long long r0 = lo + static_cast<long long>(k) * rb;
-            const int nr = static_cast<int>(min(static_cast<long long>(rb), hi - r0));
-            tiles[1 + off + k] = make_int4(static_cast<int>(s), static_cast<int>(r0), nr, ok ? static_cast<int>(qstart + r0) : -1);
-        }
-        __syncthreads();  // every thread has read base and warp_tot
-        if (threadIdx.x == 0) base += total;
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        tiles[0].x = min(base, cap);
-        const unsigned long long key = first_bad;
-        const long long last = readIndex(cu, p.cu64, p.seqs * p.cu_s0);
-        if (key == 0) {
-            reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, readIndex(cu, p.cu64, 0));
-        } else if (key != ~0ULL) {
-            const long long s = static_cast<long long>(key / 2) - 1;
-            if (key % 2 == 0) {
-                reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, readIndex(cu, p.cu64, (s + 1) * p.cu_s0));
-            } else {
-                reportError(err, kErrSeqLen, p.op, kArgSeqLens, s, readIndex(lens, p.len64, s * p.len_s0), -1, p.max_tokens);
-            }
-        } else if (last != p.rows) {
-            reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, last);
-        }
-    }
-}
 
 template <Mode M, typename T, int D, int G4, bool WG>
 __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
