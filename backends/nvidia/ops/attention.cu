@@ -1198,8 +1198,11 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
 // A from registers (each warp its 16 rows, fragments as mma.m16n8k16's), B from shared memory by its
 // descriptor, f32 accumulators laid out as mma.m16n8k16's C over N / 8 column tiles (d[4 j .. 4 j + 3]).
 // A no-swizzle shared-memory operand: 8 x 16-byte core matrices, lbo apart along K, sbo apart along M/N.
-__device__ __forceinline__ uint64_t wgmmaDesc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
-    return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) | (static_cast<uint64_t>(sbo >> 4) << 32);
+// SW: the 128-byte swizzle (16-byte piece i of a 128-byte row r of an 8-row, 1024-byte-aligned atom stored at
+// piece i ^ (r % 8)): lbo then the stride between 64-element atoms along M/N (N-major), unused for K-major.
+__device__ __forceinline__ uint64_t wgmmaDesc(uint32_t addr, uint32_t lbo, uint32_t sbo, bool sw = false) {
+    return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) | (static_cast<uint64_t>(sbo >> 4) << 32) |
+           (sw ? 1ull << 62 : 0ull);
 }
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -1308,10 +1311,10 @@ constexpr int kFlashVRow = D * 2 + 16;
 // head_dim elements 8 c .. 8 c + 7 at c * kFlashCol, token t at 16 t within it: both operands' core matrices,
 // 8 tokens x 16 bytes, on 128 bytes); a copy's 8 consecutive lanes take 8 consecutive tokens of a column.
 constexpr int kFlashCol = kFlashKeys * 16;
-template <int D, bool WG>
+template <int D, int WG>
 constexpr int kFlashStage = WG ? 2 * (D / 8) * kFlashCol : kFlashKeys * (kFlashKRow<D> + kFlashVRow<D>);
-template <int D, bool WG>
-constexpr int kFlashSmem = (WG ? 4 : 2) * kFlashStage<D, WG>;
+template <int D, int WG>
+constexpr int kFlashSmem = (WG ? 4 : 2) * kFlashStage<D, WG> + (WG == 2 ? 1024 : 0);
 
 // 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
 __device__ __forceinline__ float fastExp2(float x) {
@@ -1334,7 +1337,7 @@ struct FlashTile {
 };
 
 
-template <Mode M, typename T, int D, int G4, bool WG>
+template <Mode M, typename T, int D, int G4, int WG>
 __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                   const void *bt, const int4 *tiles, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -1347,7 +1350,9 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     constexpr int PF = WG ? 2 : 1;             // the copies PF tiles ahead (WG, H200: 3 ahead, attention 4096 564.9 -> 598.1 us)
     constexpr int NST = WG ? PF + 2 : PF + 1;  // stages (WG: tiles j - 1 .. j + PF)
     extern __shared__ __align__(128) unsigned char fsm[];
-    unsigned char *ks = fsm, *vs = fsm + NST * KT;  // [stage][64 rows], or WG [stage][column][64 tokens]
+    // [stage][64 rows], or WG 1 [stage][column][64 tokens], or WG 2 [stage][64-element half][64 tokens, swizzled]
+    // (its atoms on 1024 bytes)
+    unsigned char *ks = fsm + (WG == 2 ? (1024 - (smemAddr(fsm) & 1023)) & 1023 : 0), *vs = ks + NST * KT;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
     FlashTile tl;
@@ -1371,7 +1376,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // past key_end: -1.
     const long long bt_row = static_cast<long long>(tl.seq) * p.bt_s0;
     const int tid = static_cast<int>(threadIdx.x);
-    const int ch = WG ? tid / 8 % CPR : tid % CPR, row0 = WG ? tid / (8 * CPR) * 8 + tid % 8 : tid / CPR;
+    const int ch = WG == 1 ? tid / 8 % CPR : tid % CPR, row0 = WG == 1 ? tid / (8 * CPR) * 8 + tid % 8 : tid / CPR;
     auto loadIds = [&](int j, long long (&ids)[NI]) {
         if constexpr (M == Mode::kPrefill) {
 #pragma unroll
@@ -1407,7 +1412,11 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                     vp = vc + blk * p.v_s0 + kvh * p.v_s1 + within * p.v_s2 + ch * 8;
                 }
             }
-            if constexpr (WG) {
+            if constexpr (WG == 2) {
+                const int off = (ch / 8) * kFlashKeys * 128 + row * 128 + (((ch & 7) ^ (row & 7)) << 4);
+                cpAsync16(smemAddr(ks + st * KT + off), kp, ok);
+                cpAsync16(smemAddr(vs + st * VT + off), vp, ok);
+            } else if constexpr (WG != 0) {
                 cpAsync16(smemAddr(ks + st * KT + ch * kFlashCol + row * 16), kp, ok);
                 cpAsync16(smemAddr(vs + st * VT + ch * kFlashCol + row * 16), vp, ok);
             } else {
@@ -1433,7 +1442,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // stored, qf[k-step][rows g, g + 8 at d = 16 ks + 2 c; the same at d + 8]
     uint4 qa[KP], qb[KP];
     uint32_t qf[D / 16][4];
-    if constexpr (WG) {
+    if constexpr (WG != 0) {
         const T *qr = q + static_cast<long long>(tl.r0 + wr0) * p.q_row + head * p.q_head + 2 * c;
         auto word = [&](int r, int d0) { return r < wn ? *reinterpret_cast<const uint32_t *>(qr + r * p.q_row + d0) : 0u; };
 #pragma unroll
@@ -1530,7 +1539,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // first, then the copies of tile j + 2 (so that the one barrier a tile also covers the stage they
     // overwrite, whose values were last read by iteration j - 1's wgmma)
     auto nextTile = [&](int j) {
-        if constexpr (WG) {
+        if constexpr (WG != 0) {
             cpAsyncWait<PF - 1>();  // tile j is in (later ones may not be)
             fenceProxyAsync();      // (the tensor cores read it next)
             __syncthreads();
@@ -1545,7 +1554,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
             __syncthreads();
         }
     };
-    if constexpr (WG) {
+    if constexpr (WG != 0) {
         // wgmma, software-pipelined: in iteration j the warpgroup issues S_j = Q K_j^T, then O += P_(j-1) V_(j-1),
         // and runs tile j's softmax while the latter is on the tensor cores; O is rescaled once it lands.
         // Four stages: V_(j-1), K_j / V_j and the copies of tiles j + 1 and j + 2. Every warpgroup takes every
@@ -1561,12 +1570,14 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
             const uint32_t kt = smemAddr(ks + (jk % NST) * KT), vt = smemAddr(vs + (jv % NST) * VT);
 #pragma unroll
             for (int kk = 0; kk < D / 16; ++kk) {
-                dk[kk] = wgmmaDesc(kt + 2 * kk * kFlashCol, kFlashCol, 128);
+                if constexpr (WG == 2) dk[kk] = wgmmaDesc(kt + kk / 4 * kFlashKeys * 128 + kk % 4 * 32, 16, 1024, true);
+                else dk[kk] = wgmmaDesc(kt + 2 * kk * kFlashCol, kFlashCol, 128);
                 wgmmaHold(dk[kk]);
             }
 #pragma unroll
             for (int st = 0; st < NS; ++st) {
-                dv[st] = wgmmaDesc(vt + st * 256, 128, kFlashCol);
+                if constexpr (WG == 2) dv[st] = wgmmaDesc(vt + st * 16 * 128, kFlashKeys * 128, 1024, true);
+                else dv[st] = wgmmaDesc(vt + st * 256, 128, kFlashCol);
                 wgmmaHold(dv[st]);
             }
         };
@@ -1737,7 +1748,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
         auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
             using T = typename decltype(ttag)::type;
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
-            constexpr bool WW = decltype(wtag)::value;
+            constexpr int WW = decltype(wtag)::value;
             auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
             allowance.ensure(kern, kFlashSmem<DD, WW>);  // (if refused, the launch reports it)
@@ -1762,8 +1773,10 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             kern<<<grid, kFlashWarps * 32, kFlashSmem<DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
-            if (wg) run(ttag, dtag, gtag, std::true_type{});
-            else run(ttag, dtag, gtag, std::false_type{});
+            const char *e = getenv("INFINI_FLASH_SW");  // (temporary A/B knob)
+            if (wg && (!e || e[0] != '0')) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
+            else if (wg) run(ttag, dtag, gtag, std::integral_constant<int, 1>{});
+            else run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
         };
         auto byG = [&](auto ttag, auto dtag) {
             if (G4 == 4) byW(ttag, dtag, std::integral_constant<int, 4>{});
