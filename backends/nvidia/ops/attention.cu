@@ -1389,17 +1389,21 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     };
     // tile j's keys and values of tokens [64 j, 64 j + 64) into stage st; past key_end or a bad block (reported
     // once a row, by its first piece's thread): zeros
+    // (dense: the thread's first piece's addresses in tile 0, stepped by pointer increments)
+    const T *kb = kc + kvh * p.k_s0 + row0 * p.k_s1 + ch * 8, *vb = vc + kvh * p.v_s0 + row0 * p.v_s1 + ch * 8;
+    const long long k_step = (W * 32 / CPR) * p.k_s1, v_step = (W * 32 / CPR) * p.v_s1;
     auto issue = [&](int j, int st, const long long (&ids)[NI]) {
+        const T *kj = kb + static_cast<long long>(j * kFlashKeys) * p.k_s1, *vj = vb + static_cast<long long>(j * kFlashKeys) * p.v_s1;
 #pragma unroll
         for (int i = 0; i < NI; ++i) {
             const int row = row0 + i * (W * 32 / CPR), t = j * kFlashKeys + row;
             bool ok = t < key_end;
             const T *kp = kc, *vp = vc;
             if constexpr (M == Mode::kDense) {
-                if (ok) {
-                    kp = kc + kvh * p.k_s0 + t * p.k_s1 + ch * 8;
-                    vp = vc + kvh * p.v_s0 + t * p.v_s1 + ch * 8;
-                }
+                kp = ok ? kj : kc;
+                vp = ok ? vj : vc;
+                kj += k_step;
+                vj += v_step;
             } else {
                 const long long blk = ids[i];
                 if (ok && (blk < 0 || blk >= p.num_blocks)) {
@@ -1471,8 +1475,9 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // The causal mask where the tile at kb0 reaches the warp's rows (token t seen by the row at position r
     // when t <= r), the rows' maxima (scores as computed: the scale, >= 0, is applied in the exponent) and
     // the online-softmax step: al (the factors for the accumulators), b (the exponents' offsets).
-    auto softmaxStep = [&](float (&sc)[NS][2][4], int kb0, float &al0, float &al1, float &b0, float &b1) {
-        const bool diag = kb0 + kFlashKeys - 1 > wfirst;
+    // (MASK false: the caller knows that every row of the block sees every key of the tile)
+    auto softmaxStep = [&](float (&sc)[NS][2][4], int kb0, float &al0, float &al1, float &b0, float &b1, auto mask) {
+        const bool diag = decltype(mask)::value && kb0 + kFlashKeys - 1 > wfirst;
         float mx0 = -INFINITY, mx1 = -INFINITY;
 #pragma unroll
         for (int st = 0; st < NS; ++st) {
@@ -1568,16 +1573,17 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         uint64_t dk[D / 16], dv[NS];
         auto descs = [&](int jk, int jv) {
             const uint32_t kt = smemAddr(ks + (jk % NST) * KT), vt = smemAddr(vs + (jv % NST) * VT);
+            // (an offset added to the start address field: shared addresses stay under its 256 KiB)
+            const uint64_t kd = WG == 2 ? wgmmaDesc(kt, 16, 1024, true) : wgmmaDesc(kt, kFlashCol, 128);
+            const uint64_t vd = WG == 2 ? wgmmaDesc(vt, kFlashKeys * 128, 1024, true) : wgmmaDesc(vt, 128, kFlashCol);
 #pragma unroll
             for (int kk = 0; kk < D / 16; ++kk) {
-                if constexpr (WG == 2) dk[kk] = wgmmaDesc(kt + kk / 4 * kFlashKeys * 128 + kk % 4 * 32, 16, 1024, true);
-                else dk[kk] = wgmmaDesc(kt + 2 * kk * kFlashCol, kFlashCol, 128);
+                dk[kk] = kd + ((WG == 2 ? kk / 4 * kFlashKeys * 128 + kk % 4 * 32 : 2 * kk * kFlashCol) >> 4);
                 wgmmaHold(dk[kk]);
             }
 #pragma unroll
             for (int st = 0; st < NS; ++st) {
-                if constexpr (WG == 2) dv[st] = wgmmaDesc(vt + st * 16 * 128, kFlashKeys * 128, 1024, true);
-                else dv[st] = wgmmaDesc(vt + st * 256, 128, kFlashCol);
+                dv[st] = vd + ((WG == 2 ? st * 16 * 128 : st * 256) >> 4);
                 wgmmaHold(dv[st]);
             }
         };
@@ -1607,12 +1613,12 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
             }
         };
         // tile j's softmax once S_j has landed: its probabilities into pn, the accumulators' factors
-        auto softmaxTile = [&](float (&sc)[NS][2][4], int j, uint32_t (&pn)[NS][4], float &al0, float &al1) {
+        auto softmaxTile = [&](float (&sc)[NS][2][4], int j, uint32_t (&pn)[NS][4], float &al0, float &al1, auto mask) {
             float(&scf)[NS * 8] = reinterpret_cast<float(&)[NS * 8]>(sc);
 #pragma unroll
             for (int i = 0; i < NS * 8; ++i) wgmmaHold(scf[i]);
             float b0, b1;
-            softmaxStep(sc, j * kFlashKeys, al0, al1, b0, b1);
+            softmaxStep(sc, j * kFlashKeys, al0, al1, b0, b1, mask);
 #pragma unroll
             for (int st = 0; st < NS; ++st) probs(sc, st, b0, b1, pn[st]);
         };
@@ -1626,9 +1632,9 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                 wgmmaWait<0>();
 #pragma unroll
                 for (int kk = 0; kk < D / 16; ++kk) wgmmaHold(dk[kk]);
-                softmaxTile(sc, 0, pf, al0, al1);  // (the accumulators are zeros: nothing to rescale)
+                softmaxTile(sc, 0, pf, al0, al1, std::true_type{});  // (the accumulators are zeros: nothing to rescale)
             }
-            for (int j = 1; j < ntiles; ++j) {
+            auto iteration = [&](int j, auto mask) {
                 nextTile(j);
                 float sc[NS][2][4], al0, al1;
                 uint32_t pn[NS][4];
@@ -1637,7 +1643,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                 issueS(reinterpret_cast<float(&)[NS * 8]>(sc));
                 issuePV();
                 wgmmaWait<1>();  // S_j has landed
-                softmaxTile(sc, j, pn, al0, al1);
+                softmaxTile(sc, j, pn, al0, al1, mask);
                 landPV();
                 rescale(al0, al1);
 #pragma unroll
@@ -1645,7 +1651,12 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
 #pragma unroll
                     for (int i = 0; i < 4; ++i) pf[st][i] = pn[st][i];
                 }
-            }
+            };
+            // the tiles every row of the block sees whole (no mask), then the rest (a loop each: block-uniform,
+            // no wgmma in a branch)
+            const int jm = min(ntiles, max(1, (tl.qpos0 + 1) / kFlashKeys));
+            for (int j = 1; j < jm; ++j) iteration(j, std::false_type{});
+            for (int j = jm; j < ntiles; ++j) iteration(j, std::true_type{});
             descs(ntiles - 1, ntiles - 1);
             wgmmaFence();
             issuePV();
@@ -1677,7 +1688,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                     }
                 }
                 float al0, al1, b0, b1;
-                softmaxStep(sc, kb0, al0, al1, b0, b1);
+                softmaxStep(sc, kb0, al0, al1, b0, b1, std::true_type{});
                 rescale(al0, al1);
                 // O += P V a step at a time; the values' B fragments by ldmatrix.trans: matrix mat = lane / 8 of a
                 // pair of n-tiles is tokens 8 (mat & 1) + 0..7 at d = 8 (2 m + (mat >> 1)) + 0..7
