@@ -12,7 +12,7 @@
 # table and the host-overhead loop; "others": the tool over the other bars' ops (paged_attention and SDPA,
 # random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; attention and paged_attention_prefill
 # (the tiled kernel) against SDPA, bf16; ~150 s). Logs under $OUT.
-# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|memcheck|bars|others
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|others
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
 # bench NAME SECONDS ARGS...: the comparison tool (every shape set) into $OUT/NAME.txt, its exit status and time
@@ -26,8 +26,8 @@ suite() {
   local t=$(date +%s) rc; timeout $1 python3 -m pytest -q test -p no:cacheprovider > $OUT/suite.txt 2>&1; rc=$?
   echo "suite rc $rc $(( $(date +%s) - t )) s: $(tail -1 $OUT/suite.txt)"; grep -E "^FAILED" $OUT/suite.txt | head; return $rc
 }
-memcheck() {
-  local t=$(date +%s) rc; timeout $1 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q test/test_ops*.py -p no:cacheprovider > /tmp/memcheck.txt 2>&1; rc=$?
+memcheck() {  # LIMIT [TEST FILES] (default: the op tests)
+  local t=$(date +%s) rc; timeout $1 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q ${2:-test/test_ops*.py} -p no:cacheprovider > /tmp/memcheck.txt 2>&1; rc=$?
   echo "memcheck rc $rc $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt
   grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt; return $rc
 }
@@ -37,6 +37,9 @@ if [ "$1" = check ]; then
 elif [ "$1" = suite ]; then
   suite 330
   exit
+elif [ "$1" = suite_attention ]; then  # the suite, then memcheck over the attention op tests only (a cold build fits)
+  suite 300; a=$?; memcheck 160 test/test_ops_attention.py; b=$?
+  exit $(( a || b ))
 elif [ "$1" = memcheck ]; then
   memcheck 330
   exit
@@ -49,7 +52,7 @@ elif [ "$1" = others ]; then
     $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt $OUT/bench_attention.txt
   exit 0
 elif [ "$1" != bars ]; then
-  echo "usage: bash benchmarks/gpu_verify.sh check|suite|memcheck|bars|others"; exit 2
+  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|others"; exit 2
 fi
 timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
 bench bench 330 --ops rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching,embedding \

@@ -1295,26 +1295,40 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // 192.0 us, paged_attention_prefill 4 x 1024 4682.2 -> 249.2 (SDPA 97.5 and 88.9).
 // On Hopper (a build with sm_90a) the same blocks take their products by wgmma (WG): a warpgroup's four
 // warps (64 rows) multiply together, Q from registers, keys and values read by the tensor cores from
-// shared memory as 16-byte columns (no swizzle), software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile
-// j's softmax while the latter runs) over four stages with the copies two tiles ahead. H200, the tool,
-// mma.sync form -> WG: attention 4096 607.7 -> 564.9 us, 2048 178.1 -> 171.4, prefill 1 x 4096 794.2 ->
-// 768.6 (SDPA 281.3, 98.3, 265.3); level (within 1-3%) at the smaller shapes. ncu (attention 4096): L2
-// throughput 73%, the top stall the copies' (L1TEX scoreboard, 40%): the keys and values every block
-// reads again from L2, not the tensor cores, now bound it (SDPA reads them by TMA).
+// shared memory under the 128-byte swizzle, software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile j's
+// softmax while the latter runs). Paged (WG 1): blocks of two warpgroups as above, four stages, the copies
+// two tiles ahead. Dense (WG 2): blocks of one warpgroup (16 rows of 4 heads, 32 of 2 or 64 of 1), two
+// blocks an SM (the one's softmax runs while the other's products do), three stages, the copies a tile
+// ahead. H100, bf16, 32/8 heads of 128, timed as the tool times, the mma.sync form -> WG with 16-byte
+// token columns unswizzled (34th session) -> swizzled (L2 tag requests 81% -> 25%: a copy's 16 lanes take
+// a token's whole row) -> the mask only where it reaches the rows, copy addresses and descriptors by
+// increments -> (dense) one warpgroup a block: attention 4096 607.3 -> 414.4 -> 373.6 -> 349.6 us (SDPA
+// 282.5), 2048 180.2 -> 130.5 -> 120.9 -> 114.5 (99.4), 1024 63.9 -> 49.7 -> 47.8 -> 45.0 (43.8);
+// paged_attention_prefill 1 x 4096 767.4 -> 630.8 -> 603.3 (SDPA 265.4; one warpgroup a block: 869.4),
+// 4 x 1024 242.2 -> 204.9 -> 198.9 (90.1; 286.0).
 constexpr int kFlashWarps = 8, kFlashKeys = 64;
 
 template <int D>
 constexpr int kFlashKRow = D * 2 + 64;
 template <int D>
 constexpr int kFlashVRow = D * 2 + 16;
-// WG (the wgmma form): a tile's keys, and its values, as 16-byte columns of its 64 tokens (the column of
-// head_dim elements 8 c .. 8 c + 7 at c * kFlashCol, token t at 16 t within it: both operands' core matrices,
-// 8 tokens x 16 bytes, on 128 bytes); a copy's 8 consecutive lanes take 8 consecutive tokens of a column.
-constexpr int kFlashCol = kFlashKeys * 16;
+// WG (the wgmma form): a tile's keys, and its values, as D / 64 halves of 64 tokens x 128 bytes (head_dim
+// elements 64 h .. 64 h + 63 of token t at h * kFlashHalf + 128 t), each 16-byte piece i of a row stored at
+// piece i ^ (t % 8) (the 128-byte swizzle, on 1024-byte-aligned atoms of 8 tokens); a copy's consecutive
+// lanes take a token's row.
+constexpr int kFlashHalf = kFlashKeys * 128;
 template <int D, int WG>
-constexpr int kFlashStage = WG ? 2 * (D / 8) * kFlashCol : kFlashKeys * (kFlashKRow<D> + kFlashVRow<D>);
+constexpr int kFlashStage = WG ? 2 * (D / 64) * kFlashHalf : kFlashKeys * (kFlashKRow<D> + kFlashVRow<D>);
+// warps a block, tiles the copies run ahead (WG 1, H200, 34th session: 3 ahead, attention 4096 564.9 ->
+// 598.1 us) and stages (WG: tiles j - 1 .. j + PF), shared memory (WG: 1024 more to align it)
+template <int WG>
+constexpr int kFlashW = WG == 2 ? 4 : kFlashWarps;
+template <int WG>
+constexpr int kFlashPF = WG == 1 ? 2 : 1;
+template <int WG>
+constexpr int kFlashNST = WG ? kFlashPF<WG> + 2 : kFlashPF<WG> + 1;
 template <int D, int WG>
-constexpr int kFlashSmem = (WG ? 4 : 2) * kFlashStage<D, WG> + (WG == 2 ? 1024 : 0);
+constexpr int kFlashSmem = kFlashNST<WG> * kFlashStage<D, WG> + (WG ? 1024 : 0);
 
 // 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
 __device__ __forceinline__ float fastExp2(float x) {
@@ -1338,21 +1352,19 @@ struct FlashTile {
 
 
 template <Mode M, typename T, int D, int G4, int WG>
-__global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+__global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                   const void *bt, const int4 *tiles, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
+    constexpr int W = kFlashW<WG>, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
     constexpr int RB = 16 * (W / G4);                  // rows a block
     constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
     constexpr int NS = kFlashKeys / 16;                // 16-token steps a tile
     constexpr float kLog2e = 1.4426950408889634f;
-    constexpr int KT = WG ? CPR * kFlashCol : kFlashKeys * KR, VT = WG ? KT : kFlashKeys * VR;  // bytes a stage
-    constexpr int PF = WG ? 2 : 1;             // the copies PF tiles ahead (WG, H200: 3 ahead, attention 4096 564.9 -> 598.1 us)
-    constexpr int NST = WG ? PF + 2 : PF + 1;  // stages (WG: tiles j - 1 .. j + PF)
+    constexpr int KT = WG ? (D / 64) * kFlashHalf : kFlashKeys * KR, VT = WG ? KT : kFlashKeys * VR;  // bytes a stage
+    constexpr int PF = kFlashPF<WG>, NST = kFlashNST<WG>;
     extern __shared__ __align__(128) unsigned char fsm[];
-    // [stage][64 rows], or WG 1 [stage][column][64 tokens], or WG 2 [stage][64-element half][64 tokens, swizzled]
-    // (its atoms on 1024 bytes)
-    unsigned char *ks = fsm + (WG == 2 ? (1024 - (smemAddr(fsm) & 1023)) & 1023 : 0), *vs = ks + NST * KT;
+    // [stage][64 rows], or WG [stage][64-element half][64 tokens, swizzled] (its atoms on 1024 bytes)
+    unsigned char *ks = fsm + (WG ? (1024 - (smemAddr(fsm) & 1023)) & 1023 : 0), *vs = ks + NST * KT;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
     FlashTile tl;
@@ -1376,7 +1388,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // past key_end: -1.
     const long long bt_row = static_cast<long long>(tl.seq) * p.bt_s0;
     const int tid = static_cast<int>(threadIdx.x);
-    const int ch = WG == 1 ? tid / 8 % CPR : tid % CPR, row0 = WG == 1 ? tid / (8 * CPR) * 8 + tid % 8 : tid / CPR;
+    const int ch = tid % CPR, row0 = tid / CPR;
     auto loadIds = [&](int j, long long (&ids)[NI]) {
         if constexpr (M == Mode::kPrefill) {
 #pragma unroll
@@ -1416,13 +1428,10 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                     vp = vc + blk * p.v_s0 + kvh * p.v_s1 + within * p.v_s2 + ch * 8;
                 }
             }
-            if constexpr (WG == 2) {
-                const int off = (ch / 8) * kFlashKeys * 128 + row * 128 + (((ch & 7) ^ (row & 7)) << 4);
+            if constexpr (WG != 0) {
+                const int off = (ch / 8) * kFlashHalf + row * 128 + (((ch & 7) ^ (row & 7)) << 4);
                 cpAsync16(smemAddr(ks + st * KT + off), kp, ok);
                 cpAsync16(smemAddr(vs + st * VT + off), vp, ok);
-            } else if constexpr (WG != 0) {
-                cpAsync16(smemAddr(ks + st * KT + ch * kFlashCol + row * 16), kp, ok);
-                cpAsync16(smemAddr(vs + st * VT + ch * kFlashCol + row * 16), vp, ok);
             } else {
                 cpAsync16(smemAddr(ks + (st * kFlashKeys + row) * KR + ch * 16), kp, ok);
                 cpAsync16(smemAddr(vs + (st * kFlashKeys + row) * VR + ch * 16), vp, ok);
@@ -1541,7 +1550,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         a[3] = packPair<T>(pr[1][2], pr[1][3]);
     };
     // the next tile's copies (into the stage read NST - 1 tiles ago) and the wait for tile j's; WG: the wait
-    // first, then the copies of tile j + 2 (so that the one barrier a tile also covers the stage they
+    // first, then the copies of tile j + PF (so that the one barrier a tile also covers the stage they
     // overwrite, whose values were last read by iteration j - 1's wgmma)
     auto nextTile = [&](int j) {
         if constexpr (WG != 0) {
@@ -1562,7 +1571,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     if constexpr (WG != 0) {
         // wgmma, software-pipelined: in iteration j the warpgroup issues S_j = Q K_j^T, then O += P_(j-1) V_(j-1),
         // and runs tile j's softmax while the latter is on the tensor cores; O is rescaled once it lands.
-        // Four stages: V_(j-1), K_j / V_j and the copies of tiles j + 1 and j + 2. Every warpgroup takes every
+        // Stages: V_(j-1), K_j / V_j and the copies of tiles j + 1 .. j + PF. Every warpgroup takes every
         // tile of the block (masked where past its rows): a wgmma in a branch is serialized by the compiler
         // (so is one whose descriptor or accumulators were written in a branch within its pipeline; without
         // that, the form was slower than mma.sync: 737 us at attention 4096).
@@ -1574,16 +1583,15 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         auto descs = [&](int jk, int jv) {
             const uint32_t kt = smemAddr(ks + (jk % NST) * KT), vt = smemAddr(vs + (jv % NST) * VT);
             // (an offset added to the start address field: shared addresses stay under its 256 KiB)
-            const uint64_t kd = WG == 2 ? wgmmaDesc(kt, 16, 1024, true) : wgmmaDesc(kt, kFlashCol, 128);
-            const uint64_t vd = WG == 2 ? wgmmaDesc(vt, kFlashKeys * 128, 1024, true) : wgmmaDesc(vt, 128, kFlashCol);
+            const uint64_t kd = wgmmaDesc(kt, 16, 1024, true), vd = wgmmaDesc(vt, kFlashHalf, 1024, true);
 #pragma unroll
             for (int kk = 0; kk < D / 16; ++kk) {
-                dk[kk] = kd + ((WG == 2 ? kk / 4 * kFlashKeys * 128 + kk % 4 * 32 : 2 * kk * kFlashCol) >> 4);
+                dk[kk] = kd + ((kk / 4 * kFlashHalf + kk % 4 * 32) >> 4);  // (k-step kk: 32 bytes into a row)
                 wgmmaHold(dk[kk]);
             }
 #pragma unroll
             for (int st = 0; st < NS; ++st) {
-                dv[st] = vd + ((WG == 2 ? st * 16 * 128 : st * 256) >> 4);
+                dv[st] = vd + ((st * 16 * 128) >> 4);
                 wgmmaHold(dv[st]);
             }
         };
@@ -1748,13 +1756,13 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     if (!alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2, p.q_row, p.q_head, p.o_row, p.o_head}, 8)) return false;
     if (p.rows >= (1LL << 30) || p.max_tokens >= (1LL << 30) || p.pos + p.rows >= (1LL << 30)) return false;
     if (M == Mode::kPrefill && p.block_size <= 0) return false;
-    const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1), rb = 16 * (kFlashWarps / G4);
+    const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1), rb = 16 * (kFlashW<2> / G4);  // (the fewest rows a block)
     // row tiles (the grid's y): prefill's at most one more a sequence than rows / rb
     const long long cap = M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
     const bool bf = dtype == INFINI_DTYPE_BF16;
-    *launch = [p, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
+    *launch = [p, G4, bf](const LaunchArgs &a) -> infiniStatus_t {
         const bool wg = flashWgmma();
         auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
             using T = typename decltype(ttag)::type;
@@ -1762,7 +1770,9 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             constexpr int WW = decltype(wtag)::value;
             auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
-            allowance.ensure(kern, kFlashSmem<DD, WW>);  // (if refused, the launch reports it)
+            allowance.ensure(kern, kFlashSmem<DD, WW>, WW == 2 ? 100 : -1);  // (if refused, the launch reports it)
+            const int rbw = 16 * (kFlashW<WW> / GG);
+            const long long capw = M == Mode::kPrefill ? p.rows / rbw + p.seqs + 1 : (p.rows + rbw - 1) / rbw;
             const int4 *tiles = nullptr;
             const void *bt = nullptr;
             T *out = static_cast<T *>(a.data[0]);
@@ -1773,21 +1783,20 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[3]);
                 bt = a.data[4];
                 int4 *tl = static_cast<int4 *>(a.workspace);
-                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, static_cast<int>(cap), tl, a.err);
+                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rbw, static_cast<int>(capw), tl, a.err);
                 tiles = tl;
             } else {
                 q = static_cast<const T *>(a.data[3]);
                 kc = static_cast<const T *>(a.data[1]);
                 vc = static_cast<const T *>(a.data[2]);
             }
-            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-            kern<<<grid, kFlashWarps * 32, kFlashSmem<DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
+            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(capw));
+            kern<<<grid, kFlashW<WW> * 32, kFlashSmem<DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
-            const char *e = getenv("INFINI_FLASH_SW");  // (temporary A/B knob)
-            if (wg && (!e || e[0] != '0')) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
-            else if (wg) run(ttag, dtag, gtag, std::integral_constant<int, 1>{});
-            else run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
+            if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
+            else if constexpr (M == Mode::kDense) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
+            else run(ttag, dtag, gtag, std::integral_constant<int, 1>{});
         };
         auto byG = [&](auto ttag, auto dtag) {
             if (G4 == 4) byW(ttag, dtag, std::integral_constant<int, 4>{});

@@ -415,11 +415,12 @@ inline void launchDependent(void (*kern)(P...), dim3 grid, int threads, size_t s
 // device, so a launch site keeps one SmemAllowance per kernel (a function-local static) and asks it
 // before each launch: the attribute is set the first time on each device, after that it costs a
 // cudaGetDevice and a bit test. False when the device refuses (its error cleared, so that the next
-// launch's check does not report it).
+// launch's check does not report it). carveout >= 0: the kernel's preferred shared-memory carveout (percent of
+// the unified L1/shared memory), set with it (so that several of its blocks fit an SM).
 class SmemAllowance {
   public:
     template <typename K>
-    bool ensure(K *kern, int bytes) {
+    bool ensure(K *kern, int bytes, int carveout = -1) {
         int dev = 0;
         if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
             cudaGetLastError();
@@ -427,7 +428,8 @@ class SmemAllowance {
         }
         const unsigned long long bit = 1ULL << dev;
         if (done_.load(std::memory_order_acquire) & bit) return true;
-        if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess) {
+        if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess ||
+            (carveout >= 0 && cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, carveout) != cudaSuccess)) {
             cudaGetLastError();
             return false;
         }
