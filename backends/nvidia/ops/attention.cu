@@ -1197,12 +1197,12 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
 // ---- wgmma (Hopper, the sm_90a target): a warpgroup's D[64 x N] (+)= A[64 x 16] B[16 x N] ----
 // A from registers (each warp its 16 rows, fragments as mma.m16n8k16's), B from shared memory by its
 // descriptor, f32 accumulators laid out as mma.m16n8k16's C over N / 8 column tiles (d[4 j .. 4 j + 3]).
-// A no-swizzle shared-memory operand: 8 x 16-byte core matrices, lbo apart along K, sbo apart along M/N.
-// SW: the 128-byte swizzle (16-byte piece i of a 128-byte row r of an 8-row, 1024-byte-aligned atom stored at
-// piece i ^ (r % 8)): lbo then the stride between 64-element atoms along M/N (N-major), unused for K-major.
-__device__ __forceinline__ uint64_t wgmmaDesc(uint32_t addr, uint32_t lbo, uint32_t sbo, bool sw = false) {
+// A shared-memory operand under the 128-byte swizzle: rows of 128 bytes in 8-row, 1024-byte-aligned atoms, the
+// 16-byte piece i of row r stored at piece i ^ (r % 8); sbo: the stride between 8-row groups, lbo: between
+// 64-element atoms along M/N (N-major; unused for K-major).
+__device__ __forceinline__ uint64_t wgmmaDesc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
     return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) | (static_cast<uint64_t>(sbo >> 4) << 32) |
-           (sw ? 1ull << 62 : 0ull);
+           (1ull << 62);
 }
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -1402,7 +1402,8 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
     // tile j's keys and values of tokens [64 j, 64 j + 64) into stage st; past key_end or a bad block (reported
     // once a row, by its first piece's thread): zeros
     // (dense: the thread's first piece's addresses in tile 0, stepped by pointer increments)
-    const T *kb = kc + kvh * p.k_s0 + row0 * p.k_s1 + ch * 8, *vb = vc + kvh * p.v_s0 + row0 * p.v_s1 + ch * 8;
+    const T *kb = M == Mode::kDense ? kc + kvh * p.k_s0 + row0 * p.k_s1 + ch * 8 : kc;
+    const T *vb = M == Mode::kDense ? vc + kvh * p.v_s0 + row0 * p.v_s1 + ch * 8 : vc;
     const long long k_step = (W * 32 / CPR) * p.k_s1, v_step = (W * 32 / CPR) * p.v_s1;
     auto issue = [&](int j, int st, const long long (&ids)[NI]) {
         const T *kj = kb + static_cast<long long>(j * kFlashKeys) * p.k_s1, *vj = vb + static_cast<long long>(j * kFlashKeys) * p.v_s1;
@@ -1583,7 +1584,7 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
         auto descs = [&](int jk, int jv) {
             const uint32_t kt = smemAddr(ks + (jk % NST) * KT), vt = smemAddr(vs + (jv % NST) * VT);
             // (an offset added to the start address field: shared addresses stay under its 256 KiB)
-            const uint64_t kd = wgmmaDesc(kt, 16, 1024, true), vd = wgmmaDesc(vt, kFlashHalf, 1024, true);
+            const uint64_t kd = wgmmaDesc(kt, 16, 1024), vd = wgmmaDesc(vt, kFlashHalf, 1024);
 #pragma unroll
             for (int kk = 0; kk < D / 16; ++kk) {
                 dk[kk] = kd + ((kk / 4 * kFlashHalf + kk % 4 * 32) >> 4);  // (k-step kk: 32 bytes into a row)
@@ -1747,6 +1748,13 @@ inline bool flashWgmma() {
 #endif
 }
 
+// The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
+// rows / rb (flashTilesKernel lists them), attention's rows / rb rounded up.
+template <Mode M>
+long long flashRowTiles(const AttnParams &p, int rb) {
+    return M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
+}
+
 // The tiled kernel's plan for paged_attention_prefill (M = kPrefill) and attention (kDense), or false
 // when the dtype, head_dim, alibi or strides are not its own; ws: the tile list's bytes (prefill).
 template <Mode M>
@@ -1756,9 +1764,8 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     if (!alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2, p.q_row, p.q_head, p.o_row, p.o_head}, 8)) return false;
     if (p.rows >= (1LL << 30) || p.max_tokens >= (1LL << 30) || p.pos + p.rows >= (1LL << 30)) return false;
     if (M == Mode::kPrefill && p.block_size <= 0) return false;
-    const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1), rb = 16 * (kFlashW<2> / G4);  // (the fewest rows a block)
-    // row tiles (the grid's y): prefill's at most one more a sequence than rows / rb
-    const long long cap = M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
+    const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1);
+    const long long cap = flashRowTiles<M>(p, 16 * (kFlashW<2> / G4));  // (the fewest rows a block: the most tiles)
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
     const bool bf = dtype == INFINI_DTYPE_BF16;
@@ -1772,7 +1779,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             static SmemAllowance allowance;
             allowance.ensure(kern, kFlashSmem<DD, WW>, WW == 2 ? 100 : -1);  // (if refused, the launch reports it)
             const int rbw = 16 * (kFlashW<WW> / GG);
-            const long long capw = M == Mode::kPrefill ? p.rows / rbw + p.seqs + 1 : (p.rows + rbw - 1) / rbw;
+            const long long capw = flashRowTiles<M>(p, rbw);
             const int4 *tiles = nullptr;
             const void *bt = nullptr;
             T *out = static_cast<T *>(a.data[0]);
