@@ -1327,8 +1327,10 @@ template <int WG>
 constexpr int kFlashPF = WG == 1 ? 2 : 1;
 template <int WG>
 constexpr int kFlashNST = WG ? kFlashPF<WG> + 2 : kFlashPF<WG> + 1;
+// paged: the copies' offset table (two tiles of 64 tokens, a key and a value offset each)
+constexpr int kFlashOffs = 2 * kFlashKeys * 16;
 template <int D, int WG>
-constexpr int kFlashSmem = kFlashNST<WG> * kFlashStage<D, WG> + (WG ? 1024 : 0);
+constexpr int kFlashSmem = kFlashNST<WG> * kFlashStage<D, WG> + kFlashOffs + (WG ? 1024 : 0);
 
 // 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
 __device__ __forceinline__ float fastExp2(float x) {
@@ -1383,51 +1385,69 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
     const long long kvh = blockIdx.x / hpb, head = kvh * p.group + (blockIdx.x % hpb) * G4 + warp % G4;
     const int wr0 = 16 * (warp / G4), wn = max(0, min(16, tl.nr - wr0));  // the warp's rows in the tile
     const int key_end = tl.qpos0 >= 0 ? tl.qpos0 + tl.nr : 0, ntiles = (key_end + kFlashKeys - 1) / kFlashKeys;
-    // Paged: the block-table entries of the thread's rows of tile j (row = threadIdx / CPR + i * W * 32 / CPR),
-    // read a tile ahead of their copies and checked only there (so that no branch waits on the loads); rows
-    // past key_end: -1.
+    // Paged: the copies read their rows' offsets from a table in shared memory (two tiles' worth, alternating),
+    // written by threads 0..63 a token each (block * s0 + row within the block * s2 for keys and values; -1 past
+    // key_end or for a bad block, which the thread reports) from the block-table entry it read a tile before;
+    // each table is written after a barrier that follows the last copy reading its buffer, and read after a
+    // barrier that follows its writing. (With the entries read and the 64-bit addresses made by every copying
+    // thread, blocks of one warpgroup were 45% slower than of two: 869 vs 601 us at 1 x 4096, H100.)
     const long long bt_row = static_cast<long long>(tl.seq) * p.bt_s0;
     const int tid = static_cast<int>(threadIdx.x);
     const int ch = tid % CPR, row0 = tid / CPR;
-    auto loadIds = [&](int j, long long (&ids)[NI]) {
+    constexpr int RS = W * 32 / CPR;  // rows between a thread's pieces
+    longlong2 *offs = reinterpret_cast<longlong2 *>(vs + NST * VT);
+    long long blk_next = -1;
+    auto loadId = [&](int j) {  // the block-table entry of token j * 64 + tid (threads 0..63)
         if constexpr (M == Mode::kPrefill) {
-#pragma unroll
-            for (int i = 0; i < NI; ++i) {
-                const int t = j * kFlashKeys + row0 + i * (W * 32 / CPR);
+            const int t = j * kFlashKeys + tid;
+            if (tid < kFlashKeys && t < key_end) {
                 const long long pg = p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
-                ids[i] = t < key_end ? readIndex(bt, p.bt64, bt_row + pg * p.bt_s1) : -1;
+                blk_next = readIndex(bt, p.bt64, bt_row + pg * p.bt_s1);
             }
         }
     };
-    // tile j's keys and values of tokens [64 j, 64 j + 64) into stage st; past key_end or a bad block (reported
-    // once a row, by its first piece's thread): zeros
-    // (dense: the thread's first piece's addresses in tile 0, stepped by pointer increments)
-    const T *kb = M == Mode::kDense ? kc + kvh * p.k_s0 + row0 * p.k_s1 + ch * 8 : kc;
-    const T *vb = M == Mode::kDense ? vc + kvh * p.v_s0 + row0 * p.v_s1 + ch * 8 : vc;
-    const long long k_step = (W * 32 / CPR) * p.k_s1, v_step = (W * 32 / CPR) * p.v_s1;
-    auto issue = [&](int j, int st, const long long (&ids)[NI]) {
+    auto writeOffs = [&](int j) {  // tile j's table from loadId(j)'s entry
+        if constexpr (M == Mode::kPrefill) {
+            const int t = j * kFlashKeys + tid;
+            if (tid < kFlashKeys) {
+                long long ko = -1, vo = -1;
+                if (t < key_end) {
+                    if (blk_next < 0 || blk_next >= p.num_blocks) {
+                        reportError(err, kErrIndex, p.op, kArgBlockTables, blk_next, p.num_blocks);
+                    } else {
+                        const long long within = p.block_shift >= 0 ? (t & (static_cast<int>(p.block_size) - 1)) : t % p.block_size;
+                        ko = blk_next * p.k_s0 + within * p.k_s2;
+                        vo = blk_next * p.v_s0 + within * p.v_s2;
+                    }
+                }
+                offs[(j & 1) * kFlashKeys + tid] = make_longlong2(ko, vo);
+            }
+        }
+    };
+    // tile j's keys and values of tokens [64 j, 64 j + 64) into stage st; past key_end or a bad block: zeros.
+    // The thread's pieces: rows row0 + RS i, 16 bytes at element 8 ch (dense: its first piece's addresses in
+    // tile 0, stepped by pointer increments; paged: its head's and piece's part, plus the row's offsets)
+    const T *kb = M == Mode::kDense ? kc + kvh * p.k_s0 + row0 * p.k_s1 + ch * 8 : kc + kvh * p.k_s1 + ch * 8;
+    const T *vb = M == Mode::kDense ? vc + kvh * p.v_s0 + row0 * p.v_s1 + ch * 8 : vc + kvh * p.v_s1 + ch * 8;
+    const long long k_step = RS * p.k_s1, v_step = RS * p.v_s1;
+    auto issue = [&](int j, int st) {
         const T *kj = kb + static_cast<long long>(j * kFlashKeys) * p.k_s1, *vj = vb + static_cast<long long>(j * kFlashKeys) * p.v_s1;
 #pragma unroll
         for (int i = 0; i < NI; ++i) {
-            const int row = row0 + i * (W * 32 / CPR), t = j * kFlashKeys + row;
-            bool ok = t < key_end;
-            const T *kp = kc, *vp = vc;
+            const int row = row0 + i * RS;
+            bool ok;
+            const T *kp, *vp;
             if constexpr (M == Mode::kDense) {
+                ok = j * kFlashKeys + row < key_end;
                 kp = ok ? kj : kc;
                 vp = ok ? vj : vc;
                 kj += k_step;
                 vj += v_step;
             } else {
-                const long long blk = ids[i];
-                if (ok && (blk < 0 || blk >= p.num_blocks)) {
-                    if (ch == 0) reportError(err, kErrIndex, p.op, kArgBlockTables, blk, p.num_blocks);
-                    ok = false;
-                }
-                if (ok) {
-                    const int within = p.block_shift >= 0 ? (t & (static_cast<int>(p.block_size) - 1)) : static_cast<int>(t % p.block_size);
-                    kp = kc + blk * p.k_s0 + kvh * p.k_s1 + within * p.k_s2 + ch * 8;
-                    vp = vc + blk * p.v_s0 + kvh * p.v_s1 + within * p.v_s2 + ch * 8;
-                }
+                const longlong2 o = offs[(j & 1) * kFlashKeys + row];
+                ok = o.x >= 0;
+                kp = ok ? kb + o.x : kc;
+                vp = ok ? vb + o.y : vc;
             }
             if constexpr (WG != 0) {
                 const int off = (ch / 8) * kFlashHalf + row * 128 + (((ch & 7) ^ (row & 7)) << 4);
@@ -1439,18 +1459,24 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
             }
         }
     };
-    long long ids[NI];
-    if (ntiles > 0) {
-        loadIds(0, ids);
-        issue(0, 0, ids);
-    }
-    cpAsyncCommit();
-    if (ntiles > 1) loadIds(1, ids);
+    // the first PF tiles' copies (paged: each after its table and a barrier; the table of tile PF written, and
+    // a barrier, before the loop, whose first iteration may copy it before any barrier of its own)
+    constexpr bool kPaged = M == Mode::kPrefill;
+    if (kPaged) loadId(0);
 #pragma unroll
-    for (int t = 1; t < PF; ++t) {
-        if (ntiles > t) issue(t, t, ids);
+    for (int t = 0; t < PF; ++t) {
+        if (kPaged) {
+            if (ntiles > t) writeOffs(t);
+            __syncthreads();
+        }
+        if (ntiles > t) issue(t, t);
         cpAsyncCommit();
-        if (ntiles > t + 1) loadIds(t + 1, ids);
+        if (kPaged && ntiles > t + 1) loadId(t + 1);
+    }
+    if (kPaged) {
+        if (ntiles > PF) writeOffs(PF);
+        if (ntiles > PF + 1) loadId(PF + 1);
+        __syncthreads();
     }
     // the warp's query fragments (rows g and g + 8; pieces at d = 32 jj + 8 c), zeros past its rows; WG: as
     // stored, qf[k-step][rows g, g + 8 at d = 16 ks + 2 c; the same at d + 8]
@@ -1558,13 +1584,15 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
             cpAsyncWait<PF - 1>();  // tile j is in (later ones may not be)
             fenceProxyAsync();      // (the tensor cores read it next)
             __syncthreads();
-            if (j + PF < ntiles) issue(j + PF, (j + PF) % NST, ids);
+            if (j + PF < ntiles) issue(j + PF, (j + PF) % NST);
             cpAsyncCommit();
-            if (j + PF + 1 < ntiles) loadIds(j + PF + 1, ids);
+            if (j + PF + 1 < ntiles) writeOffs(j + PF + 1);
+            if (j + PF + 2 < ntiles) loadId(j + PF + 2);
         } else {
-            if (j + 1 < ntiles) issue(j + 1, (j + 1) % NST, ids);
+            if (j + 1 < ntiles) issue(j + 1, (j + 1) % NST);
             cpAsyncCommit();
-            if (j + 2 < ntiles) loadIds(j + 2, ids);
+            if (j + 2 < ntiles) writeOffs(j + 2);
+            if (j + 3 < ntiles) loadId(j + 3);
             cpAsyncWait<1>();  // tile j is in
             __syncthreads();
         }
@@ -1748,6 +1776,12 @@ inline bool flashWgmma() {
 #endif
 }
 
+// (temporary A/B knob) INFINI_FLASH_PWG=1: the paged prefill's blocks of two warpgroups
+inline int flashPagedWG() {
+    static const int v = [] { const char *e = std::getenv("INFINI_FLASH_PWG"); return e && std::atoi(e) == 1 ? 1 : 2; }();
+    return v;
+}
+
 // The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
 // rows / rb (flashTilesKernel lists them), attention's rows / rb rounded up.
 template <Mode M>
@@ -1803,6 +1837,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
             else if constexpr (M == Mode::kDense) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
+            else if (flashPagedWG() == 2) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
             else run(ttag, dtag, gtag, std::integral_constant<int, 1>{});
         };
         auto byG = [&](auto ttag, auto dtag) {
