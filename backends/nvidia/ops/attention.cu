@@ -1778,8 +1778,8 @@ inline bool flashWgmma() {
 
 // (temporary A/B knob) INFINI_FLASH_PWG=1: the paged prefill's blocks of two warpgroups
 inline int flashPagedWG() {
-    static const int v = [] { const char *e = std::getenv("INFINI_FLASH_PWG"); return e && std::atoi(e) == 1 ? 1 : 2; }();
-    return v;
+    const char *e = std::getenv("INFINI_FLASH_PWG");  // (read at each launch: ab_events.py sets it between calls)
+    return e && std::atoi(e) == 1 ? 1 : 2;
 }
 
 // The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
