@@ -1305,7 +1305,10 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // increments -> (dense) one warpgroup a block: attention 4096 607.3 -> 414.4 -> 373.6 -> 349.6 us (SDPA
 // 282.5), 2048 180.2 -> 130.5 -> 120.9 -> 114.5 (99.4), 1024 63.9 -> 49.7 -> 47.8 -> 45.0 (43.8);
 // paged_attention_prefill 1 x 4096 767.4 -> 630.8 -> 603.3 (SDPA 265.4; one warpgroup a block: 869.4),
-// 4 x 1024 242.2 -> 204.9 -> 198.9 (90.1; 286.0).
+// 4 x 1024 242.2 -> 204.9 -> 198.9 (90.1; 286.0). The paged copies then took their rows' offsets from a
+// table in shared memory that 64 threads write a tile ahead (each copying thread had read the block table and
+// made 64-bit addresses itself): H200, 1 x 4096 606.0 -> 408.4 us, 2 x 2048 331.8 -> 236.2, 4 x 1024 196.0 ->
+// 152.4 (SDPA 263.9, 150.4, 89.6); one warpgroup a block with the table: 507.3, 278.6, 165.4.
 constexpr int kFlashWarps = 8, kFlashKeys = 64;
 
 template <int D>
@@ -1770,16 +1773,12 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
 // only on compute capability 9.x (else the mma.sync form).
 inline bool flashWgmma() {
 #if defined(INFINI_SM90A)
+    const char *e = std::getenv("INFINI_FLASH_WG");  // (temporary test knob: 0 runs the mma.sync form)
+    if (e && std::atoi(e) == 0) return false;
     return clustersAvailable();  // (9.0+)
 #else
     return false;
 #endif
-}
-
-// (temporary A/B knob) INFINI_FLASH_PWG=1: the paged prefill's blocks of two warpgroups
-inline int flashPagedWG() {
-    const char *e = std::getenv("INFINI_FLASH_PWG");  // (read at each launch: ab_events.py sets it between calls)
-    return e && std::atoi(e) == 1 ? 1 : 2;
 }
 
 // The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
@@ -1837,7 +1836,6 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
             else if constexpr (M == Mode::kDense) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
-            else if (flashPagedWG() == 2) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
             else run(ttag, dtag, gtag, std::integral_constant<int, 1>{});
         };
         auto byG = [&](auto ttag, auto dtag) {
