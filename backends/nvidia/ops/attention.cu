@@ -1773,8 +1773,6 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
 // only on compute capability 9.x (else the mma.sync form).
 inline bool flashWgmma() {
 #if defined(INFINI_SM90A)
-    const char *e = std::getenv("INFINI_FLASH_WG");  // (temporary test knob: 0 runs the mma.sync form)
-    if (e && std::atoi(e) == 0) return false;
     return clustersAvailable();  // (9.0+)
 #else
     return false;
