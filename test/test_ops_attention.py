@@ -286,13 +286,15 @@ def test_paged_attention_prefill_long(device, dtype, heads, kv_heads, d, block_s
     assert torch.equal(qd.cpu(), q)
 
 
-# Short calls (on the GPU: the decode kernels where the cache's rows come in whole pages of 16 or 8 - max_seq
-# 16, 512, 2048 and 24 below - else the general kernel) and 16+ rows (the tiled kernel), at position 0 and after
-# history.
+# Short calls (on the GPU: the decode kernels where the pages of 16 or 8 of the cache's rows that the call reads
+# lie inside the cache - max_seq = pos + seq + 3 below: all but (2040, 2), whose keys end 3 rows short of a page
+# that would pass the cache's end - else the general kernel) and 16+ rows (the tiled kernel), at position 0 and
+# after history.
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("heads, kv_heads, d", [(4, 4, 64), (8, 2, 128), (4, 1, 256), (6, 3, 64)])
-@pytest.mark.parametrize("pos, seq", [(0, 7), (5, 1), (9, 4), (500, 9), (2044, 1), (13, 8), (0, 150), (37, 100), (5, 16)])
+@pytest.mark.parametrize("pos, seq", [(0, 7), (5, 1), (9, 4), (500, 9), (2044, 1), (2046, 1), (2040, 2), (13, 8), (0, 150),
+                                      (37, 100), (5, 16)])
 def test_attention_with_cache(device, dtype, heads, kv_heads, d, pos, seq):
     max_seq = pos + seq + 3
     q = torch.randn(heads, seq, d).to(dtype)

@@ -1894,7 +1894,10 @@ const int *iotaOn(int dev) {
 // The plan for attention's params p (dense cache kc / vc), or false where the fast path does not take it.
 bool makeDenseDecode(AttnParams p, const Layout &kc, const Layout &vc, infiniDtype_t dtype, Made *made) {
     const long long max_seq = static_cast<long long>(kc.shape[1]);
-    const int B = max_seq % 16 == 0 ? 16 : (max_seq % 8 == 0 ? 8 : 0);  // (pages wholly inside the cache)
+    // pages of 16 or 8 tokens along the cache's rows: the kernel reads whole pages, so those the call reads
+    // (its keys [0, pos + rows) rounded up to a page) must lie inside them
+    auto fits = [&](long long b) { return (p.pos + p.rows + b - 1) / b * b <= max_seq; };
+    const int B = fits(16) ? 16 : (fits(8) ? 8 : 0);
     if (B == 0 || p.rows >= 16 || p.rows == 0 || p.pos + p.rows + 1 > kIotaCount || max_seq / B > kIotaCount) return false;
     p.k_s0 = B * kc.strides[1];
     p.k_s1 = kc.strides[0];
