@@ -1330,10 +1330,10 @@ template <int WG>
 constexpr int kFlashPF = WG == 1 ? 2 : 1;
 template <int WG>
 constexpr int kFlashNST = WG ? kFlashPF<WG> + 2 : kFlashPF<WG> + 1;
-// paged: the copies' offset table (two tiles of 64 tokens, a key and a value offset each)
+// paged: the copies' offset table (two tiles of 64 tokens, a key and a value offset each), after the stages
 constexpr int kFlashOffs = 2 * kFlashKeys * 16;
-template <int D, int WG>
-constexpr int kFlashSmem = kFlashNST<WG> * kFlashStage<D, WG> + kFlashOffs + (WG ? 1024 : 0);
+template <Mode M, int D, int WG>
+constexpr int kFlashSmem = kFlashNST<WG> * kFlashStage<D, WG> + (M == Mode::kPrefill ? kFlashOffs : 0) + (WG ? 1024 : 0);
 
 // 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
 __device__ __forceinline__ float fastExp2(float x) {
@@ -1398,7 +1398,7 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
     const int tid = static_cast<int>(threadIdx.x);
     const int ch = tid % CPR, row0 = tid / CPR;
     constexpr int RS = W * 32 / CPR;  // rows between a thread's pieces
-    longlong2 *offs = reinterpret_cast<longlong2 *>(vs + NST * VT);
+    longlong2 *offs = reinterpret_cast<longlong2 *>(vs + NST * VT);  // (paged only: kFlashSmem reserves it there)
     long long blk_next = -1;
     auto loadId = [&](int j) {  // the block-table entry of token j * 64 + tid (threads 0..63)
         if constexpr (M == Mode::kPrefill) {
@@ -1808,7 +1808,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             constexpr int WW = decltype(wtag)::value;
             auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
-            allowance.ensure(kern, kFlashSmem<DD, WW>, WW == 2 ? 100 : -1);  // (if refused, the launch reports it)
+            allowance.ensure(kern, kFlashSmem<M, DD, WW>, WW == 2 ? 100 : -1);  // (if refused, the launch reports it)
             const int rbw = 16 * (kFlashW<WW> / GG);
             const long long capw = flashRowTiles<M>(p, rbw);
             const int4 *tiles = nullptr;
@@ -1829,7 +1829,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[2]);
             }
             dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(capw));
-            kern<<<grid, kFlashW<WW> * 32, kFlashSmem<DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
+            kern<<<grid, kFlashW<WW> * 32, kFlashSmem<M, DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
