@@ -1296,10 +1296,11 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // On Hopper (a build with sm_90a) the same blocks take their products by wgmma (WG): a warpgroup's four
 // warps (64 rows) multiply together, Q from registers, keys and values read by the tensor cores from
 // shared memory under the 128-byte swizzle, software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile j's
-// softmax while the latter runs). Paged (WG 1): blocks of two warpgroups as above, four stages, the copies
-// two tiles ahead. Dense (WG 2): blocks of one warpgroup (16 rows of 4 heads, 32 of 2 or 64 of 1), two
-// blocks an SM (the one's softmax runs while the other's products do), three stages, the copies a tile
-// ahead. H100, bf16, 32/8 heads of 128, timed as the tool times, the mma.sync form -> WG with 16-byte
+// softmax while the latter runs), blocks of two warpgroups, four stages, the copies two tiles ahead.
+// Paged (WG 1): the warpgroups in lockstep, a __syncthreads a tile. Dense (WG 2): the warpgroups decoupled,
+// each stage's copies tracked by a "full" mbarrier (every thread's cp.async arrives on it), its reuse by an
+// "empty" one (every thread arrives once its warpgroup's products reading the stage have landed), so that
+// the one's softmax runs under the other's products. H100, bf16, 32/8 heads of 128, timed as the tool times, the mma.sync form -> WG with 16-byte
 // token columns unswizzled (34th session) -> swizzled (L2 tag requests 81% -> 25%: a copy's 16 lanes take
 // a token's whole row) -> the mask only where it reaches the rows, copy addresses and descriptors by
 // increments -> (dense) one warpgroup a block: attention 4096 607.3 -> 414.4 -> 373.6 -> 349.6 us (SDPA
@@ -1308,7 +1309,12 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // 4 x 1024 242.2 -> 204.9 -> 198.9 (90.1; 286.0). The paged copies then took their rows' offsets from a
 // table in shared memory that 64 threads write a tile ahead (each copying thread had read the block table and
 // made 64-bit addresses itself): H200, 1 x 4096 606.0 -> 408.4 us, 2 x 2048 331.8 -> 236.2, 4 x 1024 196.0 ->
-// 152.4 (SDPA 263.9, 150.4, 89.6); one warpgroup a block with the table: 507.3, 278.6, 165.4.
+// 152.4 (SDPA 263.9, 150.4, 89.6); one warpgroup a block with the table: 507.3, 278.6, 165.4. Dense, one
+// warpgroup a block (two blocks an SM, which read every tile twice from L2) -> two decoupled (37th session,
+// H100): attention 4096 351.9 -> 334.7 us (SDPA 282.1), 2048 115.2 -> 111.4 (100.1), 1024 45.6 -> 45.2
+// (44.2); the paged prefill decoupled (its offset table a warpgroup's own, behind a named barrier) lost:
+// 1 x 4096 411.7 -> 448.1, 4 x 1024 151.9 -> 160.2; with FA3's ping-pong (the warpgroups taking turns to
+// issue their products) both lost (437.2; attention 4096 348.7).
 constexpr int kFlashWarps = 8, kFlashKeys = 64;
 
 template <int D>
@@ -1322,18 +1328,17 @@ constexpr int kFlashVRow = D * 2 + 16;
 constexpr int kFlashHalf = kFlashKeys * 128;
 template <int D, int WG>
 constexpr int kFlashStage = WG ? 2 * (D / 64) * kFlashHalf : kFlashKeys * (kFlashKRow<D> + kFlashVRow<D>);
-// warps a block, tiles the copies run ahead (WG 1, H200, 34th session: 3 ahead, attention 4096 564.9 ->
-// 598.1 us) and stages (WG: tiles j - 1 .. j + PF), shared memory (WG: 1024 more to align it)
+// tiles the copies run ahead (WG 1, H200, 34th session: 3 ahead, attention 4096 564.9 -> 598.1 us) and
+// stages (WG: tiles j - 1 .. j + PF), shared memory (WG: 1024 more to align it; WG 2: its mbarriers)
 template <int WG>
-constexpr int kFlashW = WG == 2 ? 4 : kFlashWarps;
-template <int WG>
-constexpr int kFlashPF = WG == 1 ? 2 : 1;
+constexpr int kFlashPF = WG ? 2 : 1;
 template <int WG>
 constexpr int kFlashNST = WG ? kFlashPF<WG> + 2 : kFlashPF<WG> + 1;
 // paged: the copies' offset table (two tiles of 64 tokens, a key and a value offset each), after the stages
 constexpr int kFlashOffs = 2 * kFlashKeys * 16;
 template <Mode M, int D, int WG>
-constexpr int kFlashSmem = kFlashNST<WG> * kFlashStage<D, WG> + (M == Mode::kPrefill ? kFlashOffs : 0) + (WG ? 1024 : 0);
+constexpr int kFlashSmem = kFlashNST<WG> * kFlashStage<D, WG> + (M == Mode::kPrefill ? kFlashOffs : 0) + (WG ? 1024 : 0) +
+                           (WG == 2 ? 2 * kFlashNST<WG> * 8 : 0);
 
 // 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
 __device__ __forceinline__ float fastExp2(float x) {
@@ -1348,6 +1353,23 @@ __device__ __forceinline__ void cpAsync16(uint32_t dst, const void *src, bool ok
 __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+// An mbarrier of n arrivals a phase; an arrival; the thread's cp.async so far, counted as one arrival once
+// they complete (noinc: n counts it)
+__device__ __forceinline__ void mbarInitN(uint32_t bar, int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(n) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbarArrive(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+#endif
+}
+__device__ __forceinline__ void cpAsyncArrive(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+#endif
+}
 
 // A block's rows: sequence, first row, row count and the first row's position (-1: none of the
 // sequence's keys, the rows are written as zeros: a bad sequence, which flashTilesKernel reports).
@@ -1357,10 +1379,10 @@ struct FlashTile {
 
 
 template <Mode M, typename T, int D, int G4, int WG>
-__global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+__global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                   const void *bt, const int4 *tiles, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    constexpr int W = kFlashW<WG>, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
+    constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
     constexpr int RB = 16 * (W / G4);                  // rows a block
     constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
     constexpr int NS = kFlashKeys / 16;                // 16-token steps a tile
@@ -1370,6 +1392,10 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
     extern __shared__ __align__(128) unsigned char fsm[];
     // [stage][64 rows], or WG [stage][64-element half][64 tokens, swizzled] (its atoms on 1024 bytes)
     unsigned char *ks = fsm + (WG ? (1024 - (smemAddr(fsm) & 1023)) & 1023 : 0), *vs = ks + NST * KT;
+    // WG 2 (dense only): the stages' full and empty mbarriers, after the stages
+    constexpr bool kMB = WG == 2;
+    static_assert(!kMB || M == Mode::kDense, "the decoupled form is dense attention's");
+    const uint32_t full0 = smemAddr(vs + NST * VT), empty0 = full0 + 8 * NST;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
     FlashTile tl;
@@ -1465,6 +1491,16 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
     // the first PF tiles' copies (paged: each after its table and a barrier; the table of tile PF written, and
     // a barrier, before the loop, whose first iteration may copy it before any barrier of its own)
     constexpr bool kPaged = M == Mode::kPrefill;
+    if constexpr (kMB) {  // (each phase: one arrival by every thread)
+        if (tid == 0) {
+            for (int i = 0; i < NST; ++i) {
+                mbarInitN(full0 + 8 * i, W * 32);
+                mbarInitN(empty0 + 8 * i, W * 32);
+            }
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        }
+        __syncthreads();
+    }
     if (kPaged) loadId(0);
 #pragma unroll
     for (int t = 0; t < PF; ++t) {
@@ -1473,7 +1509,11 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
             __syncthreads();
         }
         if (ntiles > t) issue(t, t);
-        cpAsyncCommit();
+        if constexpr (kMB) {
+            if (ntiles > t) cpAsyncArrive(full0 + 8 * t);
+        } else {
+            cpAsyncCommit();
+        }
         if (kPaged && ntiles > t + 1) loadId(t + 1);
     }
     if (kPaged) {
@@ -1581,9 +1621,23 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
     };
     // the next tile's copies (into the stage read NST - 1 tiles ago) and the wait for tile j's; WG: the wait
     // first, then the copies of tile j + PF (so that the one barrier a tile also covers the stage they
-    // overwrite, whose values were last read by iteration j - 1's wgmma)
+    // overwrite, whose values were last read by iteration j - 1's wgmma); WG 2: the wait for tile j by its
+    // full mbarrier, the copies of tile x = j + PF once every thread has released the stage's last tile
+    // (x - NST, released in iteration x - NST + 1 = j - 1: a warpgroup runs at most an iteration ahead)
     auto nextTile = [&](int j) {
-        if constexpr (WG != 0) {
+        if constexpr (kMB) {
+            mbarWait(full0 + 8 * (j % NST), (j / NST) & 1);  // tile j is in
+            fenceProxyAsync();                                // (the tensor cores read it next)
+            const int x = j + PF;
+            if (x < ntiles) {
+                if (x >= NST) {
+                    mbarWait(empty0 + 8 * (x % NST), (x / NST - 1) & 1);
+                    fenceProxyAsync();  // (the tensor cores' reads, then these writes)
+                }
+                issue(x, x % NST);
+                cpAsyncArrive(full0 + 8 * (x % NST));
+            }
+        } else if constexpr (WG != 0) {
             cpAsyncWait<PF - 1>();  // tile j is in (later ones may not be)
             fenceProxyAsync();      // (the tensor cores read it next)
             __syncthreads();
@@ -1685,6 +1739,7 @@ __global__ void __launch_bounds__(kFlashW<WG> * 32, WG == 2 ? 2 : 1) flashKernel
                 wgmmaWait<1>();  // S_j has landed
                 softmaxTile(sc, j, pn, al0, al1, mask);
                 landPV();
+                if constexpr (kMB) mbarArrive(empty0 + 8 * ((j - 1) % NST));  // (done with tile j - 1's stage)
                 rescale(al0, al1);
 #pragma unroll
                 for (int st = 0; st < NS; ++st) {
@@ -1796,7 +1851,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     if (p.rows >= (1LL << 30) || p.max_tokens >= (1LL << 30) || p.pos + p.rows >= (1LL << 30)) return false;
     if (M == Mode::kPrefill && p.block_size <= 0) return false;
     const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1);
-    const long long cap = flashRowTiles<M>(p, 16 * (kFlashW<2> / G4));  // (the fewest rows a block: the most tiles)
+    const long long cap = flashRowTiles<M>(p, 16 * (kFlashWarps / G4));
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
     const bool bf = dtype == INFINI_DTYPE_BF16;
@@ -1808,8 +1863,8 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             constexpr int WW = decltype(wtag)::value;
             auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
-            allowance.ensure(kern, kFlashSmem<M, DD, WW>, WW == 2 ? 100 : -1);  // (if refused, the launch reports it)
-            const int rbw = 16 * (kFlashW<WW> / GG);
+            allowance.ensure(kern, kFlashSmem<M, DD, WW>, -1);  // (if refused, the launch reports it)
+            const int rbw = 16 * (kFlashWarps / GG);
             const long long capw = flashRowTiles<M>(p, rbw);
             const int4 *tiles = nullptr;
             const void *bt = nullptr;
@@ -1829,7 +1884,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[2]);
             }
             dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(capw));
-            kern<<<grid, kFlashW<WW> * 32, kFlashSmem<M, DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
+            kern<<<grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
