@@ -1313,8 +1313,10 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // warpgroup a block (two blocks an SM, which read every tile twice from L2) -> two decoupled (37th session,
 // H100): attention 4096 351.9 -> 334.7 us (SDPA 282.1), 2048 115.2 -> 111.4 (100.1), 1024 45.6 -> 45.2
 // (44.2); the paged prefill decoupled (its offset table a warpgroup's own, behind a named barrier) lost:
-// 1 x 4096 411.7 -> 448.1, 4 x 1024 151.9 -> 160.2; with FA3's ping-pong (the warpgroups taking turns to
-// issue their products) both lost (437.2; attention 4096 348.7).
+// 1 x 4096 411.7 -> 448.1, 4 x 1024 151.9 -> 160.2, and without the table (a warp's 8 rows' offsets made by
+// 8 of its lanes, taken by shuffles) also lost: 404.1 -> 428.8, 152.0 -> 158.0; with FA3's ping-pong (the
+// warpgroups taking turns to issue their products) both lost (437.2; attention 4096 348.7); dense with the
+// copies three tiles ahead: 333.8 -> 338.4.
 constexpr int kFlashWarps = 8, kFlashKeys = 64;
 
 template <int D>
