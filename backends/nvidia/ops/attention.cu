@@ -1293,30 +1293,29 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // ldmatrix phase sit 4 banks apart). Blocks whose rows see the most keys are placed first. H200, bf16,
 // 32/8 heads of 128, causal, against the split-K kernel before it: attention 2048 tokens 3742.5 ->
 // 192.0 us, paged_attention_prefill 4 x 1024 4682.2 -> 249.2 (SDPA 97.5 and 88.9).
-// On Hopper (a build with sm_90a) the same blocks take their products by wgmma (WG): a warpgroup's four
-// warps (64 rows) multiply together, Q from registers, keys and values read by the tensor cores from
-// shared memory under the 128-byte swizzle, software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile j's
-// softmax while the latter runs), blocks of two warpgroups, four stages, the copies two tiles ahead.
-// Paged (WG 1): the warpgroups in lockstep, a __syncthreads a tile. Dense (WG 2): the warpgroups decoupled,
-// each stage's copies tracked by a "full" mbarrier (every thread's cp.async arrives on it), its reuse by an
-// "empty" one (every thread arrives once its warpgroup's products reading the stage have landed), so that
-// the one's softmax runs under the other's products. H100, bf16, 32/8 heads of 128, timed as the tool times, the mma.sync form -> WG with 16-byte
-// token columns unswizzled (34th session) -> swizzled (L2 tag requests 81% -> 25%: a copy's 16 lanes take
-// a token's whole row) -> the mask only where it reaches the rows, copy addresses and descriptors by
-// increments -> (dense) one warpgroup a block: attention 4096 607.3 -> 414.4 -> 373.6 -> 349.6 us (SDPA
-// 282.5), 2048 180.2 -> 130.5 -> 120.9 -> 114.5 (99.4), 1024 63.9 -> 49.7 -> 47.8 -> 45.0 (43.8);
-// paged_attention_prefill 1 x 4096 767.4 -> 630.8 -> 603.3 (SDPA 265.4; one warpgroup a block: 869.4),
-// 4 x 1024 242.2 -> 204.9 -> 198.9 (90.1; 286.0). The paged copies then took their rows' offsets from a
-// table in shared memory that 64 threads write a tile ahead (each copying thread had read the block table and
-// made 64-bit addresses itself): H200, 1 x 4096 606.0 -> 408.4 us, 2 x 2048 331.8 -> 236.2, 4 x 1024 196.0 ->
-// 152.4 (SDPA 263.9, 150.4, 89.6); one warpgroup a block with the table: 507.3, 278.6, 165.4. Dense, one
-// warpgroup a block (two blocks an SM, which read every tile twice from L2) -> two decoupled (37th session,
-// H100): attention 4096 351.9 -> 334.7 us (SDPA 282.1), 2048 115.2 -> 111.4 (100.1), 1024 45.6 -> 45.2
-// (44.2); the paged prefill decoupled (its offset table a warpgroup's own, behind a named barrier) lost:
-// 1 x 4096 411.7 -> 448.1, 4 x 1024 151.9 -> 160.2, and without the table (a warp's 8 rows' offsets made by
-// 8 of its lanes, taken by shuffles) also lost: 404.1 -> 428.8, 152.0 -> 158.0; with FA3's ping-pong (the
-// warpgroups taking turns to issue their products) both lost (437.2; attention 4096 348.7); dense with the
-// copies three tiles ahead: 333.8 -> 338.4.
+// On Hopper (a build with sm_90a) the same blocks take their products by wgmma (WG): a warpgroup's four warps (64
+// rows) multiply together, Q from registers, keys and values read by the tensor cores from shared memory under the
+// 128-byte swizzle, software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile j's softmax while the latter runs),
+// blocks of two warpgroups, four stages, the copies two tiles ahead. Paged (WG 1): the warpgroups in lockstep, a
+// __syncthreads a tile. Dense (WG 2): the warpgroups decoupled, each stage's copies tracked by a "full" mbarrier
+// (every thread's cp.async arrives on it), its reuse by an "empty" one (every thread arrives once its warpgroup's
+// products reading the stage have landed), so that the one's softmax runs under the other's products. H100, bf16,
+// 32/8 heads of 128, timed as the tool times, the mma.sync form -> WG with 16-byte token columns unswizzled (34th
+// session) -> swizzled (L2 tag requests 81% -> 25%: a copy's 16 lanes take a token's whole row) -> the mask only
+// where it reaches the rows, copy addresses and descriptors by increments -> (dense) one warpgroup a block:
+// attention 4096 607.3 -> 414.4 -> 373.6 -> 349.6 us (SDPA 282.5), 2048 180.2 -> 130.5 -> 120.9 -> 114.5 (99.4),
+// 1024 63.9 -> 49.7 -> 47.8 -> 45.0 (43.8); paged_attention_prefill 1 x 4096 767.4 -> 630.8 -> 603.3 (SDPA 265.4;
+// one warpgroup a block: 869.4), 4 x 1024 242.2 -> 204.9 -> 198.9 (90.1; 286.0). The paged copies then took their
+// rows' offsets from a table in shared memory that 64 threads write a tile ahead (each copying thread had read the
+// block table and made 64-bit addresses itself): H200, 1 x 4096 606.0 -> 408.4 us, 2 x 2048 331.8 -> 236.2, 4 x
+// 1024 196.0 -> 152.4 (SDPA 263.9, 150.4, 89.6); one warpgroup a block with the table: 507.3, 278.6, 165.4. Dense,
+// one warpgroup a block (two blocks an SM, which read every tile twice from L2) -> two decoupled (37th session,
+// H100): attention 4096 351.9 -> 334.7 us (SDPA 282.1), 2048 115.2 -> 111.4 (100.1), 1024 45.6 -> 45.2 (44.2); the
+// paged prefill decoupled (its offset table a warpgroup's own, behind a named barrier) lost: 1 x 4096 411.7 ->
+// 448.1, 4 x 1024 151.9 -> 160.2, and without the table (a warp's 8 rows' offsets made by 8 of its lanes, taken by
+// shuffles) also lost: 404.1 -> 428.8, 152.0 -> 158.0; with FA3's ping-pong (the warpgroups taking turns to issue
+// their products) both lost (437.2; attention 4096 348.7); dense with the copies three tiles ahead: 333.8 ->
+// 338.4.
 constexpr int kFlashWarps = 8, kFlashKeys = 64;
 
 template <int D>
@@ -1853,11 +1852,12 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     if (p.rows >= (1LL << 30) || p.max_tokens >= (1LL << 30) || p.pos + p.rows >= (1LL << 30)) return false;
     if (M == Mode::kPrefill && p.block_size <= 0) return false;
     const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1);
-    const long long cap = flashRowTiles<M>(p, 16 * (kFlashWarps / G4));
+    const int rb = 16 * (kFlashWarps / G4);  // rows a block
+    const long long cap = flashRowTiles<M>(p, rb);
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
     const bool bf = dtype == INFINI_DTYPE_BF16;
-    *launch = [p, G4, bf](const LaunchArgs &a) -> infiniStatus_t {
+    *launch = [p, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
         const bool wg = flashWgmma();
         auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
             using T = typename decltype(ttag)::type;
@@ -1866,8 +1866,6 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
             allowance.ensure(kern, kFlashSmem<M, DD, WW>, -1);  // (if refused, the launch reports it)
-            const int rbw = 16 * (kFlashWarps / GG);
-            const long long capw = flashRowTiles<M>(p, rbw);
             const int4 *tiles = nullptr;
             const void *bt = nullptr;
             T *out = static_cast<T *>(a.data[0]);
@@ -1878,14 +1876,14 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[3]);
                 bt = a.data[4];
                 int4 *tl = static_cast<int4 *>(a.workspace);
-                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rbw, static_cast<int>(capw), tl, a.err);
+                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, static_cast<int>(cap), tl, a.err);
                 tiles = tl;
             } else {
                 q = static_cast<const T *>(a.data[3]);
                 kc = static_cast<const T *>(a.data[1]);
                 vc = static_cast<const T *>(a.data[2]);
             }
-            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(capw));
+            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
             kern<<<grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
