@@ -3,8 +3,9 @@
 # prefill's lockstep blocks (WG 1) with their tiles brought by TMA instead of every thread's cp.async: thread 0
 # issues a tile's boxes (4-d tensor maps over [blocks, kv heads, block, d], a box = a 64-element half of min(block,
 # 64) tokens of one head and block, 128-byte swizzle: the layout the wgmma descriptors read) counted by the stage's
-# full mbarrier (expect_tx), the next tile's block-table entries by its cp.async into shared memory; a bad or absent
-# page gets coordinates past the cache (zeros); the last tile's rows past the keys zeroed by the block. The tensor
+# full mbarrier (expect_tx a box, then one arrival), the next tile's block-table entries by its cp.async into shared
+# memory; no box for pages past the keys (the last tile's rows past the keys are zeroed by the block) or for bad
+# ones (reported: the call fails). The tensor
 # maps are encoded at each call (cuTensorMapEncodeTiled through cudaGetDriverEntryPointByVersion). Power-of-two
 # blocks of 8+ tokens only (else WG 1). INFINI_FLASH_TMA=1 (read at each launch) turns it on; =2 runs WG 4, the
 # same decoupled as dense attention (no __syncthreads a tile: thread 0 waits for a stage's "empty" mbarrier, which
