@@ -1354,23 +1354,6 @@ __device__ __forceinline__ void cpAsync16(uint32_t dst, const void *src, bool ok
 __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-// An mbarrier of n arrivals a phase; an arrival; the thread's cp.async so far, counted as one arrival once
-// they complete (noinc: n counts it)
-__device__ __forceinline__ void mbarInitN(uint32_t bar, int n) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(n) : "memory");
-#endif
-}
-__device__ __forceinline__ void mbarArrive(uint32_t bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-#endif
-}
-__device__ __forceinline__ void cpAsyncArrive(uint32_t bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
-#endif
-}
 
 // A block's rows: sequence, first row, row count and the first row's position (-1: none of the
 // sequence's keys, the rows are written as zeros: a bad sequence, which flashTilesKernel reports).
@@ -1495,10 +1478,10 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     if constexpr (kMB) {  // (each phase: one arrival by every thread)
         if (tid == 0) {
             for (int i = 0; i < NST; ++i) {
-                mbarInitN(full0 + 8 * i, W * 32);
-                mbarInitN(empty0 + 8 * i, W * 32);
+                mbarInitCount<W * 32>(full0 + 8 * i);
+                mbarInitCount<W * 32>(empty0 + 8 * i);
             }
-            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            mbarInitFence();
         }
         __syncthreads();
     }
@@ -1865,7 +1848,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             constexpr int WW = decltype(wtag)::value;
             auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
-            allowance.ensure(kern, kFlashSmem<M, DD, WW>, -1);  // (if refused, the launch reports it)
+            allowance.ensure(kern, kFlashSmem<M, DD, WW>);  // (if refused, the launch reports it)
             const int4 *tiles = nullptr;
             const void *bt = nullptr;
             T *out = static_cast<T *>(a.data[0]);

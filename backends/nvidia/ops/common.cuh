@@ -287,11 +287,35 @@ __device__ __forceinline__ void reportError(DeviceError *e, int kind, int op, in
 // ---- bulk copies into shared memory (the TMA unit, sm_90), an mbarrier counting the bytes in ----
 __device__ __forceinline__ uint32_t smemAddr(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 
-// An mbarrier of one arrival a phase (the thread that announces the phase's bytes).
-__device__ __forceinline__ void mbarInit(uint32_t bar) {
+// An mbarrier of N arrivals a phase, and the fence that makes a thread's initializations visible to the others
+// (and to the copy units) once a barrier follows; mbarInit: one of one arrival a phase (the thread that announces
+// the phase's bytes) with its fence.
+template <int N>
+__device__ __forceinline__ void mbarInitCount(uint32_t bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "n"(N) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbarInitFence() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void mbarInit(uint32_t bar) {
+    mbarInitCount<1>(bar);
+    mbarInitFence();
+}
+
+// An arrival on the barrier's phase; the arrival of this thread's cp.async issued so far, once they complete
+// (noinc: the barrier's count includes it).
+__device__ __forceinline__ void mbarArrive(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+#endif
+}
+__device__ __forceinline__ void cpAsyncArrive(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
 #endif
 }
 
@@ -415,12 +439,11 @@ inline void launchDependent(void (*kern)(P...), dim3 grid, int threads, size_t s
 // device, so a launch site keeps one SmemAllowance per kernel (a function-local static) and asks it
 // before each launch: the attribute is set the first time on each device, after that it costs a
 // cudaGetDevice and a bit test. False when the device refuses (its error cleared, so that the next
-// launch's check does not report it). carveout >= 0: the kernel's preferred shared-memory carveout (percent of
-// the unified L1/shared memory), set with it (so that several of its blocks fit an SM).
+// launch's check does not report it).
 class SmemAllowance {
   public:
     template <typename K>
-    bool ensure(K *kern, int bytes, int carveout = -1) {
+    bool ensure(K *kern, int bytes) {
         int dev = 0;
         if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
             cudaGetLastError();
@@ -428,8 +451,7 @@ class SmemAllowance {
         }
         const unsigned long long bit = 1ULL << dev;
         if (done_.load(std::memory_order_acquire) & bit) return true;
-        if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess ||
-            (carveout >= 0 && cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, carveout) != cudaSuccess)) {
+        if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess) {
             cudaGetLastError();
             return false;
         }
