@@ -286,6 +286,39 @@ def test_paged_attention_prefill_long(device, dtype, heads, kv_heads, d, block_s
     assert torch.equal(qd.cpu(), q)
 
 
+# Many query rows a sequence (on Hopper the prefill then gathers its keys and values out of the pages into the
+# workspace and runs the decoupled kernel; see flashGatherPays): a prompt, chunks after history, lengths not
+# multiples of 64, a sequence with no rows, table entries past a sequence's keys left as -1 (never read),
+# groupings 4, 3 and 1, blocks of a power of two and not; then an out-of-range entry among a sequence's keys
+# raises and names block_tables, the inputs unchanged, and the next good call is right.
+@pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
+@pytest.mark.parametrize("device", ["cuda", "infini"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("heads, kv_heads, d", [(8, 2, 128), (6, 2, 64), (4, 4, 128)])
+@pytest.mark.parametrize("block_size", [16, 12])
+def test_paged_attention_prefill_many_rows_cuda(device, dtype, heads, kv_heads, d, block_size):
+    seq_lens, q_lens = [1600, 700, 1100, 50], [1500, 700, 900, 0]
+    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, block_size, dtype)
+    for s, n in enumerate(seq_lens):
+        tables[s, math.ceil(n / block_size):] = -1
+    cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
+    q = torch.randn(int(cu[-1]), heads, d).to(dtype)
+    scale = 1 / math.sqrt(d)
+    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale)
+                     for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
+    args = [x.to(device) for x in (q, kc, vc, tables, torch.tensor(seq_lens), cu)]
+    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
+    bad = args[3].clone()
+    bad[1, 20] = 999
+    bad_args = args[:3] + [bad] + args[4:]
+    before = [x.cpu().clone() for x in bad_args]
+    with pytest.raises(RuntimeError, match=r"paged_attention_prefill: index 999 in block_tables is out of range"):
+        run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*bad_args, None, scale))
+    for x, b in zip(bad_args, before):
+        assert torch.equal(x.cpu(), b)
+    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
+
+
 # Short calls (on the GPU: the decode kernels where the pages of 16 or 8 of the cache's rows that the call reads
 # lie inside the cache - max_seq = pos + seq + 3 below: all but (2040, 2), whose keys end 3 rows short of a page
 # that would pass the cache's end - else the general kernel) and 16+ rows (the tiled kernel), at position 0 and

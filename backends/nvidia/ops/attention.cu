@@ -35,6 +35,7 @@ struct AttnParams {
     long long len_s0, cu_s0;
     long long pos;  // dense: where the new rows start
     long long seqs; // paged
+    long long kv_seq;  // the tiled prefill's gathered keys and values: elements between sequences
     long long alibi_s0;
     int parts, part_len, gc;  // partitions, tokens per partition, heads per pass
     int hpasses;              // decode fast path: blocks per kv head (G query heads each)
@@ -343,6 +344,38 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
         } else if (last != p.rows) {
             reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, last);
         }
+    }
+}
+
+// The tiled prefill's keys and values (its decoupled form) gathered out of the pages: sequence s's first n
+// tokens of kv head h to [s][h][t][d] of kg / vg, L tokens a head (n its seq_lens entry, clamped to [0, L];
+// none for a sequence without query rows, whose keys the prefill does not read; flashTilesKernel reports bad
+// lengths), 16 bytes a thread. A bad block-table entry is reported (the call fails) and its rows written as zeros.
+template <int D>
+__global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uint16_t *kc, const uint16_t *vc, const void *bt,
+                                                         const void *lens, const void *cu, long long L, uint16_t *kg,
+                                                         uint16_t *vg, DeviceError *err) {
+    constexpr int CPR = D / 8;  // 16-byte pieces a token
+    const long long s = blockIdx.z, h = blockIdx.y;
+    const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
+    long long n = stop > start ? readIndex(lens, p.len64, s * p.len_s0) : 0;
+    n = n < 0 ? 0 : min(n, L);
+    const long long total = n * CPR, o = (s * p.kv_heads + h) * L * D;
+    for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += gridDim.x * 256LL) {
+        const long long t = i / CPR;
+        const int c = static_cast<int>(i % CPR);
+        const long long pg = p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
+        const long long within = p.block_shift >= 0 ? (t & (p.block_size - 1)) : t % p.block_size;
+        const long long blk = readIndex(bt, p.bt64, s * p.bt_s0 + pg * p.bt_s1);
+        uint4 kv = make_uint4(0, 0, 0, 0), vv = kv;
+        if (blk < 0 || blk >= p.num_blocks) {
+            if (c == 0 && within == 0) reportError(err, kErrIndex, p.op, kArgBlockTables, blk, p.num_blocks);
+        } else {
+            kv = *reinterpret_cast<const uint4 *>(kc + blk * p.k_s0 + h * p.k_s1 + within * p.k_s2 + c * 8);
+            vv = *reinterpret_cast<const uint4 *>(vc + blk * p.v_s0 + h * p.v_s1 + within * p.v_s2 + c * 8);
+        }
+        *reinterpret_cast<uint4 *>(kg + o + t * D + c * 8) = kv;
+        *reinterpret_cast<uint4 *>(vg + o + t * D + c * 8) = vv;
     }
 }
 
@@ -1297,7 +1330,8 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // rows) multiply together, Q from registers, keys and values read by the tensor cores from shared memory under the
 // 128-byte swizzle, software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile j's softmax while the latter runs),
 // blocks of two warpgroups, four stages, the copies two tiles ahead. Paged (WG 1): the warpgroups in lockstep, a
-// __syncthreads a tile. Dense (WG 2): the warpgroups decoupled, each stage's copies tracked by a "full" mbarrier
+// __syncthreads a tile. Dense, and the prefill whose keys and values are first gathered out of the pages into the
+// workspace (flashGatherKernel, where flashGatherPays) (WG 2): the warpgroups decoupled, each stage's copies tracked by a "full" mbarrier
 // (every thread's cp.async arrives on it), its reuse by an "empty" one (every thread arrives once its warpgroup's
 // products reading the stage have landed), so that the one's softmax runs under the other's products. H100, bf16,
 // 32/8 heads of 128, timed as the tool times, the mma.sync form -> WG with 16-byte token columns unswizzled (34th
@@ -1315,7 +1349,11 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // 448.1, 4 x 1024 151.9 -> 160.2, and without the table (a warp's 8 rows' offsets made by 8 of its lanes, taken by
 // shuffles) also lost: 404.1 -> 428.8, 152.0 -> 158.0; with FA3's ping-pong (the warpgroups taking turns to issue
 // their products) both lost (437.2; attention 4096 348.7); dense with the copies three tiles ahead: 333.8 ->
-// 338.4.
+// 338.4. The paged tiles by TMA (thread 0 issuing a page's boxes from 4-d tensor maps, the block table by its
+// cp.async; 38th session, H100) lost in lockstep and decoupled: 1 x 4096 411.5 -> 591.4 / 627.7, 4 x 1024 151.0
+// -> 188.3 / 191.7. The prefill gathered and run decoupled (H100, 38th session): 1 x 4096 411.0 -> 326.5, 2 x
+// 2048 238.7 -> 199.4, 4 x 1024 153.1 -> 134.6 (SDPA 262.8, 150.5, 88.5); its cost at few rows a sequence in
+// flashGatherPays.
 constexpr int kFlashWarps = 8, kFlashKeys = 64;
 
 template <int D>
@@ -1376,9 +1414,10 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     extern __shared__ __align__(128) unsigned char fsm[];
     // [stage][64 rows], or WG [stage][64-element half][64 tokens, swizzled] (its atoms on 1024 bytes)
     unsigned char *ks = fsm + (WG ? (1024 - (smemAddr(fsm) & 1023)) & 1023 : 0), *vs = ks + NST * KT;
-    // WG 2 (dense only): the stages' full and empty mbarriers, after the stages
+    // WG 2: the stages' full and empty mbarriers, after the stages; the prefill's keys and values then come
+    // gathered (flashGatherKernel: [seqs][kv_heads][tokens][d], addressed as dense attention's cache)
     constexpr bool kMB = WG == 2;
-    static_assert(!kMB || M == Mode::kDense, "the decoupled form is dense attention's");
+    constexpr bool kPaged = M == Mode::kPrefill && !kMB;
     const uint32_t full0 = smemAddr(vs + NST * VT), empty0 = full0 + 8 * NST;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
@@ -1411,7 +1450,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     longlong2 *offs = reinterpret_cast<longlong2 *>(vs + NST * VT);  // (paged only: kFlashSmem reserves it there)
     long long blk_next = -1;
     auto loadId = [&](int j) {  // the block-table entry of token j * 64 + tid (threads 0..63)
-        if constexpr (M == Mode::kPrefill) {
+        if constexpr (kPaged) {
             const int t = j * kFlashKeys + tid;
             if (tid < kFlashKeys && t < key_end) {
                 const long long pg = p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
@@ -1420,7 +1459,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         }
     };
     auto writeOffs = [&](int j) {  // tile j's table from loadId(j)'s entry
-        if constexpr (M == Mode::kPrefill) {
+        if constexpr (kPaged) {
             const int t = j * kFlashKeys + tid;
             if (tid < kFlashKeys) {
                 long long ko = -1, vo = -1;
@@ -1440,8 +1479,9 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // tile j's keys and values of tokens [64 j, 64 j + 64) into stage st; past key_end or a bad block: zeros.
     // The thread's pieces: rows row0 + RS i, 16 bytes at element 8 ch (dense: its first piece's addresses in
     // tile 0, stepped by pointer increments; paged: its head's and piece's part, plus the row's offsets)
-    const T *kb = M == Mode::kDense ? kc + kvh * p.k_s0 + row0 * p.k_s1 + ch * 8 : kc + kvh * p.k_s1 + ch * 8;
-    const T *vb = M == Mode::kDense ? vc + kvh * p.v_s0 + row0 * p.v_s1 + ch * 8 : vc + kvh * p.v_s1 + ch * 8;
+    const long long sq = M == Mode::kPrefill ? tl.seq * p.kv_seq : 0;  // (gathered prefill: the sequence's part)
+    const T *kb = !kPaged ? kc + sq + kvh * p.k_s0 + row0 * p.k_s1 + ch * 8 : kc + kvh * p.k_s1 + ch * 8;
+    const T *vb = !kPaged ? vc + sq + kvh * p.v_s0 + row0 * p.v_s1 + ch * 8 : vc + kvh * p.v_s1 + ch * 8;
     const long long k_step = RS * p.k_s1, v_step = RS * p.v_s1;
     auto issue = [&](int j, int st) {
         const T *kj = kb + static_cast<long long>(j * kFlashKeys) * p.k_s1, *vj = vb + static_cast<long long>(j * kFlashKeys) * p.v_s1;
@@ -1450,7 +1490,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
             const int row = row0 + i * RS;
             bool ok;
             const T *kp, *vp;
-            if constexpr (M == Mode::kDense) {
+            if constexpr (!kPaged) {
                 ok = j * kFlashKeys + row < key_end;
                 kp = ok ? kj : kc;
                 vp = ok ? vj : vc;
@@ -1474,7 +1514,6 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     };
     // the first PF tiles' copies (paged: each after its table and a barrier; the table of tile PF written, and
     // a barrier, before the loop, whose first iteration may copy it before any barrier of its own)
-    constexpr bool kPaged = M == Mode::kPrefill;
     if constexpr (kMB) {  // (each phase: one arrival by every thread)
         if (tid == 0) {
             for (int i = 0; i < NST; ++i) {
@@ -1820,6 +1859,22 @@ inline bool flashWgmma() {
 
 // The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
 // rows / rb (flashTilesKernel lists them), attention's rows / rb rounded up.
+// The most workspace the prefill's gathered keys and values take (else its paged form).
+constexpr double kFlashGatherMax = 1024.0 * 1024.0 * 1024.0;
+
+// Whether the prefill's keys and values are worth gathering for the decoupled form: its gain grows with the
+// query rows a sequence (each key is read by rows / 32 blocks), the gather's cost with the keys. From the plan's
+// shapes only (the lengths are on the device): A = query rows a sequence on average, L = the block table's
+// tokens. H100, bf16, 32/8 heads of 128, blocks of 16, seqs x A / keys, paged -> gathered, us (38th session,
+// prefill_hist.py): 1 x 4096 / 4096 410.1 -> 325.8, 8 x 2048 / 2048 908.7 -> 734.1, 16 x 1024 / 1024 570.0 ->
+// 485.9, 1 x 1024 / 1024 46.6 -> 44.8, 1 x 512 / 8192 199.2 -> 179.5, 8 x 512 / 512 109.2 -> 103.1, 1 x 512 /
+// 1024 38.2 -> 37.9; and not: 1 x 768 / 768 34.8 -> 35.2, 2 x 512 / 512 35.1 -> 36.7, 4 x 256 / 2048 112.4 ->
+// 112.6, 8 x 128 / 4096 207.8 -> 249.6, 16 x 32 / 2048 75.0 -> 161.6, 4 x 64 / 64 15.6 -> 18.9.
+inline bool flashGatherPays(const AttnParams &p) {
+    const long long A = p.rows / std::max(1LL, p.seqs);
+    return A >= 1024 || (A >= 512 && (p.rows >= 2048 || p.max_tokens >= 2 * A));
+}
+
 template <Mode M>
 long long flashRowTiles(const AttnParams &p, int rb) {
     return M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
@@ -1839,9 +1894,26 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     const long long cap = flashRowTiles<M>(p, rb);
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
+    // the prefill on Hopper: its keys and values gathered (flashGatherKernel) after the tile list, for the
+    // decoupled form (pg: the gathered copies' strides), where they take at most kFlashGatherMax bytes and
+    // flashGatherPays
+    AttnParams pg = p;
+    size_t g_off = 0, g_bytes = 0;
+    if (M == Mode::kPrefill && flashWgmma() && flashGatherPays(p)) {
+        const long long L = p.max_tokens;
+        const double total = 2.0 * static_cast<double>(p.seqs) * static_cast<double>(p.kv_heads) * static_cast<double>(L) * p.d * 2.0;
+        if (p.seqs <= 65535 && p.kv_heads <= 65535 && total <= kFlashGatherMax) {
+            g_off = (*ws + 255) / 256 * 256;
+            g_bytes = static_cast<size_t>(p.seqs * p.kv_heads * L * p.d) * 2;
+            *ws = g_off + 2 * g_bytes;
+            pg.k_s0 = pg.v_s0 = L * p.d;
+            pg.k_s1 = pg.v_s1 = p.d;
+            pg.kv_seq = p.kv_heads * L * p.d;
+        }
+    }
     const bool bf = dtype == INFINI_DTYPE_BF16;
-    *launch = [p, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
-        const bool wg = flashWgmma();
+    *launch = [p, pg, g_off, g_bytes, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
+        const bool wg = flashWgmma(), gather = g_bytes > 0;
         auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
             using T = typename decltype(ttag)::type;
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
@@ -1861,17 +1933,29 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 int4 *tl = static_cast<int4 *>(a.workspace);
                 flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, static_cast<int>(cap), tl, a.err);
                 tiles = tl;
+                if constexpr (WW == 2) {
+                    unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
+                    const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
+                    dim3 ggrid(static_cast<unsigned>(std::min(per, 1024LL)), static_cast<unsigned>(p.kv_heads),
+                               static_cast<unsigned>(p.seqs));
+                    flashGatherKernel<DD><<<ggrid, 256, 0, a.stream>>>(p, static_cast<const uint16_t *>(a.data[2]),
+                                                                      static_cast<const uint16_t *>(a.data[3]), bt, a.data[5],
+                                                                      a.data[6], L, reinterpret_cast<uint16_t *>(gk),
+                                                                      reinterpret_cast<uint16_t *>(gv), a.err);
+                    kc = reinterpret_cast<const T *>(gk);
+                    vc = reinterpret_cast<const T *>(gv);
+                }
             } else {
                 q = static_cast<const T *>(a.data[3]);
                 kc = static_cast<const T *>(a.data[1]);
                 vc = static_cast<const T *>(a.data[2]);
             }
             dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-            kern<<<grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream>>>(p, out, q, kc, vc, bt, tiles, a.err);
+            kern<<<grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream>>>(WW == 2 ? pg : p, out, q, kc, vc, bt, tiles, a.err);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
-            else if constexpr (M == Mode::kDense) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
+            else if (M == Mode::kDense || gather) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
             else run(ttag, dtag, gtag, std::integral_constant<int, 1>{});
         };
         auto byG = [&](auto ttag, auto dtag) {
