@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 
 #include "common.cuh"
 
@@ -372,43 +373,28 @@ template <int D>
 __global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uint16_t *kc, const uint16_t *vc, const void *bt,
                                                          const void *lens, const void *cu, long long L, uint16_t *kg,
                                                          uint16_t *vg, DeviceError *err) {
+    waitForPrerequisites();  // (launched as a dependent on Hopper: launchEx)
     constexpr int CPR = D / 8;  // 16-byte pieces a token
     const long long s = blockIdx.z, h = blockIdx.y;
     const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
     long long n = stop > start ? readIndex(lens, p.len64, s * p.len_s0) : 0;
     n = n < 0 ? 0 : min(n, L);
-    const long long total = n * CPR, o = (s * p.kv_heads + h) * L * D, step = gridDim.x * 256LL;
-    // a piece's block-table entry, then its key and value (zeros for a bad entry, which is reported)
-    auto entry = [&](long long i) {
-        const long long t = i / CPR;
-        const long long pg = p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
-        return readIndex(bt, p.bt64, s * p.bt_s0 + pg * p.bt_s1);
-    };
-    auto load = [&](long long i, long long blk, uint4 &kv, uint4 &vv) {
+    const long long total = n * CPR, o = (s * p.kv_heads + h) * L * D;
+    for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += gridDim.x * 256LL) {
         const long long t = i / CPR;
         const int c = static_cast<int>(i % CPR);
+        const long long pg = p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
         const long long within = p.block_shift >= 0 ? (t & (p.block_size - 1)) : t % p.block_size;
-        kv = vv = make_uint4(0, 0, 0, 0);
+        const long long blk = readIndex(bt, p.bt64, s * p.bt_s0 + pg * p.bt_s1);
+        uint4 kv = make_uint4(0, 0, 0, 0), vv = kv;
         if (blk < 0 || blk >= p.num_blocks) {
             if (c == 0 && within == 0) reportError(err, kErrIndex, p.op, kArgBlockTables, blk, p.num_blocks);
         } else {
             kv = *reinterpret_cast<const uint4 *>(kc + blk * p.k_s0 + h * p.k_s1 + within * p.k_s2 + c * 8);
             vv = *reinterpret_cast<const uint4 *>(vc + blk * p.v_s0 + h * p.v_s1 + within * p.v_s2 + c * 8);
         }
-    };
-    // two pieces a thread an iteration, their entries and then their loads issued before the stores
-    for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += 2 * step) {
-        const long long j = i + step;
-        const long long b0 = entry(i), b1 = j < total ? entry(j) : -1;
-        uint4 k0, v0, k1, v1;
-        load(i, b0, k0, v0);
-        if (j < total) load(j, b1, k1, v1);
-        *reinterpret_cast<uint4 *>(kg + o + i * 8) = k0;
-        *reinterpret_cast<uint4 *>(vg + o + i * 8) = v0;
-        if (j < total) {
-            *reinterpret_cast<uint4 *>(kg + o + j * 8) = k1;
-            *reinterpret_cast<uint4 *>(vg + o + j * 8) = v1;
-        }
+        *reinterpret_cast<uint4 *>(kg + o + t * D + c * 8) = kv;
+        *reinterpret_cast<uint4 *>(vg + o + t * D + c * 8) = vv;
     }
 }
 
@@ -1466,6 +1452,7 @@ template <Mode M, typename T, int D, int G4, int WG>
 __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
                                                                   const void *bt, const int4 *tiles, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    waitForPrerequisites();  // (launched as a dependent on Hopper: launchEx)
     constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
     constexpr int RB = 16 * (W / G4);                  // rows a block
     constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
@@ -1976,6 +1963,8 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     const bool bf = dtype == INFINI_DTYPE_BF16;
     *launch = [p, pg, g_off, g_bytes, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
         const bool wg = flashWgmma(), gather = g_bytes > 0;
+        const char *knob = getenv("INFINI_PDL");  // PROBE (A/B only; removed before landing)
+        const bool pdl = wg && !(knob && knob[0] == '0');
         auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
             using T = typename decltype(ttag)::type;
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
@@ -1997,13 +1986,13 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 tiles = tl;
                 if constexpr (WW == 2) {
                     unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
-                    const long long L = p.max_tokens, per = (L * (DD / 8) + 511) / 512;
+                    const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
                     dim3 ggrid(static_cast<unsigned>(std::min(per, 1024LL)), static_cast<unsigned>(p.kv_heads),
                                static_cast<unsigned>(p.seqs));
-                    flashGatherKernel<DD><<<ggrid, 256, 0, a.stream>>>(p, static_cast<const uint16_t *>(a.data[2]),
-                                                                      static_cast<const uint16_t *>(a.data[3]), bt, a.data[5],
-                                                                      a.data[6], L, reinterpret_cast<uint16_t *>(gk),
-                                                                      reinterpret_cast<uint16_t *>(gv), a.err);
+                    launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, p,
+                                    static_cast<const uint16_t *>(a.data[2]), static_cast<const uint16_t *>(a.data[3]), bt,
+                                    static_cast<const void *>(a.data[5]), static_cast<const void *>(a.data[6]), L,
+                                    reinterpret_cast<uint16_t *>(gk), reinterpret_cast<uint16_t *>(gv), a.err);
                     kc = reinterpret_cast<const T *>(gk);
                     vc = reinterpret_cast<const T *>(gv);
                 }
@@ -2013,7 +2002,8 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[2]);
             }
             dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-            kern<<<grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream>>>(WW == 2 ? pg : p, out, q, kc, vc, bt, tiles, a.err);
+            launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, WW == 2 ? pg : p, out, q, kc, vc,
+                            bt, static_cast<const int4 *>(tiles), a.err);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
