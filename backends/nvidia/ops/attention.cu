@@ -1378,9 +1378,10 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // 128-byte swizzle, software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile j's softmax while the latter runs),
 // blocks of two warpgroups, four stages, the copies two tiles ahead. Paged (WG 1): the warpgroups in lockstep, a
 // __syncthreads a tile. Dense, and the prefill whose keys and values are first gathered out of the pages into the
-// workspace (flashGatherKernel, where flashGatherPays) (WG 2): the warpgroups decoupled, each stage's copies tracked by a "full" mbarrier
-// (every thread's cp.async arrives on it), its reuse by an "empty" one (every thread arrives once its warpgroup's
-// products reading the stage have landed), so that the one's softmax runs under the other's products. H100, bf16,
+// workspace (flashGatherKernel, where flashGatherPays) (WG 2): the warpgroups decoupled, each stage's copies
+// tracked by a "full" mbarrier (every thread's cp.async arrives on it), its reuse by an "empty" one (every thread
+// arrives once its warpgroup's products reading the stage have landed), so that the one's softmax runs under the
+// other's products. H100, bf16,
 // 32/8 heads of 128, timed as the tool times, the mma.sync form -> WG with 16-byte token columns unswizzled (34th
 // session) -> swizzled (L2 tag requests 81% -> 25%: a copy's 16 lanes take a token's whole row) -> the mask only
 // where it reaches the rows, copy addresses and descriptors by increments -> (dense) one warpgroup a block:
@@ -1905,8 +1906,6 @@ inline bool flashWgmma() {
 #endif
 }
 
-// The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
-// rows / rb (flashTilesKernel lists them), attention's rows / rb rounded up.
 // The most workspace the prefill's gathered keys and values take (else its paged form).
 constexpr double kFlashGatherMax = 1024.0 * 1024.0 * 1024.0;
 
@@ -1923,6 +1922,8 @@ inline bool flashGatherPays(const AttnParams &p) {
     return A >= 1024 || (A >= 512 && (p.rows >= 2048 || p.max_tokens >= 2 * A));
 }
 
+// The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
+// rows / rb (flashTilesKernel lists them), attention's rows / rb rounded up.
 template <Mode M>
 long long flashRowTiles(const AttnParams &p, int rb) {
     return M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
@@ -1989,10 +1990,10 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                     const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
                     dim3 ggrid(static_cast<unsigned>(std::min(per, 1024LL)), static_cast<unsigned>(p.kv_heads),
                                static_cast<unsigned>(p.seqs));
-                    launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, p,
-                                    static_cast<const uint16_t *>(a.data[2]), static_cast<const uint16_t *>(a.data[3]), bt,
-                                    static_cast<const void *>(a.data[5]), static_cast<const void *>(a.data[6]), L,
-                                    reinterpret_cast<uint16_t *>(gk), reinterpret_cast<uint16_t *>(gv), a.err);
+                    launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, p, static_cast<const uint16_t *>(a.data[2]),
+                             static_cast<const uint16_t *>(a.data[3]), bt, static_cast<const void *>(a.data[5]),
+                             static_cast<const void *>(a.data[6]), L, reinterpret_cast<uint16_t *>(gk), reinterpret_cast<uint16_t *>(gv),
+                             a.err);
                     kc = reinterpret_cast<const T *>(gk);
                     vc = reinterpret_cast<const T *>(gv);
                 }
@@ -2002,8 +2003,8 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[2]);
             }
             dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-            launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, WW == 2 ? pg : p, out, q, kc, vc,
-                            bt, static_cast<const int4 *>(tiles), a.err);
+            launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, WW == 2 ? pg : p, out, q, kc, vc, bt,
+                     static_cast<const int4 *>(tiles), a.err);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
