@@ -283,6 +283,7 @@ __global__ void combineKernel(AttnParams p, T *out, const float *part_out, const
 // the threads' keys (s + 1) * 2 + (a length error) meet in a minimum (0: cu_seqlens_q[0] is not 0).
 __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void *lens, const void *cu, int rb, int cap, int4 *tiles,
                                                         DeviceError *err) {
+    dependentsMayLaunch();  // (the tiled kernel or the gather, launched as dependents, may be placed: launchEx)
     __shared__ int warp_tot[8];
     __shared__ int base;
     __shared__ unsigned long long first_bad;
@@ -372,6 +373,7 @@ template <int D>
 __global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uint16_t *kc, const uint16_t *vc, const void *bt,
                                                          const void *lens, const void *cu, long long L, uint16_t *kg,
                                                          uint16_t *vg, DeviceError *err) {
+    dependentsMayLaunch();   // (the tiled kernel after it may be placed)
     waitForPrerequisites();  // (launched as a dependent on Hopper: launchEx)
     constexpr int CPR = D / 8;  // 16-byte pieces a token
     const long long s = blockIdx.z, h = blockIdx.y;
@@ -417,6 +419,7 @@ __global__ void appendKernel(T *kc, T *vc, const T *k, const T *v, long long kv_
 __global__ void __launch_bounds__(256) appendKernel16(char *kc, char *vc, const char *k, const char *v, int seq, int cpr, long long pos,
                                                       long long kc_s0, long long kc_s1, long long vc_s0, long long vc_s1,
                                                       long long k_s0, long long k_s1, long long v_s0, long long v_s1) {
+    dependentsMayLaunch();  // (the tiled kernel after it may be placed)
     const long long h = blockIdx.y;
     const int n = seq * cpr, step = static_cast<int>(gridDim.x) * 256;
     const char *kh = k + h * k_s0, *vh = v + h * v_s0;
@@ -1964,7 +1967,9 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     *launch = [p, pg, g_off, g_bytes, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
         // (Hopper: the tiled kernel, and the gather, launched as programmatic dependents of the kernel before
         // them, H100, 38th session: prefill 4 x 64 15.9 -> 14.7 us, 1 x 512 25.7 -> 24.8, 4 x 1024 133.1 -> 130.8;
-        // attention 1024 38.8 -> 37.7, 2048 101.0 -> 99.9)
+        // attention 1024 38.8 -> 37.7, 2048 101.0 -> 99.9; and with the kernels before them letting them be placed
+        // at their start (dependentsMayLaunch): 4 x 64 15.15 -> 14.70, 1 x 512 25.14 -> 24.83, attention 1024
+        // 38.03 -> 37.41, 2048 100.19 -> 99.46)
         const bool wg = flashWgmma(), gather = g_bytes > 0, pdl = wg;
         auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
             using T = typename decltype(ttag)::type;
