@@ -286,6 +286,29 @@ def test_paged_attention_prefill_long(device, dtype, heads, kv_heads, d, block_s
     assert torch.equal(qd.cpu(), q)
 
 
+# More sequences than the GPU's tile-list kernel takes at once (256 a chunk): short prompts and chunks after
+# history, some sequences with no rows, every sequence's rows and keys in the right place across the chunks.
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_paged_attention_prefill_many_sequences(device, dtype):
+    g = torch.Generator().manual_seed(1)
+    n = 300
+    q_lens = torch.randint(0, 41, (n,), generator=g)
+    q_lens[::37] = 0
+    seq_lens = (q_lens + torch.randint(0, 30, (n,), generator=g)).clamp(min=1).tolist()
+    q_lens = q_lens.tolist()
+    heads, kv_heads, d = 8, 2, 128
+    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, 16, dtype)
+    cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
+    q = torch.randn(int(cu[-1]), heads, d).to(dtype)
+    scale = 1 / math.sqrt(d)
+    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(m - ql, m), heads // kv_heads, scale)
+                     for s, (m, ql) in enumerate(zip(seq_lens, q_lens))])
+    out = ops.paged_attention_prefill(q.to(device), kc.to(device), vc.to(device), tables.to(device),
+                                      torch.tensor(seq_lens).to(device), cu.to(device), None, scale)
+    close(out, ref, dtype)
+
+
 # Many query rows a sequence (on Hopper the prefill then gathers its keys and values out of the pages into the
 # workspace and runs the decoupled kernel; see flashGatherPays): a prompt, chunks after history, lengths not
 # multiples of 64, a sequence with no rows, table entries past a sequence's keys left as -1 (never read),
