@@ -365,6 +365,17 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
     }
 }
 
+// Token t of a sequence: its page (the index into the sequence's block-table row) and its row within the page
+// (a shift and a mask where the block size is a power of two). I: the token index's type.
+template <typename I>
+__device__ __forceinline__ long long pageOf(const AttnParams &p, I t) {
+    return p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
+}
+template <typename I>
+__device__ __forceinline__ long long rowInPage(const AttnParams &p, I t) {
+    return p.block_shift >= 0 ? (t & (static_cast<I>(p.block_size) - 1)) : t % p.block_size;
+}
+
 // The tiled prefill's keys and values (its decoupled form) gathered out of the pages: sequence s's first n
 // tokens of kv head h to [s][h][t][d] of kg / vg, L tokens a head (n its seq_lens entry, clamped to [0, L];
 // none for a sequence without query rows, whose keys the prefill does not read; flashTilesKernel reports bad
@@ -384,8 +395,7 @@ __global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uin
     for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += gridDim.x * 256LL) {
         const long long t = i / CPR;
         const int c = static_cast<int>(i % CPR);
-        const long long pg = p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
-        const long long within = p.block_shift >= 0 ? (t & (p.block_size - 1)) : t % p.block_size;
+        const long long pg = pageOf(p, t), within = rowInPage(p, t);
         const long long blk = readIndex(bt, p.bt64, s * p.bt_s0 + pg * p.bt_s1);
         uint4 kv = make_uint4(0, 0, 0, 0), vv = kv;
         if (blk < 0 || blk >= p.num_blocks) {
@@ -1505,7 +1515,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         if constexpr (kPaged) {
             const int t = j * kFlashKeys + tid;
             if (tid < kFlashKeys && t < key_end) {
-                const long long pg = p.block_shift >= 0 ? (t >> p.block_shift) : t / p.block_size;
+                const long long pg = pageOf(p, t);
                 blk_next = readIndex(bt, p.bt64, bt_row + pg * p.bt_s1);
             }
         }
@@ -1519,7 +1529,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                     if (blk_next < 0 || blk_next >= p.num_blocks) {
                         reportError(err, kErrIndex, p.op, kArgBlockTables, blk_next, p.num_blocks);
                     } else {
-                        const long long within = p.block_shift >= 0 ? (t & (static_cast<int>(p.block_size) - 1)) : t % p.block_size;
+                        const long long within = rowInPage(p, t);
                         ko = blk_next * p.k_s0 + within * p.k_s2;
                         vo = blk_next * p.v_s0 + within * p.v_s2;
                     }
