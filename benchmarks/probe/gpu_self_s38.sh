@@ -1,4 +1,5 @@
 # NOT YET RUN (written in the 38th session after its device budget was spent; compiled there, sm_90a, no spills,
+# applies to b5f4029;
 # 213-219 registers): flash_self_s38.patch lets the tiled prefill's blocks find their own row tile (flashOwnTile: a
 # thread a sequence reads cu_seqlens_q and seq_lens, the tile counts are scanned, the block takes tile
 # total - 1 - blockIdx.y as it took flashTilesKernel's list from its end) for calls of at most 256 sequences on
