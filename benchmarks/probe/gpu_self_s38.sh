@@ -6,7 +6,8 @@
 # Hopper, so that flashTilesKernel runs as the check kernel alone (it reports bad cu_seqlens_q / seq_lens as before)
 # and the paged form (WG 1) no longer waits for it: launched as a programmatic dependent, it reads nothing the check
 # kernel writes (the gather, too, skips its wait; the gathered form still waits for the gather).
-# INFINI_FLASH_SELF=0 (read at each launch) keeps the landed list. Expected: ~2 us off small prefills (the tile
+# If it wins, land it with one device function for a sequence's rows/tile count/validity shared by flashOwnTile and
+# flashTilesKernel (the patch writes that part twice, as a probe). INFINI_FLASH_SELF=0 (read at each launch) keeps the landed list. Expected: ~2 us off small prefills (the tile
 # list kernel took 2.5-2.9 us, call 8). Applies the patch, builds, tests under each value (attention, error and ISA
 # tests), the A/B against SDPA, kernel times, memcheck under the new form.
 git apply benchmarks/probe/flash_self_s38.patch || { echo "patch failed"; exit 1; }
