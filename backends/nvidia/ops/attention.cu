@@ -41,6 +41,7 @@ struct AttnParams {
     int parts, part_len, gc;  // partitions, tokens per partition, heads per pass
     int hpasses;              // decode fast path: blocks per kv head (G query heads each)
     int block_shift;          // paged: log2(block_size) for a power of two, else -1
+    int self_tiles;           // tiled prefill: the blocks find their own row tiles (flashOwnTile), no list
     int op;
 };
 
@@ -275,6 +276,60 @@ __global__ void combineKernel(AttnParams p, T *out, const float *part_out, const
     }
 }
 
+// A prefill sequence's query rows as the tiled kernels see them: rows [lo, hi) of q (clamped to the rows), row r
+// at position qstart + r; cu_bad / len_bad: its cu_seqlens_q entries (falling, past the rows) or its seq_lens entry
+// (below its rows, past the block table's tokens) are bad, ok: neither, and its first entry not negative. A
+// sequence s >= p.seqs has no rows.
+struct PrefillSeq {
+    long long lo, hi, qstart;
+    bool ok, cu_bad, len_bad;
+};
+__device__ __forceinline__ PrefillSeq prefillSeq(const AttnParams &p, const void *lens, const void *cu, long long s) {
+    PrefillSeq r{0, 0, 0, false, false, false};
+    if (s < p.seqs) {
+        const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
+        const long long n = readIndex(lens, p.len64, s * p.len_s0);
+        r.lo = max(0LL, start);
+        r.hi = min(p.rows, stop);
+        r.cu_bad = stop < start || stop > p.rows;
+        r.len_bad = n < stop - start || n > p.max_tokens;
+        r.ok = start >= 0 && !r.cu_bad && !r.len_bad;
+        r.qstart = n - (stop - start) - start;
+    }
+    return r;
+}
+
+// A sequence's tile count (rb rows a tile) and tile k of it: {sequence, first row, rows, first row's position
+// (-1: a bad sequence, q == LLONG_MIN)}.
+__device__ __forceinline__ int prefillTileCount(long long lo, long long hi, int rb) {
+    return hi > lo ? static_cast<int>((hi - lo + rb - 1) / rb) : 0;
+}
+__device__ __forceinline__ int4 prefillTile(int s, int lo, int hi, long long q, int k, int rb) {
+    const int r0 = lo + k * rb, nr = min(rb, hi - r0);
+    return make_int4(s, r0, nr, q != LLONG_MIN ? static_cast<int>(q + r0) : -1);
+}
+
+// Exclusive scan of v over a block of 256 threads: the thread's offset; total: the block's sum. warp_tot: 8 ints
+// of shared memory, read by every thread after the call (sync before writing it again).
+__device__ __forceinline__ int blockScan256(int v, int *warp_tot, int &total) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    int incl = v;
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+        const int x = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += x;
+    }
+    if (lane == 31) warp_tot[warp] = incl;
+    __syncthreads();
+    int off = incl - v;
+    total = 0;
+    for (int w = 0; w < 8; ++w) {
+        if (w < warp) off += warp_tot[w];
+        total += warp_tot[w];
+    }
+    return off;
+}
+
 // Prefill: the blocks' row tiles of rb rows, sequence by sequence (one block of 256 threads, a thread a
 // sequence, an exclusive scan of the tile counts per 256 sequences). tiles[0].x: how many; at most cap (none
 // where tiles is null: the general kernel's path, which launches it for the checks alone).
@@ -291,7 +346,6 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
     // bad sequence)
     __shared__ int c_off[256], c_lo[256], c_hi[256];
     __shared__ long long c_q[256];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (threadIdx.x == 0) {
         base = 0;
         first_bad = readIndex(cu, p.cu64, 0) != 0 ? 0ULL : ~0ULL;
@@ -299,36 +353,14 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
     __syncthreads();
     for (long long s0 = 0; s0 < p.seqs; s0 += 256) {
         const long long s = s0 + threadIdx.x;
-        long long lo = 0, hi = 0, qstart = 0;
-        bool ok = false;
-        if (s < p.seqs) {
-            const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
-            const long long n = readIndex(lens, p.len64, s * p.len_s0);
-            lo = max(0LL, start);
-            hi = min(p.rows, stop);
-            ok = start >= 0 && start <= stop && stop <= p.rows && n >= stop - start && n <= p.max_tokens;
-            qstart = n - (stop - start) - start;  // position of row r: qstart + r
-            const bool cu_bad = stop < start || stop > p.rows, len_bad = n < stop - start || n > p.max_tokens;
-            if (cu_bad || len_bad) atomicMin(&first_bad, static_cast<unsigned long long>(s + 1) * 2 + (cu_bad ? 0 : 1));
-        }
-        const int cnt = hi > lo ? static_cast<int>((hi - lo + rb - 1) / rb) : 0;
-        int incl = cnt;
-#pragma unroll
-        for (int o = 1; o < 32; o *= 2) {
-            const int v = __shfl_up_sync(0xffffffffu, incl, o);
-            if (lane >= o) incl += v;
-        }
-        if (lane == 31) warp_tot[warp] = incl;
-        __syncthreads();
-        int off = incl - cnt, total = 0;
-        for (int w = 0; w < 8; ++w) {
-            if (w < warp) off += warp_tot[w];
-            total += warp_tot[w];
-        }
+        const PrefillSeq q = prefillSeq(p, lens, cu, s);
+        if (q.cu_bad || q.len_bad) atomicMin(&first_bad, static_cast<unsigned long long>(s + 1) * 2 + (q.cu_bad ? 0 : 1));
+        int total;
+        const int off = blockScan256(prefillTileCount(q.lo, q.hi, rb), warp_tot, total);
         c_off[threadIdx.x] = off;
-        c_lo[threadIdx.x] = static_cast<int>(lo);
-        c_hi[threadIdx.x] = static_cast<int>(hi);
-        c_q[threadIdx.x] = ok ? qstart : LLONG_MIN;
+        c_lo[threadIdx.x] = static_cast<int>(q.lo);
+        c_hi[threadIdx.x] = static_cast<int>(q.hi);
+        c_q[threadIdx.x] = q.ok ? q.qstart : LLONG_MIN;
         __syncthreads();
         // the chunk's tiles written by the whole block (tile i: the last sequence whose first tile is at or
         // before i; one sequence's 128 tiles written by one thread took 4.8 us at 1 x 4096, H100)
@@ -339,8 +371,7 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
                 if (c_off[m] <= i) a = m;
                 else b = m - 1;
             }
-            const int r0 = c_lo[a] + (i - c_off[a]) * rb, nr = min(rb, c_hi[a] - r0);
-            tiles[1 + base + i] = make_int4(static_cast<int>(s0) + a, r0, nr, c_q[a] != LLONG_MIN ? static_cast<int>(c_q[a] + r0) : -1);
+            tiles[1 + base + i] = prefillTile(static_cast<int>(s0) + a, c_lo[a], c_hi[a], c_q[a], i - c_off[a], rb);
         }
         __syncthreads();  // every thread has read base, warp_tot and the chunk's arrays
         if (threadIdx.x == 0) base += total;
@@ -376,6 +407,28 @@ __device__ __forceinline__ long long rowInPage(const AttnParams &p, I t) {
     return p.block_shift >= 0 ? (t & (static_cast<I>(p.block_size) - 1)) : t % p.block_size;
 }
 
+// A tiled prefill block's row tile found by the block itself, for calls of at most 256 sequences (a thread a
+// sequence; the tile counts scanned as flashTilesKernel scans them, and the tiles taken from the end as the kernel
+// takes that list), so that the tiled kernel need not wait for the list (4 x 64: 14.62 -> 13.25 us, 1 x 512
+// 25.36 -> 24.02, H100): {sequence, first row, rows, first row's position (-1: a bad sequence)}, or x = -1 where
+// blockIdx.y is past the tiles. Block-uniform; every thread of the block calls it.
+__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb) {
+    __shared__ int warp_tot[8];
+    __shared__ int4 found;
+    const int tid = static_cast<int>(threadIdx.x);
+    const PrefillSeq q = prefillSeq(p, lens, cu, tid);
+    const int cnt = prefillTileCount(q.lo, q.hi, rb);
+    if (tid == 0) found = make_int4(-1, 0, 0, 0);
+    int total;
+    const int off = blockScan256(cnt, warp_tot, total);  // (syncs: found is set)
+    const int target = total - 1 - static_cast<int>(blockIdx.y);
+    if (cnt > 0 && target >= off && target < off + cnt) {
+        found = prefillTile(tid, static_cast<int>(q.lo), static_cast<int>(q.hi), q.ok ? q.qstart : LLONG_MIN, target - off, rb);
+    }
+    __syncthreads();
+    return found;
+}
+
 // The tiled prefill's keys and values (its decoupled form) gathered out of the pages: sequence s's first n
 // tokens of kv head h to [s][h][t][d] of kg / vg, L tokens a head (n its seq_lens entry, clamped to [0, L];
 // none for a sequence without query rows, whose keys the prefill does not read; flashTilesKernel reports bad
@@ -385,7 +438,9 @@ __global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uin
                                                          const void *lens, const void *cu, long long L, uint16_t *kg,
                                                          uint16_t *vg, DeviceError *err) {
     dependentsMayLaunch();   // (the tiled kernel after it may be placed)
-    waitForPrerequisites();  // (launched as a dependent on Hopper: launchEx)
+    // (launched as a dependent on Hopper: launchEx; it waits for the tile list, except where the blocks find their
+    // own tiles: then the kernel before it only checks the lengths and was launched plainly, so the inputs are done)
+    if (!p.self_tiles) waitForPrerequisites();
     constexpr int CPR = D / 8;  // 16-byte pieces a token
     const long long s = blockIdx.z, h = blockIdx.y;
     const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
@@ -1463,9 +1518,12 @@ struct FlashTile {
 
 template <Mode M, typename T, int D, int G4, int WG>
 __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                                  const void *bt, const int4 *tiles, DeviceError *err) {
+                                                                  const void *bt, const int4 *tiles, DeviceError *err,
+                                                                  const void *lens, const void *cu) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    waitForPrerequisites();  // (launched as a dependent on Hopper: launchEx)
+    // (launched as a dependent on Hopper: launchEx; the paged prefill whose blocks find their own tiles follows the
+    // plainly launched check kernel and reads nothing it writes; the gathered form waits for the gather)
+    if (!(M == Mode::kPrefill && WG != 2 && p.self_tiles)) waitForPrerequisites();
     constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
     constexpr int RB = 16 * (W / G4);                  // rows a block
     constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
@@ -1489,6 +1547,10 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         tl.r0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * RB;
         tl.nr = min(RB, static_cast<int>(p.rows - tl.r0));
         tl.qpos0 = static_cast<int>(p.pos) + tl.r0;
+    } else if (p.self_tiles) {
+        const int4 t4 = flashOwnTile(p, lens, cu, RB);
+        if (t4.x < 0) return;
+        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
     } else {
         const int cnt = tiles[0].x;
         if (static_cast<int>(blockIdx.y) >= cnt) return;
@@ -1981,6 +2043,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
         // at their start (dependentsMayLaunch): 4 x 64 15.15 -> 14.70, 1 x 512 25.14 -> 24.83, attention 1024
         // 38.03 -> 37.41, 2048 100.19 -> 99.46)
         const bool wg = flashWgmma(), gather = g_bytes > 0, pdl = wg;
+        const bool self = M == Mode::kPrefill && wg && p.seqs <= 256;  // (flashOwnTile)
         auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
             using T = typename decltype(ttag)::type;
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
@@ -1998,14 +2061,18 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[3]);
                 bt = a.data[4];
                 int4 *tl = static_cast<int4 *>(a.workspace);
-                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, static_cast<int>(cap), tl, a.err);
+                // (where the blocks find their own tiles, the checks alone, no list)
+                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, self ? 0 : static_cast<int>(cap),
+                                                          self ? nullptr : tl, a.err);
                 tiles = tl;
                 if constexpr (WW == 2) {
                     unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
                     const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
                     dim3 ggrid(static_cast<unsigned>(std::min(per, 1024LL)), static_cast<unsigned>(p.kv_heads),
                                static_cast<unsigned>(p.seqs));
-                    launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, p, static_cast<const uint16_t *>(a.data[2]),
+                    AttnParams pq = p;
+                    pq.self_tiles = self;
+                    launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, pq, static_cast<const uint16_t *>(a.data[2]),
                              static_cast<const uint16_t *>(a.data[3]), bt, static_cast<const void *>(a.data[5]),
                              static_cast<const void *>(a.data[6]), L, reinterpret_cast<uint16_t *>(gk), reinterpret_cast<uint16_t *>(gv),
                              a.err);
@@ -2018,8 +2085,11 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 vc = static_cast<const T *>(a.data[2]);
             }
             dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-            launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, WW == 2 ? pg : p, out, q, kc, vc, bt,
-                     static_cast<const int4 *>(tiles), a.err);
+            AttnParams pk = WW == 2 ? pg : p;
+            pk.self_tiles = self;
+            const void *lens = M == Mode::kPrefill ? a.data[5] : nullptr, *cu = M == Mode::kPrefill ? a.data[6] : nullptr;
+            launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, pk, out, q, kc, vc, bt,
+                     static_cast<const int4 *>(tiles), a.err, lens, cu);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
