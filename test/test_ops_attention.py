@@ -342,6 +342,42 @@ def test_paged_attention_prefill_many_rows_cuda(device, dtype, heads, kv_heads, 
     close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
 
 
+# Calls that mix sequences of many query rows with decode rows and short chunks (on Hopper the call is split by
+# sequence: the long ones' keys gathered and run by the decoupled kernel, the others by the paged kernel after it;
+# see flashGathers), the long sequences first, last and alone; then an out-of-range entry among the keys of a
+# short sequence and of a long one raises and names block_tables, the inputs unchanged, and the next call is right.
+@pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
+@pytest.mark.parametrize("device", ["cuda", "infini"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("heads, kv_heads, d", [(8, 2, 128), (6, 2, 64)])
+@pytest.mark.parametrize("seq_lens, q_lens", [
+    ([1300, 900, 40, 500, 20, 600, 2000], [1200, 1, 1, 37, 0, 600, 3]),
+    ([30, 17, 2100, 64, 800], [1, 17, 1030, 64, 513]),
+    ([1500], [1100]),
+])
+def test_paged_attention_prefill_mixed_cuda(device, dtype, heads, kv_heads, d, seq_lens, q_lens):
+    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, 16, dtype)
+    cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
+    q = torch.randn(int(cu[-1]), heads, d).to(dtype)
+    scale = 1 / math.sqrt(d)
+    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale)
+                     for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
+    args = [x.to(device) for x in (q, kc, vc, tables, torch.tensor(seq_lens), cu)]
+    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
+    short = min(range(len(q_lens)), key=lambda s: (q_lens[s] == 0, q_lens[s]))
+    long_ = max(range(len(q_lens)), key=lambda s: q_lens[s])
+    for s in sorted({short, long_}):
+        bad = args[3].clone()
+        bad[s, (seq_lens[s] - 1) // 16] = 999
+        bad_args = args[:3] + [bad] + args[4:]
+        before = [x.cpu().clone() for x in bad_args]
+        with pytest.raises(RuntimeError, match=r"paged_attention_prefill: index 999 in block_tables is out of range"):
+            run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*bad_args, None, scale))
+        for x, b in zip(bad_args, before):
+            assert torch.equal(x.cpu(), b)
+    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
+
+
 # Short calls (on the GPU: the decode kernels where the pages of 16 or 8 of the cache's rows that the call reads
 # lie inside the cache - max_seq = pos + seq + 3 below: all but (2040, 2), whose keys end 3 rows short of a page
 # that would pass the cache's end - else the general kernel) and 16+ rows (the tiled kernel), at position 0 and

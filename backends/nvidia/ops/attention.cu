@@ -41,7 +41,7 @@ struct AttnParams {
     int parts, part_len, gc;  // partitions, tokens per partition, heads per pass
     int hpasses;              // decode fast path: blocks per kv head (G query heads each)
     int block_shift;          // paged: log2(block_size) for a power of two, else -1
-    int self_tiles;           // tiled prefill: the blocks find their own row tiles (flashOwnTile), no list
+    int self_tiles;           // tiled prefill: which tiles a block takes (kTilesList ..., flashOwnTile)
     int op;
 };
 
@@ -276,6 +276,24 @@ __global__ void combineKernel(AttnParams p, T *out, const float *part_out, const
     }
 }
 
+// Where the tiled prefill's blocks take their row tiles (AttnParams::self_tiles): flashTilesKernel's list; or the
+// blocks find their own (flashOwnTile), of every sequence, of the sequences whose keys are gathered (their gathered
+// slot in the tile's sequence field), or of the others.
+constexpr int kTilesList = 0, kTilesOwn = 1, kTilesGathered = 2, kTilesPaged = 3;
+
+// Whether a sequence of nq query rows has its keys and values gathered for the tiled prefill's decoupled form
+// (rows: the call's query rows, L: the block table's tokens): the gather's gain grows with the sequence's query
+// rows (each key is read by nq / 32 blocks), its cost with the keys. H100, bf16, 32/8 heads of 128, blocks of 16,
+// seqs x nq / keys, paged -> gathered, us (38th session, prefill_hist.py): 1 x 4096 / 4096 410.1 -> 325.8,
+// 8 x 2048 / 2048 908.7 -> 734.1, 16 x 1024 / 1024 570.0 -> 485.9, 1 x 1024 / 1024 46.6 -> 44.8, 1 x 512 / 8192
+// 199.2 -> 179.5, 8 x 512 / 512 109.2 -> 103.1, 1 x 512 / 1024 38.2 -> 37.9; and not: 1 x 768 / 768 34.8 -> 35.2,
+// 2 x 512 / 512 35.1 -> 36.7, 4 x 256 / 2048 112.4 -> 112.6, 8 x 128 / 4096 207.8 -> 249.6, 16 x 32 / 2048 75.0 ->
+// 161.6, 4 x 64 / 64 15.6 -> 18.9. At least kFlashGatherRows rows.
+constexpr long long kFlashGatherRows = 512;
+__host__ __device__ inline bool flashGathers(long long nq, long long rows, long long L) {
+    return nq >= 1024 || (nq >= kFlashGatherRows && (rows >= 2048 || L >= 2 * nq));
+}
+
 // A prefill sequence's query rows as the tiled kernels see them: rows [lo, hi) of q (clamped to the rows), row r
 // at position qstart + r; cu_bad / len_bad: its cu_seqlens_q entries (falling, past the rows) or its seq_lens entry
 // (below its rows, past the block table's tokens) are bad, ok: neither, and its first entry not negative. A
@@ -297,6 +315,11 @@ __device__ __forceinline__ PrefillSeq prefillSeq(const AttnParams &p, const void
         r.qstart = n - (stop - start) - start;
     }
     return r;
+}
+
+// Whether the sequence's keys are gathered (calls split by sequence: kTilesGathered / kTilesPaged).
+__device__ __forceinline__ bool flashSeqGathered(const AttnParams &p, const PrefillSeq &q) {
+    return q.hi > q.lo && flashGathers(q.hi - q.lo, p.rows, p.max_tokens);
 }
 
 // A sequence's tile count (rb rows a tile) and tile k of it: {sequence, first row, rows, first row's position
@@ -411,28 +434,38 @@ __device__ __forceinline__ long long rowInPage(const AttnParams &p, I t) {
 // sequence; the tile counts scanned as flashTilesKernel scans them, and the tiles taken from the end as the kernel
 // takes that list), so that the tiled kernel need not wait for the list (4 x 64: 14.62 -> 13.25 us, 1 x 512
 // 25.36 -> 24.02, H100): {sequence, first row, rows, first row's position (-1: a bad sequence)}, or x = -1 where
-// blockIdx.y is past the tiles. Block-uniform; every thread of the block calls it.
-__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb) {
+// blockIdx.y is past the tiles. mode: kTilesOwn (every sequence's tiles), kTilesGathered (those of the sequences
+// flashSeqGathered; x: the sequence's gathered slot, its rank among them) or kTilesPaged (the others').
+// Block-uniform; every thread of the block calls it.
+__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, int mode) {
     __shared__ int warp_tot[8];
     __shared__ int4 found;
     const int tid = static_cast<int>(threadIdx.x);
     const PrefillSeq q = prefillSeq(p, lens, cu, tid);
-    const int cnt = prefillTileCount(q.lo, q.hi, rb);
+    const bool gathered = mode != kTilesOwn && flashSeqGathered(p, q);
+    const bool mine = mode == kTilesOwn || (mode == kTilesGathered) == gathered;
+    const int cnt = mine ? prefillTileCount(q.lo, q.hi, rb) : 0;
     if (tid == 0) found = make_int4(-1, 0, 0, 0);
+    // the tile counts (< 2^20: at most 65535 tiles) and the gathered sequences (bits 20..) scanned at once
     int total;
-    const int off = blockScan256(cnt, warp_tot, total);  // (syncs: found is set)
+    const int packed = blockScan256(cnt + (mode == kTilesGathered && gathered ? 1 << 20 : 0), warp_tot, total);
+    const int off = packed & 0xfffff, slot = packed >> 20;
+    total &= 0xfffff;
     const int target = total - 1 - static_cast<int>(blockIdx.y);
     if (cnt > 0 && target >= off && target < off + cnt) {
-        found = prefillTile(tid, static_cast<int>(q.lo), static_cast<int>(q.hi), q.ok ? q.qstart : LLONG_MIN, target - off, rb);
+        found = prefillTile(mode == kTilesGathered ? slot : tid, static_cast<int>(q.lo), static_cast<int>(q.hi),
+                            q.ok ? q.qstart : LLONG_MIN, target - off, rb);
     }
     __syncthreads();
     return found;
 }
 
 // The tiled prefill's keys and values (its decoupled form) gathered out of the pages: sequence s's first n
-// tokens of kv head h to [s][h][t][d] of kg / vg, L tokens a head (n its seq_lens entry, clamped to [0, L];
+// tokens of kv head h to [slot][h][t][d] of kg / vg, L tokens a head (n its seq_lens entry, clamped to [0, L];
 // none for a sequence without query rows, whose keys the prefill does not read; flashTilesKernel reports bad
-// lengths), 16 bytes a thread. A bad block-table entry is reported (the call fails) and its rows written as zeros.
+// lengths), 16 bytes a thread; grid (pieces, kv heads, slots). A bad block-table entry is reported (the call fails)
+// and its rows written as zeros. p.self_tiles: kTilesList / kTilesOwn: slot z is sequence z (the first waits for
+// the list); kTilesGathered: the z-th of the sequences flashSeqGathered (every block finds it; none: it returns).
 template <int D>
 __global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uint16_t *kc, const uint16_t *vc, const void *bt,
                                                          const void *lens, const void *cu, long long L, uint16_t *kg,
@@ -440,13 +473,28 @@ __global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uin
     dependentsMayLaunch();   // (the tiled kernel after it may be placed)
     // (launched as a dependent on Hopper: launchEx; it waits for the tile list, except where the blocks find their
     // own tiles: then the kernel before it only checks the lengths and was launched plainly, so the inputs are done)
-    if (!p.self_tiles) waitForPrerequisites();
+    long long s = blockIdx.z;
+    if (p.self_tiles == kTilesList) {
+        waitForPrerequisites();
+    } else if (p.self_tiles == kTilesGathered) {
+        __shared__ int warp_tot[8];
+        __shared__ int seq_of;
+        if (threadIdx.x == 0) seq_of = -1;
+        const PrefillSeq q = prefillSeq(p, lens, cu, threadIdx.x);
+        const bool gathered = flashSeqGathered(p, q);
+        int total;
+        const int rank = blockScan256(gathered ? 1 : 0, warp_tot, total);  // (syncs: seq_of is set)
+        if (gathered && rank == static_cast<int>(blockIdx.z)) seq_of = static_cast<int>(threadIdx.x);
+        __syncthreads();
+        if (seq_of < 0) return;
+        s = seq_of;
+    }
     constexpr int CPR = D / 8;  // 16-byte pieces a token
-    const long long s = blockIdx.z, h = blockIdx.y;
+    const long long h = blockIdx.y;
     const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
     long long n = stop > start ? readIndex(lens, p.len64, s * p.len_s0) : 0;
     n = n < 0 ? 0 : min(n, L);
-    const long long total = n * CPR, o = (s * p.kv_heads + h) * L * D;
+    const long long total = n * CPR, o = (blockIdx.z * p.kv_heads + h) * L * D;
     for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += gridDim.x * 256LL) {
         const long long t = i / CPR;
         const int c = static_cast<int>(i % CPR);
@@ -1521,9 +1569,10 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
                                                                   const void *bt, const int4 *tiles, DeviceError *err,
                                                                   const void *lens, const void *cu) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    // (launched as a dependent on Hopper: launchEx; the paged prefill whose blocks find their own tiles follows the
-    // plainly launched check kernel and reads nothing it writes; the gathered form waits for the gather)
-    if (!(M == Mode::kPrefill && WG != 2 && p.self_tiles)) waitForPrerequisites();
+    // (launched as a dependent on Hopper: launchEx. A prefill whose blocks find their own tiles reads nothing the
+    // kernels before it write - the check kernel, launched plainly, the gathered form's kernel (split calls) - except
+    // the gather, which its gathered form waits for once it has its tile)
+    if (!(M == Mode::kPrefill && p.self_tiles != kTilesList)) waitForPrerequisites();
     constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
     constexpr int RB = 16 * (W / G4);                  // rows a block
     constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
@@ -1547,10 +1596,14 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         tl.r0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * RB;
         tl.nr = min(RB, static_cast<int>(p.rows - tl.r0));
         tl.qpos0 = static_cast<int>(p.pos) + tl.r0;
-    } else if (p.self_tiles) {
-        const int4 t4 = flashOwnTile(p, lens, cu, RB);
+    } else if (p.self_tiles != kTilesList) {
+        const int4 t4 = flashOwnTile(p, lens, cu, RB, p.self_tiles);
         if (t4.x < 0) return;
-        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
+        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};  // (gathered: seq is the sequence's slot)
+        if constexpr (WG == 2) {
+            dependentsMayLaunch();  // (a split call's paged form after it may be placed)
+            waitForPrerequisites();
+        }
     } else {
         const int cnt = tiles[0].x;
         if (static_cast<int>(blockIdx.y) >= cnt) return;
@@ -1984,17 +2037,15 @@ inline bool flashWgmma() {
 // The most workspace the prefill's gathered keys and values take (else its paged form).
 constexpr double kFlashGatherMax = 1024.0 * 1024.0 * 1024.0;
 
-// Whether the prefill's keys and values are worth gathering for the decoupled form: its gain grows with the
-// query rows a sequence (each key is read by rows / 32 blocks), the gather's cost with the keys. From the plan's
-// shapes only (the lengths are on the device): A = query rows a sequence on average, L = the block table's
-// tokens. H100, bf16, 32/8 heads of 128, blocks of 16, seqs x A / keys, paged -> gathered, us (38th session,
-// prefill_hist.py): 1 x 4096 / 4096 410.1 -> 325.8, 8 x 2048 / 2048 908.7 -> 734.1, 16 x 1024 / 1024 570.0 ->
-// 485.9, 1 x 1024 / 1024 46.6 -> 44.8, 1 x 512 / 8192 199.2 -> 179.5, 8 x 512 / 512 109.2 -> 103.1, 1 x 512 /
-// 1024 38.2 -> 37.9; and not: 1 x 768 / 768 34.8 -> 35.2, 2 x 512 / 512 35.1 -> 36.7, 4 x 256 / 2048 112.4 ->
-// 112.6, 8 x 128 / 4096 207.8 -> 249.6, 16 x 32 / 2048 75.0 -> 161.6, 4 x 64 / 64 15.6 -> 18.9.
+// Whether the prefill's keys and values are worth gathering, judged by the average query rows a sequence (calls
+// of more than 256 sequences, whose blocks take their tiles from flashTilesKernel's list: all gathered or none).
 inline bool flashGatherPays(const AttnParams &p) {
-    const long long A = p.rows / std::max(1LL, p.seqs);
-    return A >= 1024 || (A >= 512 && (p.rows >= 2048 || p.max_tokens >= 2 * A));
+    return flashGathers(p.rows / std::max(1LL, p.seqs), p.rows, p.max_tokens);
+}
+
+// Whether any sequence of the call may be gathered (flashGathers of some nq in [kFlashGatherRows, rows]).
+inline bool flashMayGather(const AttnParams &p) {
+    return p.rows >= 1024 || (p.rows >= kFlashGatherRows && p.max_tokens >= 2 * kFlashGatherRows);
 }
 
 // The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
@@ -2018,83 +2069,103 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     const long long cap = flashRowTiles<M>(p, rb);
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
-    // the prefill on Hopper: its keys and values gathered (flashGatherKernel) after the tile list, for the
-    // decoupled form (pg: the gathered copies' strides), where they take at most kFlashGatherMax bytes and
-    // flashGatherPays
+    // the prefill on Hopper: keys and values gathered (flashGatherKernel) into the workspace after the tile list,
+    // for the decoupled form (pg: the gathered copies' strides), at most kFlashGatherMax bytes of them. Calls of at
+    // most 256 sequences split by sequence (flashGathers of its own query rows; the blocks find their own tiles):
+    // the gathered sequences' keys in slots (at most rows / kFlashGatherRows of them) and their tiles by the
+    // decoupled form, then the others' by the paged form (none where no sequence may gather: flashMayGather; a
+    // single sequence's call by one form). Larger calls: every sequence gathered where flashGatherPays, else none.
     AttnParams pg = p;
     size_t g_off = 0, g_bytes = 0;
-    if (M == Mode::kPrefill && flashWgmma() && flashGatherPays(p)) {
+    long long slots = 0;
+    int gmode = kTilesList, pmode = kTilesList;  // the gathered and the paged forms' tiles; kTilesList: no launch
+    if (M == Mode::kPrefill && flashWgmma()) {
+        if (p.seqs <= 256) {
+            pmode = kTilesOwn;
+            if (p.seqs == 1 ? flashGathers(p.rows, p.rows, p.max_tokens) : flashMayGather(p)) {
+                slots = std::min(p.seqs, p.rows / kFlashGatherRows);
+                gmode = kTilesGathered;
+                pmode = p.seqs == 1 ? kTilesList : kTilesPaged;
+            }
+        } else if (flashGatherPays(p)) {
+            slots = p.seqs;
+        }
         const long long L = p.max_tokens;
-        const double total = 2.0 * static_cast<double>(p.seqs) * static_cast<double>(p.kv_heads) * static_cast<double>(L) * p.d * 2.0;
-        if (p.seqs <= 65535 && p.kv_heads <= 65535 && total <= kFlashGatherMax) {
+        const double total = 2.0 * static_cast<double>(slots) * static_cast<double>(p.kv_heads) * static_cast<double>(L) * p.d * 2.0;
+        if (slots > 0 && slots <= 65535 && p.kv_heads <= 65535 && total <= kFlashGatherMax) {
             g_off = (*ws + 255) / 256 * 256;
-            g_bytes = static_cast<size_t>(p.seqs * p.kv_heads * L * p.d) * 2;
+            g_bytes = static_cast<size_t>(slots * p.kv_heads * L * p.d) * 2;
             *ws = g_off + 2 * g_bytes;
             pg.k_s0 = pg.v_s0 = L * p.d;
             pg.k_s1 = pg.v_s1 = p.d;
             pg.kv_seq = p.kv_heads * L * p.d;
+        } else if (slots > 0) {  // (too much to gather: every sequence paged)
+            slots = 0;
+            gmode = kTilesList;
+            if (p.seqs <= 256) pmode = kTilesOwn;
         }
     }
     const bool bf = dtype == INFINI_DTYPE_BF16;
-    *launch = [p, pg, g_off, g_bytes, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
+    *launch = [p, pg, g_off, g_bytes, slots, gmode, pmode, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
         // (Hopper: the tiled kernel, and the gather, launched as programmatic dependents of the kernel before
         // them, H100, 38th session: prefill 4 x 64 15.9 -> 14.7 us, 1 x 512 25.7 -> 24.8, 4 x 1024 133.1 -> 130.8;
         // attention 1024 38.8 -> 37.7, 2048 101.0 -> 99.9; and with the kernels before them letting them be placed
         // at their start (dependentsMayLaunch): 4 x 64 15.15 -> 14.70, 1 x 512 25.14 -> 24.83, attention 1024
         // 38.03 -> 37.41, 2048 100.19 -> 99.46)
         const bool wg = flashWgmma(), gather = g_bytes > 0, pdl = wg;
-        const bool self = M == Mode::kPrefill && wg && p.seqs <= 256;  // (flashOwnTile)
-        auto run = [&](auto ttag, auto dtag, auto gtag, auto wtag) {
+        // the tiled kernel, form WW, its tiles by pk.self_tiles (kTilesList: the list in the workspace)
+        auto flash = [&](auto ttag, auto dtag, auto gtag, auto wtag, AttnParams pk, const void *kc, const void *vc) {
             using T = typename decltype(ttag)::type;
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
             constexpr int WW = decltype(wtag)::value;
             auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
             allowance.ensure(kern, kFlashSmem<M, DD, WW>);  // (if refused, the launch reports it)
-            const int4 *tiles = nullptr;
-            const void *bt = nullptr;
-            T *out = static_cast<T *>(a.data[0]);
-            const T *q, *kc, *vc;
-            if constexpr (M == Mode::kPrefill) {
-                q = static_cast<const T *>(a.data[1]);
-                kc = static_cast<const T *>(a.data[2]);
-                vc = static_cast<const T *>(a.data[3]);
-                bt = a.data[4];
-                int4 *tl = static_cast<int4 *>(a.workspace);
-                // (where the blocks find their own tiles, the checks alone, no list)
-                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, self ? 0 : static_cast<int>(cap),
-                                                          self ? nullptr : tl, a.err);
-                tiles = tl;
-                if constexpr (WW == 2) {
+            const bool pre = M == Mode::kPrefill;
+            const void *q = a.data[pre ? 1 : 3], *bt = pre ? a.data[4] : nullptr;
+            const void *lens = pre ? a.data[5] : nullptr, *cu = pre ? a.data[6] : nullptr;
+            const int4 *tiles = pre ? static_cast<const int4 *>(a.workspace) : nullptr;
+            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
+            launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, pk, static_cast<T *>(a.data[0]),
+                     static_cast<const T *>(q), static_cast<const T *>(kc), static_cast<const T *>(vc), bt, tiles, a.err, lens, cu);
+        };
+        auto byW = [&](auto ttag, auto dtag, auto gtag) {
+            using I0 = std::integral_constant<int, 0>;
+            using I1 = std::integral_constant<int, 1>;
+            using I2 = std::integral_constant<int, 2>;
+            if constexpr (M == Mode::kDense) {
+                if (!wg) flash(ttag, dtag, gtag, I0{}, p, a.data[1], a.data[2]);
+                else flash(ttag, dtag, gtag, I2{}, p, a.data[1], a.data[2]);
+            } else {
+                // the checks of cu_seqlens_q and seq_lens, and the tile list where a form takes it
+                const bool list = !wg || (gather && gmode == kTilesList) || (!gather && pmode == kTilesList);
+                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, list ? static_cast<int>(cap) : 0,
+                                                          list ? static_cast<int4 *>(a.workspace) : nullptr, a.err);
+                if (!wg) {
+                    flash(ttag, dtag, gtag, I0{}, p, a.data[2], a.data[3]);
+                    return;
+                }
+                if (gather) {
+                    constexpr int DD = decltype(dtag)::value;
                     unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
                     const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
                     dim3 ggrid(static_cast<unsigned>(std::min(per, 1024LL)), static_cast<unsigned>(p.kv_heads),
-                               static_cast<unsigned>(p.seqs));
+                               static_cast<unsigned>(slots));
                     AttnParams pq = p;
-                    pq.self_tiles = self;
+                    pq.self_tiles = gmode;
                     launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, pq, static_cast<const uint16_t *>(a.data[2]),
-                             static_cast<const uint16_t *>(a.data[3]), bt, static_cast<const void *>(a.data[5]),
+                             static_cast<const uint16_t *>(a.data[3]), a.data[4], static_cast<const void *>(a.data[5]),
                              static_cast<const void *>(a.data[6]), L, reinterpret_cast<uint16_t *>(gk), reinterpret_cast<uint16_t *>(gv),
                              a.err);
-                    kc = reinterpret_cast<const T *>(gk);
-                    vc = reinterpret_cast<const T *>(gv);
+                    AttnParams pk = pg;
+                    pk.self_tiles = gmode;
+                    flash(ttag, dtag, gtag, I2{}, pk, gk, gv);
+                    if (gmode == kTilesList || pmode == kTilesList) return;  // (every sequence gathered)
                 }
-            } else {
-                q = static_cast<const T *>(a.data[3]);
-                kc = static_cast<const T *>(a.data[1]);
-                vc = static_cast<const T *>(a.data[2]);
+                AttnParams pk = p;
+                pk.self_tiles = pmode;
+                flash(ttag, dtag, gtag, I1{}, pk, a.data[2], a.data[3]);
             }
-            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-            AttnParams pk = WW == 2 ? pg : p;
-            pk.self_tiles = self;
-            const void *lens = M == Mode::kPrefill ? a.data[5] : nullptr, *cu = M == Mode::kPrefill ? a.data[6] : nullptr;
-            launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, pk, out, q, kc, vc, bt,
-                     static_cast<const int4 *>(tiles), a.err, lens, cu);
-        };
-        auto byW = [&](auto ttag, auto dtag, auto gtag) {
-            if (!wg) run(ttag, dtag, gtag, std::integral_constant<int, 0>{});
-            else if (M == Mode::kDense || gather) run(ttag, dtag, gtag, std::integral_constant<int, 2>{});
-            else run(ttag, dtag, gtag, std::integral_constant<int, 1>{});
         };
         auto byG = [&](auto ttag, auto dtag) {
             if (G4 == 4) byW(ttag, dtag, std::integral_constant<int, 4>{});
