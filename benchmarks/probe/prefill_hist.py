@@ -1,7 +1,8 @@
 """A/B of an environment knob on paged_attention_prefill calls with history (chunked prefill: each sequence's
 q_len new rows after ctx - q_len cached tokens), timed as the comparison tool times (L2 flush, events), the knob
-values interleaved in every round. Usage: python3 prefill_hist.py VAR=0,1 [--bs 16] [--reps 40] [--rounds 3]
-Shapes: seqs x q_len / ctx, 32 heads / 8 kv heads of 128, bf16."""
+values interleaved in every round. Usage: python3 prefill_hist.py VAR=0,1 [--bs 16] [--reps 40] [--rounds 3] [--shapes ...]
+Shapes: seqs x q_len / ctx, 32 heads / 8 kv heads of 128, bf16; a mixed batch joins groups by '+' (for example
+1x2048/2048+63x1/2048: one sequence of 2048 new rows and 63 decode rows after 2047 cached tokens)."""
 import argparse
 import os
 import statistics
@@ -25,17 +26,21 @@ H, KVH, D = 32, 8, 128
 g = torch.Generator(device=dev).manual_seed(0)
 for bs in [int(b) for b in args.bs.split(",")]:
     for shp in args.shapes.split(","):
-        sq, ctx = shp.split("/")
-        seqs, ql = map(int, sq.split("x"))
-        ctx = int(ctx)
-        nbs = (ctx + bs - 1) // bs
+        groups = []
+        for grp in shp.split("+"):
+            sq, ctx = grp.split("/")
+            n, ql = map(int, sq.split("x"))
+            groups += [(ql, int(ctx))] * n
+        seqs = len(groups)
+        nbs = (max(c for _, c in groups) + bs - 1) // bs
         nb = seqs * nbs
         kc = torch.randn(nb, KVH, bs, D, device=dev, dtype=torch.bfloat16, generator=g)
         vc = torch.randn(nb, KVH, bs, D, device=dev, dtype=torch.bfloat16, generator=g)
         tables = torch.randperm(nb, device=dev, generator=g).view(seqs, nbs).to(torch.int32)
-        lens = torch.full((seqs,), ctx, dtype=torch.int32, device=dev)
-        cu = (torch.arange(seqs + 1, dtype=torch.int32) * ql).to(dev)
-        q = torch.randn(seqs * ql, H, D, device=dev, dtype=torch.bfloat16, generator=g)
+        lens = torch.tensor([c for _, c in groups], dtype=torch.int32, device=dev)
+        cu = torch.tensor([0] + [ql for ql, _ in groups], dtype=torch.int32).cumsum(0).to(torch.int32).to(dev)
+        rows = sum(ql for ql, _ in groups)
+        q = torch.randn(rows, H, D, device=dev, dtype=torch.bfloat16, generator=g)
         inputs = (q, kc, vc, tables, lens, cu)
 
         def mk(v):
@@ -54,4 +59,4 @@ for bs in [int(b) for b in args.bs.split(",")]:
                 per[i].append(statistics.median(t) * 1e6)
         os.environ.pop(var, None)
         row = "  ".join(f"{var}={v} {statistics.median(m):8.2f}" for v, m in zip(values, per))
-        print(f"bs {bs:3d} {shp:14s} {row}  ratio {statistics.median(per[1]) / statistics.median(per[0]):.3f}  same {same}", flush=True)
+        print(f"bs {bs:3d} {shp:28s} {row}  ratio {statistics.median(per[1]) / statistics.median(per[0]):.3f}  same {same}", flush=True)
