@@ -276,10 +276,9 @@ __global__ void combineKernel(AttnParams p, T *out, const float *part_out, const
     }
 }
 
-// Where the tiled prefill's blocks take their row tiles (AttnParams::self_tiles): flashTilesKernel's list; or the
-// blocks find their own (flashOwnTile), of every sequence, of the sequences whose keys are gathered (their gathered
-// slot in the tile's sequence field), or of the others.
-constexpr int kTilesList = 0, kTilesOwn = 1, kTilesGathered = 2, kTilesPaged = 3;
+// Where the tiled prefill's blocks take their row tiles (AttnParams::self_tiles): flashTilesKernel's list, or the
+// blocks find their own (flashOwnTile); kTilesGathered: the gather of a call split by sequence (flashSplitKernel).
+constexpr int kTilesList = 0, kTilesOwn = 1, kTilesGathered = 2;
 
 // Whether a sequence of nq query rows has its keys and values gathered for the tiled prefill's decoupled form
 // (rows: the call's query rows, L: the block table's tokens): the gather's gain grows with the sequence's query
@@ -317,7 +316,7 @@ __device__ __forceinline__ PrefillSeq prefillSeq(const AttnParams &p, const void
     return r;
 }
 
-// Whether the sequence's keys are gathered (calls split by sequence: kTilesGathered / kTilesPaged).
+// Whether the sequence's keys are gathered in a call split by sequence (flashSplitKernel).
 __device__ __forceinline__ bool flashSeqGathered(const AttnParams &p, const PrefillSeq &q) {
     return q.hi > q.lo && flashGathers(q.hi - q.lo, p.rows, p.max_tokens);
 }
@@ -332,19 +331,20 @@ __device__ __forceinline__ int4 prefillTile(int s, int lo, int hi, long long q, 
     return make_int4(s, r0, nr, q != LLONG_MIN ? static_cast<int>(q + r0) : -1);
 }
 
-// Exclusive scan of v over a block of 256 threads: the thread's offset; total: the block's sum. warp_tot: 8 ints
+// Exclusive scan of v over a block of 256 threads: the thread's offset; total: the block's sum. warp_tot: 8 values
 // of shared memory, read by every thread after the call (sync before writing it again).
-__device__ __forceinline__ int blockScan256(int v, int *warp_tot, int &total) {
+template <typename V>
+__device__ __forceinline__ V blockScan256(V v, V *warp_tot, V &total) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    int incl = v;
+    V incl = v;
 #pragma unroll
     for (int o = 1; o < 32; o *= 2) {
-        const int x = __shfl_up_sync(0xffffffffu, incl, o);
+        const V x = __shfl_up_sync(0xffffffffu, incl, o);
         if (lane >= o) incl += x;
     }
     if (lane == 31) warp_tot[warp] = incl;
     __syncthreads();
-    int off = incl - v;
+    V off = incl - v;
     total = 0;
     for (int w = 0; w < 8; ++w) {
         if (w < warp) off += warp_tot[w];
@@ -434,29 +434,51 @@ __device__ __forceinline__ long long rowInPage(const AttnParams &p, I t) {
 // sequence; the tile counts scanned as flashTilesKernel scans them, and the tiles taken from the end as the kernel
 // takes that list), so that the tiled kernel need not wait for the list (4 x 64: 14.62 -> 13.25 us, 1 x 512
 // 25.36 -> 24.02, H100): {sequence, first row, rows, first row's position (-1: a bad sequence)}, or x = -1 where
-// blockIdx.y is past the tiles. mode: kTilesOwn (every sequence's tiles), kTilesGathered (those of the sequences
-// flashSeqGathered; x: the sequence's gathered slot, its rank among them) or kTilesPaged (the others').
-// Block-uniform; every thread of the block calls it.
-__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, int mode) {
+// blockIdx.y is past the tiles. Block-uniform; every thread of the block calls it.
+__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb) {
     __shared__ int warp_tot[8];
     __shared__ int4 found;
     const int tid = static_cast<int>(threadIdx.x);
     const PrefillSeq q = prefillSeq(p, lens, cu, tid);
-    const bool gathered = mode != kTilesOwn && flashSeqGathered(p, q);
-    const bool mine = mode == kTilesOwn || (mode == kTilesGathered) == gathered;
-    const int cnt = mine ? prefillTileCount(q.lo, q.hi, rb) : 0;
+    const int cnt = prefillTileCount(q.lo, q.hi, rb);
     if (tid == 0) found = make_int4(-1, 0, 0, 0);
-    // the tile counts (< 2^20: at most 65535 tiles) and the gathered sequences (bits 20..) scanned at once
     int total;
-    const int packed = blockScan256(cnt + (mode == kTilesGathered && gathered ? 1 << 20 : 0), warp_tot, total);
-    const int off = packed & 0xfffff, slot = packed >> 20;
-    total &= 0xfffff;
+    const int off = blockScan256(cnt, warp_tot, total);  // (syncs: found is set)
     const int target = total - 1 - static_cast<int>(blockIdx.y);
     if (cnt > 0 && target >= off && target < off + cnt) {
-        found = prefillTile(mode == kTilesGathered ? slot : tid, static_cast<int>(q.lo), static_cast<int>(q.hi),
-                            q.ok ? q.qstart : LLONG_MIN, target - off, rb);
+        found = prefillTile(tid, static_cast<int>(q.lo), static_cast<int>(q.hi), q.ok ? q.qstart : LLONG_MIN, target - off, rb);
     }
     __syncthreads();
+    return found;
+}
+
+// The same for a call split by sequence (flashSplitKernel): the tiles of the sequences not gathered first, then
+// those of the gathered ones (flashSeqGathered), so that the latter are taken first; gathered: the tile's, whose x
+// is then the sequence's gathered slot (its rank among them).
+__device__ __forceinline__ int4 flashSplitTile(const AttnParams &p, const void *lens, const void *cu, int rb, bool &gathered) {
+    __shared__ unsigned long long warp_tot[8];
+    __shared__ int4 found;
+    __shared__ bool found_g;
+    const int tid = static_cast<int>(threadIdx.x);
+    const PrefillSeq q = prefillSeq(p, lens, cu, tid);
+    const bool g = flashSeqGathered(p, q);
+    const int cnt = prefillTileCount(q.lo, q.hi, rb);
+    if (tid == 0) found = make_int4(-1, 0, 0, 0);
+    // one scan of the paged tiles (bits 0..19; < 2^20: at most 65535 tiles), the gathered tiles (20..39) and the
+    // gathered sequences (40..)
+    const unsigned long long c = static_cast<unsigned long long>(cnt);
+    unsigned long long total;
+    const unsigned long long off = blockScan256(g ? (c << 20) | (1ULL << 40) : c, warp_tot, total);
+    const int paged = static_cast<int>(total & 0xfffff), all = paged + static_cast<int>((total >> 20) & 0xfffff);
+    const int start = g ? paged + static_cast<int>((off >> 20) & 0xfffff) : static_cast<int>(off & 0xfffff);
+    const int target = all - 1 - static_cast<int>(blockIdx.y);
+    if (cnt > 0 && target >= start && target < start + cnt) {
+        found = prefillTile(g ? static_cast<int>(off >> 40) : tid, static_cast<int>(q.lo), static_cast<int>(q.hi),
+                            q.ok ? q.qstart : LLONG_MIN, target - start, rb);
+        found_g = g;
+    }
+    __syncthreads();
+    gathered = found_g;
     return found;
 }
 
@@ -1564,17 +1586,13 @@ struct FlashTile {
 };
 
 
+// The tiled kernel's work for one tile of rows (tl) and one block of heads (blockIdx.x): flashKernel's, and that of
+// flashSplitKernel's two forms.
 template <Mode M, typename T, int D, int G4, int WG>
-__global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                                  const void *bt, const int4 *tiles, DeviceError *err,
-                                                                  const void *lens, const void *cu) {
+__device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *q, const T *kc, const T *vc, const void *bt,
+                                          DeviceError *err, const FlashTile tl) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    // (launched as a dependent on Hopper: launchEx. A prefill whose blocks find their own tiles reads nothing the
-    // kernels before it write - the check kernel, launched plainly, the gathered form's kernel (split calls) - except
-    // the gather, which its gathered form waits for once it has its tile)
-    if (!(M == Mode::kPrefill && p.self_tiles != kTilesList)) waitForPrerequisites();
     constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
-    constexpr int RB = 16 * (W / G4);                  // rows a block
     constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
     constexpr int NS = kFlashKeys / 16;                // 16-token steps a tile
     constexpr float kLog2e = 1.4426950408889634f;
@@ -1589,27 +1607,6 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     constexpr bool kPaged = M == Mode::kPrefill && !kMB;
     const uint32_t full0 = smemAddr(vs + NST * VT), empty0 = full0 + 8 * NST;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
-    // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
-    FlashTile tl;
-    if constexpr (M == Mode::kDense) {
-        tl.seq = 0;
-        tl.r0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * RB;
-        tl.nr = min(RB, static_cast<int>(p.rows - tl.r0));
-        tl.qpos0 = static_cast<int>(p.pos) + tl.r0;
-    } else if (p.self_tiles != kTilesList) {
-        const int4 t4 = flashOwnTile(p, lens, cu, RB, p.self_tiles);
-        if (t4.x < 0) return;
-        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};  // (gathered: seq is the sequence's slot)
-        if constexpr (WG == 2) {
-            dependentsMayLaunch();  // (a split call's paged form after it may be placed)
-            waitForPrerequisites();
-        }
-    } else {
-        const int cnt = tiles[0].x;
-        if (static_cast<int>(blockIdx.y) >= cnt) return;
-        const int4 t4 = tiles[cnt - static_cast<int>(blockIdx.y)];
-        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
-    }
     const int hpb = static_cast<int>(p.group) / G4;
     const long long kvh = blockIdx.x / hpb, head = kvh * p.group + (blockIdx.x % hpb) * G4 + warp % G4;
     const int wr0 = 16 * (warp / G4), wn = max(0, min(16, tl.nr - wr0));  // the warp's rows in the tile
@@ -2024,6 +2021,60 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
 #endif
 }
 
+template <Mode M, typename T, int D, int G4, int WG>
+__global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+                                                                  const void *bt, const int4 *tiles, DeviceError *err,
+                                                                  const void *lens, const void *cu) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    // (launched as a dependent on Hopper: launchEx. A prefill whose blocks find their own tiles reads nothing the
+    // check kernel before it (launched plainly) writes; its gathered form waits for the gather once it has its tile)
+    if (!(M == Mode::kPrefill && p.self_tiles != kTilesList)) waitForPrerequisites();
+    constexpr int RB = 16 * (kFlashWarps / G4);  // rows a block
+    // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
+    FlashTile tl;
+    if constexpr (M == Mode::kDense) {
+        tl.seq = 0;
+        tl.r0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * RB;
+        tl.nr = min(RB, static_cast<int>(p.rows - tl.r0));
+        tl.qpos0 = static_cast<int>(p.pos) + tl.r0;
+    } else if (p.self_tiles != kTilesList) {
+        const int4 t4 = flashOwnTile(p, lens, cu, RB);
+        if (t4.x < 0) return;
+        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
+        if constexpr (WG == 2) waitForPrerequisites();
+    } else {
+        const int cnt = tiles[0].x;
+        if (static_cast<int>(blockIdx.y) >= cnt) return;
+        const int4 t4 = tiles[cnt - static_cast<int>(blockIdx.y)];
+        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
+    }
+    flashBody<M, T, D, G4, WG>(p, out, q, kc, vc, bt, err, tl);
+#endif
+}
+
+// The tiled prefill of a call split by sequence (Hopper, 2 to 256 sequences): the tiles of the sequences whose
+// keys flashGatherKernel gathered (kg / vg; pg: their strides) by the decoupled form once the gather is done,
+// the others' by the paged form, which reads nothing the kernels before it write (launched as a programmatic
+// dependent of the gather, it starts while the gather runs). One launch for both: a block of either form that
+// finds no tile costs a scan, so a call all of one form costs what it did by that form's kernel.
+template <typename T, int D, int G4>
+__global__ void __launch_bounds__(kFlashWarps * 32, 1) flashSplitKernel(AttnParams p, AttnParams pg, T *out, const T *q, const T *kc,
+                                                                       const T *vc, const T *kg, const T *vg, const void *bt,
+                                                                       DeviceError *err, const void *lens, const void *cu) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    bool gathered;
+    const int4 t4 = flashSplitTile(p, lens, cu, 16 * (kFlashWarps / G4), gathered);
+    if (t4.x < 0) return;
+    const FlashTile tl{t4.x, t4.y, t4.z, t4.w};
+    if (gathered) {
+        waitForPrerequisites();
+        flashBody<Mode::kPrefill, T, D, G4, 2>(pg, out, q, kg, vg, bt, err, tl);
+    } else {
+        flashBody<Mode::kPrefill, T, D, G4, 1>(p, out, q, kc, vc, bt, err, tl);
+    }
+#endif
+}
+
 // Whether the tiled kernel takes its products by wgmma: the build has sm_90a code (INFINI_SM90A), which runs
 // only on compute capability 9.x (else the mma.sync form).
 inline bool flashWgmma() {
@@ -2070,25 +2121,21 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
     // the prefill on Hopper: keys and values gathered (flashGatherKernel) into the workspace after the tile list,
-    // for the decoupled form (pg: the gathered copies' strides), at most kFlashGatherMax bytes of them. Calls of at
-    // most 256 sequences split by sequence (flashGathers of its own query rows; the blocks find their own tiles):
-    // the gathered sequences' keys in slots (at most rows / kFlashGatherRows of them) and their tiles by the
-    // decoupled form, then the others' by the paged form (none where no sequence may gather: flashMayGather; a
-    // single sequence's call by one form). Larger calls: every sequence gathered where flashGatherPays, else none.
+    // for the decoupled form (pg: the gathered copies' strides), at most kFlashGatherMax bytes of them. Calls of 2
+    // to 256 sequences where some sequence may gather (flashMayGather) are split by sequence: the sequences whose
+    // own query rows flashGathers have their keys gathered into slots (at most rows / kFlashGatherRows of them),
+    // and flashSplitKernel runs their tiles by the decoupled form and the others' by the paged form. A single
+    // sequence by one form or the other; more than 256 all gathered where flashGatherPays, else none.
     AttnParams pg = p;
     size_t g_off = 0, g_bytes = 0;
     long long slots = 0;
-    int gmode = kTilesList, pmode = kTilesList;  // the gathered and the paged forms' tiles; kTilesList: no launch
+    int form = 0;  // 0: paged (or the mma.sync form), 1: gathered, 2: split
+    int tmode = kTilesList;
     if (M == Mode::kPrefill && flashWgmma()) {
-        if (p.seqs <= 256) {
-            pmode = kTilesOwn;
-            if (p.seqs == 1 ? flashGathers(p.rows, p.rows, p.max_tokens) : flashMayGather(p)) {
-                slots = std::min(p.seqs, p.rows / kFlashGatherRows);
-                gmode = kTilesGathered;
-                pmode = p.seqs == 1 ? kTilesList : kTilesPaged;
-            }
-        } else if (flashGatherPays(p)) {
-            slots = p.seqs;
+        tmode = p.seqs <= 256 ? kTilesOwn : kTilesList;
+        if (p.seqs == 1 ? flashGathers(p.rows, p.rows, p.max_tokens) : p.seqs <= 256 ? flashMayGather(p) : flashGatherPays(p)) {
+            form = p.seqs == 1 || p.seqs > 256 ? 1 : 2;
+            slots = form == 2 ? std::min(p.seqs, p.rows / kFlashGatherRows) : p.seqs;
         }
         const long long L = p.max_tokens;
         const double total = 2.0 * static_cast<double>(slots) * static_cast<double>(p.kv_heads) * static_cast<double>(L) * p.d * 2.0;
@@ -2099,72 +2146,81 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             pg.k_s0 = pg.v_s0 = L * p.d;
             pg.k_s1 = pg.v_s1 = p.d;
             pg.kv_seq = p.kv_heads * L * p.d;
-        } else if (slots > 0) {  // (too much to gather: every sequence paged)
+        } else {  // (none, or too much to gather: every sequence paged)
             slots = 0;
-            gmode = kTilesList;
-            if (p.seqs <= 256) pmode = kTilesOwn;
+            form = 0;
         }
     }
+    p.self_tiles = pg.self_tiles = tmode;
     const bool bf = dtype == INFINI_DTYPE_BF16;
-    *launch = [p, pg, g_off, g_bytes, slots, gmode, pmode, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
+    *launch = [p, pg, g_off, g_bytes, slots, form, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
         // (Hopper: the tiled kernel, and the gather, launched as programmatic dependents of the kernel before
         // them, H100, 38th session: prefill 4 x 64 15.9 -> 14.7 us, 1 x 512 25.7 -> 24.8, 4 x 1024 133.1 -> 130.8;
         // attention 1024 38.8 -> 37.7, 2048 101.0 -> 99.9; and with the kernels before them letting them be placed
         // at their start (dependentsMayLaunch): 4 x 64 15.15 -> 14.70, 1 x 512 25.14 -> 24.83, attention 1024
         // 38.03 -> 37.41, 2048 100.19 -> 99.46)
-        const bool wg = flashWgmma(), gather = g_bytes > 0, pdl = wg;
-        // the tiled kernel, form WW, its tiles by pk.self_tiles (kTilesList: the list in the workspace)
-        auto flash = [&](auto ttag, auto dtag, auto gtag, auto wtag, AttnParams pk, const void *kc, const void *vc) {
+        const bool wg = flashWgmma(), pdl = wg;
+        const bool pre = M == Mode::kPrefill;
+        const void *q = a.data[pre ? 1 : 3], *kc = a.data[pre ? 2 : 1], *vc = a.data[pre ? 3 : 2], *bt = pre ? a.data[4] : nullptr;
+        const void *lens = pre ? a.data[5] : nullptr, *cu = pre ? a.data[6] : nullptr;
+        // the tiled kernel, form WW (its tiles by pk.self_tiles)
+        auto flash = [&](auto ttag, auto dtag, auto gtag, auto wtag, const AttnParams &pk, const void *k, const void *v) {
             using T = typename decltype(ttag)::type;
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
             constexpr int WW = decltype(wtag)::value;
             auto kern = flashKernel<M, T, DD, GG, WW>;
             static SmemAllowance allowance;
             allowance.ensure(kern, kFlashSmem<M, DD, WW>);  // (if refused, the launch reports it)
-            const bool pre = M == Mode::kPrefill;
-            const void *q = a.data[pre ? 1 : 3], *bt = pre ? a.data[4] : nullptr;
-            const void *lens = pre ? a.data[5] : nullptr, *cu = pre ? a.data[6] : nullptr;
             const int4 *tiles = pre ? static_cast<const int4 *>(a.workspace) : nullptr;
             dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
             launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, pk, static_cast<T *>(a.data[0]),
-                     static_cast<const T *>(q), static_cast<const T *>(kc), static_cast<const T *>(vc), bt, tiles, a.err, lens, cu);
+                     static_cast<const T *>(q), static_cast<const T *>(k), static_cast<const T *>(v), bt, tiles, a.err, lens, cu);
         };
         auto byW = [&](auto ttag, auto dtag, auto gtag) {
             using I0 = std::integral_constant<int, 0>;
             using I1 = std::integral_constant<int, 1>;
             using I2 = std::integral_constant<int, 2>;
             if constexpr (M == Mode::kDense) {
-                if (!wg) flash(ttag, dtag, gtag, I0{}, p, a.data[1], a.data[2]);
-                else flash(ttag, dtag, gtag, I2{}, p, a.data[1], a.data[2]);
+                if (!wg) flash(ttag, dtag, gtag, I0{}, p, kc, vc);
+                else flash(ttag, dtag, gtag, I2{}, p, kc, vc);
             } else {
-                // the checks of cu_seqlens_q and seq_lens, and the tile list where a form takes it
-                const bool list = !wg || (gather && gmode == kTilesList) || (!gather && pmode == kTilesList);
-                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, a.data[5], a.data[6], rb, list ? static_cast<int>(cap) : 0,
+                // the checks of cu_seqlens_q and seq_lens, and the tile list where the blocks take it
+                const bool list = !wg || p.self_tiles == kTilesList;
+                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, lens, cu, rb, list ? static_cast<int>(cap) : 0,
                                                           list ? static_cast<int4 *>(a.workspace) : nullptr, a.err);
                 if (!wg) {
-                    flash(ttag, dtag, gtag, I0{}, p, a.data[2], a.data[3]);
-                    return;
-                }
-                if (gather) {
-                    constexpr int DD = decltype(dtag)::value;
+                    AttnParams pk = p;
+                    pk.self_tiles = kTilesList;
+                    flash(ttag, dtag, gtag, I0{}, pk, kc, vc);
+                } else if (form == 0) {
+                    flash(ttag, dtag, gtag, I1{}, p, kc, vc);
+                } else {
+                    using T = typename decltype(ttag)::type;
+                    constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
+                    // the gather: (pieces, kv heads, slots) blocks, at most ~2048 of them once a slot's rows take
+                    // more than one (a split call's slots may go unused: their blocks only scan)
                     unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
                     const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
-                    dim3 ggrid(static_cast<unsigned>(std::min(per, 1024LL)), static_cast<unsigned>(p.kv_heads),
-                               static_cast<unsigned>(slots));
+                    const long long gx = std::max(1LL, std::min({per, 1024LL, 2048 / (p.kv_heads * slots)}));
+                    dim3 ggrid(static_cast<unsigned>(gx), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(slots));
                     AttnParams pq = p;
-                    pq.self_tiles = gmode;
-                    launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, pq, static_cast<const uint16_t *>(a.data[2]),
-                             static_cast<const uint16_t *>(a.data[3]), a.data[4], static_cast<const void *>(a.data[5]),
-                             static_cast<const void *>(a.data[6]), L, reinterpret_cast<uint16_t *>(gk), reinterpret_cast<uint16_t *>(gv),
-                             a.err);
-                    AttnParams pk = pg;
-                    pk.self_tiles = gmode;
-                    flash(ttag, dtag, gtag, I2{}, pk, gk, gv);
-                    if (gmode == kTilesList || pmode == kTilesList) return;  // (every sequence gathered)
+                    if (form == 2) pq.self_tiles = kTilesGathered;
+                    launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, pq, static_cast<const uint16_t *>(kc),
+                             static_cast<const uint16_t *>(vc), bt, lens, cu, L, reinterpret_cast<uint16_t *>(gk),
+                             reinterpret_cast<uint16_t *>(gv), a.err);
+                    if (form == 1) {
+                        flash(ttag, dtag, gtag, I2{}, pg, gk, gv);
+                    } else {
+                        auto kern = flashSplitKernel<T, DD, GG>;
+                        constexpr int smem = std::max(kFlashSmem<M, DD, 1>, kFlashSmem<M, DD, 2>);
+                        static SmemAllowance allowance;
+                        allowance.ensure(kern, smem);
+                        dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
+                        launchEx(kern, grid, kFlashWarps * 32, smem, a.stream, 0, pdl, p, pg, static_cast<T *>(a.data[0]),
+                                 static_cast<const T *>(q), static_cast<const T *>(kc), static_cast<const T *>(vc),
+                                 reinterpret_cast<const T *>(gk), reinterpret_cast<const T *>(gv), bt, a.err, lens, cu);
+                    }
                 }
-                AttnParams pk = p;
-                pk.self_tiles = pmode;
-                flash(ttag, dtag, gtag, I1{}, pk, a.data[2], a.data[3]);
             }
         };
         auto byG = [&](auto ttag, auto dtag) {
