@@ -1,6 +1,7 @@
-# The tiled prefill split by sequence (39th session): applies flash_split_knob_s39.patch (INFINI_FLASH_SPLIT=0, read
-# at each launch, takes the 38th session's choice: every sequence gathered where flashGatherPays and the slots hold
-# them all, else every sequence paged), builds, runs the attention / error / ISA tests (with the new mixed-batch
+# The tiled prefill split by sequence (39th session; call 5 ran it on 560c670's three launches, call 6 on the one
+# flashSplitKernel): applies flash_split_knob_s39.patch (INFINI_FLASH_SPLIT=0, read at each launch, gives a split
+# call the 38th session's choice: every sequence gathered where flashGatherPays and the slots hold them all, else
+# every sequence paged), builds, runs the attention / error / ISA tests (with the new mixed-batch
 # test), the A/B over uniform and mixed batches (probe/prefill_hist.py; seqs x q_len / ctx groups joined by '+'),
 # and memcheck over the attention tests under the split.
 git apply benchmarks/probe/flash_split_knob_s39.patch || { echo "patch failed"; exit 1; }
