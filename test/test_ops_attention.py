@@ -342,17 +342,17 @@ def test_paged_attention_prefill_many_rows_cuda(device, dtype, heads, kv_heads, 
     close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
 
 
-# Calls that mix sequences of many query rows with decode rows and short chunks (on Hopper the call is split by
-# sequence: the long ones' keys gathered and run by the decoupled kernel, the others by the paged kernel after it;
-# see flashGathers), the long sequences first, last and alone; then an out-of-range entry among the keys of a
+# Calls that mix sequences of many query rows with decode rows and short chunks (on Hopper the first two are split
+# by sequence: the long ones' keys gathered and their tiles run by the decoupled form, the others' by the paged
+# form, in one kernel; see flashSplitPays), the long sequences first, in the middle and alone; then an out-of-range entry among the keys of a
 # short sequence and of a long one raises and names block_tables, the inputs unchanged, and the next call is right.
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
 @pytest.mark.parametrize("device", ["cuda", "infini"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("heads, kv_heads, d", [(8, 2, 128), (6, 2, 64)])
 @pytest.mark.parametrize("seq_lens, q_lens", [
-    ([1300, 900, 40, 500, 20, 600, 2000], [1200, 1, 1, 37, 0, 600, 3]),
-    ([30, 17, 2100, 64, 800], [1, 17, 1030, 64, 513]),
+    ([1800, 900, 40, 500, 20, 600, 2000], [1700, 1, 1, 37, 0, 600, 3]),
+    ([30, 17, 2100, 64, 800], [1, 17, 1500, 64, 513]),
     ([1500], [1100]),
 ])
 def test_paged_attention_prefill_mixed_cuda(device, dtype, heads, kv_heads, d, seq_lens, q_lens):

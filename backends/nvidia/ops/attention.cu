@@ -2094,9 +2094,10 @@ inline bool flashGatherPays(const AttnParams &p) {
     return flashGathers(p.rows / std::max(1LL, p.seqs), p.rows, p.max_tokens);
 }
 
-// Whether any sequence of the call may be gathered (flashGathers of some nq in [kFlashGatherRows, rows]).
-inline bool flashMayGather(const AttnParams &p) {
-    return p.rows >= 1024 || (p.rows >= kFlashGatherRows && p.max_tokens >= 2 * kFlashGatherRows);
+// Whether a call of 2 to 256 sequences is split by sequence (flashSplitKernel): where the average does not gather
+// and the call has 2048+ query rows. SPLIT_NOTE
+inline bool flashSplitPays(const AttnParams &p) {
+    return !flashGatherPays(p) && p.rows >= 2048;
 }
 
 // The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
@@ -2121,11 +2122,11 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     if (cap > 65535) return false;
     *ws = M == Mode::kPrefill ? static_cast<size_t>(cap + 1) * sizeof(int4) : 0;
     // the prefill on Hopper: keys and values gathered (flashGatherKernel) into the workspace after the tile list,
-    // for the decoupled form (pg: the gathered copies' strides), at most kFlashGatherMax bytes of them. Calls of 2
-    // to 256 sequences where some sequence may gather (flashMayGather) are split by sequence: the sequences whose
-    // own query rows flashGathers have their keys gathered into slots (at most rows / kFlashGatherRows of them),
-    // and flashSplitKernel runs their tiles by the decoupled form and the others' by the paged form. A single
-    // sequence by one form or the other; more than 256 all gathered where flashGatherPays, else none.
+    // for the decoupled form (pg: the gathered copies' strides), at most kFlashGatherMax bytes of them: a single
+    // sequence where flashGathers, more where flashGatherPays (the average), every sequence's; and calls of 2 to
+    // 256 sequences that flashSplitPays are split by sequence: the sequences whose own query rows flashGathers have
+    // their keys gathered into slots (at most rows / kFlashGatherRows of them), and flashSplitKernel runs their
+    // tiles by the decoupled form and the others' by the paged form.
     AttnParams pg = p;
     size_t g_off = 0, g_bytes = 0;
     long long slots = 0;
@@ -2133,9 +2134,10 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     int tmode = kTilesList;
     if (M == Mode::kPrefill && flashWgmma()) {
         tmode = p.seqs <= 256 ? kTilesOwn : kTilesList;
-        if (p.seqs == 1 ? flashGathers(p.rows, p.rows, p.max_tokens) : p.seqs <= 256 ? flashMayGather(p) : flashGatherPays(p)) {
-            form = p.seqs == 1 || p.seqs > 256 ? 1 : 2;
-            slots = form == 2 ? std::min(p.seqs, p.rows / kFlashGatherRows) : p.seqs;
+        const bool split = p.seqs > 1 && p.seqs <= 256 && flashSplitPays(p);
+        if (p.seqs == 1 ? flashGathers(p.rows, p.rows, p.max_tokens) : split || flashGatherPays(p)) {
+            form = split ? 2 : 1;
+            slots = split ? std::min(p.seqs, p.rows / kFlashGatherRows) : p.seqs;
         }
         const long long L = p.max_tokens;
         const double total = 2.0 * static_cast<double>(slots) * static_cast<double>(p.kv_heads) * static_cast<double>(L) * p.d * 2.0;
