@@ -316,6 +316,12 @@ __device__ __forceinline__ PrefillSeq prefillSeq(const AttnParams &p, const void
     return r;
 }
 
+// A split call's gathered slots: at most one a kFlashGatherRows query rows (more only where cu_seqlens_q is bad,
+// which flashTilesKernel reports: the sequences past them are then not gathered and their rows written as zeros).
+__host__ __device__ inline long long flashSplitSlots(const AttnParams &p) {
+    return p.seqs < p.rows / kFlashGatherRows ? p.seqs : p.rows / kFlashGatherRows;
+}
+
 // Whether the sequence's keys are gathered in a call split by sequence (flashSplitKernel).
 __device__ __forceinline__ bool flashSeqGathered(const AttnParams &p, const PrefillSeq &q) {
     return q.hi > q.lo && flashGathers(q.hi - q.lo, p.rows, p.max_tokens);
@@ -473,8 +479,10 @@ __device__ __forceinline__ int4 flashSplitTile(const AttnParams &p, const void *
     const int start = g ? paged + static_cast<int>((off >> 20) & 0xfffff) : static_cast<int>(off & 0xfffff);
     const int target = all - 1 - static_cast<int>(blockIdx.y);
     if (cnt > 0 && target >= start && target < start + cnt) {
-        found = prefillTile(g ? static_cast<int>(off >> 40) : tid, static_cast<int>(q.lo), static_cast<int>(q.hi),
-                            q.ok ? q.qstart : LLONG_MIN, target - start, rb);
+        const int slot = static_cast<int>(off >> 40);
+        const bool ok = q.ok && (!g || slot < flashSplitSlots(p));
+        found = prefillTile(g ? (ok ? slot : 0) : tid, static_cast<int>(q.lo), static_cast<int>(q.hi), ok ? q.qstart : LLONG_MIN,
+                            target - start, rb);
         found_g = g;
     }
     __syncthreads();
@@ -482,41 +490,17 @@ __device__ __forceinline__ int4 flashSplitTile(const AttnParams &p, const void *
     return found;
 }
 
-// The tiled prefill's keys and values (its decoupled form) gathered out of the pages: sequence s's first n
-// tokens of kv head h to [slot][h][t][d] of kg / vg, L tokens a head (n its seq_lens entry, clamped to [0, L];
-// none for a sequence without query rows, whose keys the prefill does not read; flashTilesKernel reports bad
-// lengths), 16 bytes a thread; grid (pieces, kv heads, slots). A bad block-table entry is reported (the call fails)
-// and its rows written as zeros. p.self_tiles: kTilesList / kTilesOwn: slot z is sequence z (the first waits for
-// the list); kTilesGathered: the z-th of the sequences flashSeqGathered (every block finds it; none: it returns).
+// flashGatherKernel's copy of sequence s into slot z (its block's pieces of kv head blockIdx.y).
 template <int D>
-__global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uint16_t *kc, const uint16_t *vc, const void *bt,
-                                                         const void *lens, const void *cu, long long L, uint16_t *kg,
-                                                         uint16_t *vg, DeviceError *err) {
-    dependentsMayLaunch();   // (the tiled kernel after it may be placed)
-    // (launched as a dependent on Hopper: launchEx; it waits for the tile list, except where the blocks find their
-    // own tiles: then the kernel before it only checks the lengths and was launched plainly, so the inputs are done)
-    long long s = blockIdx.z;
-    if (p.self_tiles == kTilesList) {
-        waitForPrerequisites();
-    } else if (p.self_tiles == kTilesGathered) {
-        __shared__ int warp_tot[8];
-        __shared__ int seq_of;
-        if (threadIdx.x == 0) seq_of = -1;
-        const PrefillSeq q = prefillSeq(p, lens, cu, threadIdx.x);
-        const bool gathered = flashSeqGathered(p, q);
-        int total;
-        const int rank = blockScan256(gathered ? 1 : 0, warp_tot, total);  // (syncs: seq_of is set)
-        if (gathered && rank == static_cast<int>(blockIdx.z)) seq_of = static_cast<int>(threadIdx.x);
-        __syncthreads();
-        if (seq_of < 0) return;
-        s = seq_of;
-    }
+__device__ __forceinline__ void gatherSequence(const AttnParams &p, const uint16_t *kc, const uint16_t *vc, const void *bt,
+                                               const void *lens, const void *cu, long long L, uint16_t *kg, uint16_t *vg,
+                                               DeviceError *err, long long s, long long z) {
     constexpr int CPR = D / 8;  // 16-byte pieces a token
     const long long h = blockIdx.y;
     const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
     long long n = stop > start ? readIndex(lens, p.len64, s * p.len_s0) : 0;
     n = n < 0 ? 0 : min(n, L);
-    const long long total = n * CPR, o = (blockIdx.z * p.kv_heads + h) * L * D;
+    const long long total = n * CPR, o = (z * p.kv_heads + h) * L * D;
     for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += gridDim.x * 256LL) {
         const long long t = i / CPR;
         const int c = static_cast<int>(i % CPR);
@@ -531,6 +515,44 @@ __global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uin
         }
         *reinterpret_cast<uint4 *>(kg + o + t * D + c * 8) = kv;
         *reinterpret_cast<uint4 *>(vg + o + t * D + c * 8) = vv;
+    }
+}
+
+// The tiled prefill's keys and values (its decoupled form) gathered out of the pages: sequence s's first n
+// tokens of kv head h to [slot][h][t][d] of kg / vg, L tokens a head (n its seq_lens entry, clamped to [0, L];
+// none for a sequence without query rows, whose keys the prefill does not read; flashTilesKernel reports bad
+// lengths), 16 bytes a thread; grid (pieces, kv heads, slots). A bad block-table entry is reported (the call fails)
+// and its rows written as zeros. p.self_tiles: kTilesList / kTilesOwn: slot z is sequence z (the first waits for
+// the list); kTilesGathered (a split call; grid (pieces, kv heads)): every block finds the sequences that
+// flashSeqGathered and copies its pieces of each in turn, slot i the i-th of them (calls where none is gathered
+// thus cost a wave of blocks that only scan: slots a block, with ~2048 blocks, took 10-13 us more a call at 16 x
+// 128 / 2048 than none, H100).
+template <int D>
+__global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uint16_t *kc, const uint16_t *vc, const void *bt,
+                                                         const void *lens, const void *cu, long long L, uint16_t *kg,
+                                                         uint16_t *vg, DeviceError *err) {
+    dependentsMayLaunch();   // (the tiled kernel after it may be placed)
+    // (launched as a dependent on Hopper: launchEx; it waits for the tile list, except where the blocks find their
+    // own tiles: then the kernel before it only checks the lengths and was launched plainly, so the inputs are done)
+    __shared__ int slot_seq[256];
+    int z0 = static_cast<int>(blockIdx.z), z1 = z0 + 1;
+    if (p.self_tiles == kTilesList) {
+        waitForPrerequisites();
+    } else if (p.self_tiles == kTilesGathered) {
+        __shared__ int warp_tot[8];
+        const PrefillSeq q = prefillSeq(p, lens, cu, threadIdx.x);
+        const bool gathered = flashSeqGathered(p, q);
+        int total;
+        const int rank = blockScan256(gathered ? 1 : 0, warp_tot, total);
+        if (gathered) slot_seq[rank] = static_cast<int>(threadIdx.x);
+        __syncthreads();
+        z0 = 0;
+        z1 = static_cast<int>(min(static_cast<long long>(total), flashSplitSlots(p)));
+    }
+    if (p.self_tiles != kTilesGathered) {
+        gatherSequence<D>(p, kc, vc, bt, lens, cu, L, kg, vg, err, z0, z0);
+    } else {
+        for (int z = z0; z < z1; ++z) gatherSequence<D>(p, kc, vc, bt, lens, cu, L, kg, vg, err, slot_seq[z], z);
     }
 }
 
@@ -2137,7 +2159,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
         const bool split = p.seqs > 1 && p.seqs <= 256 && flashSplitPays(p);
         if (p.seqs == 1 ? flashGathers(p.rows, p.rows, p.max_tokens) : split || flashGatherPays(p)) {
             form = split ? 2 : 1;
-            slots = split ? std::min(p.seqs, p.rows / kFlashGatherRows) : p.seqs;
+            slots = split ? flashSplitSlots(p) : p.seqs;
         }
         const long long L = p.max_tokens;
         const double total = 2.0 * static_cast<double>(slots) * static_cast<double>(p.kv_heads) * static_cast<double>(L) * p.d * 2.0;
@@ -2199,12 +2221,12 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 } else {
                     using T = typename decltype(ttag)::type;
                     constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
-                    // the gather: (pieces, kv heads, slots) blocks, at most ~2048 of them once a slot's rows take
-                    // more than one (a split call's slots may go unused: their blocks only scan)
+                    // the gather: (pieces, kv heads, slots) blocks, at most 1024 a slot and head; a split call's
+                    // (pieces, kv heads), at most ~512 (a wave at 4 an SM: most such calls gather little or none)
                     unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
                     const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
-                    const long long gx = std::max(1LL, std::min({per, 1024LL, 2048 / (p.kv_heads * slots)}));
-                    dim3 ggrid(static_cast<unsigned>(gx), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(slots));
+                    const long long gx = std::min(per, form == 2 ? std::max(1LL, 512 / p.kv_heads) : 1024LL);
+                    dim3 ggrid(static_cast<unsigned>(gx), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(form == 2 ? 1 : slots));
                     AttnParams pq = p;
                     if (form == 2) pq.self_tiles = kTilesGathered;
                     launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, pq, static_cast<const uint16_t *>(kc),
