@@ -342,9 +342,10 @@ def test_paged_attention_prefill_many_rows_cuda(device, dtype, heads, kv_heads, 
     close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
 
 
-# Calls that mix sequences of many query rows with decode rows and short chunks (on Hopper the first two are split
-# by sequence: the long ones' keys gathered and their tiles run by the decoupled form, the others' by the paged
-# form, in one kernel; see flashSplitPays), the long sequences first, in the middle and alone; then an out-of-range entry among the keys of a
+# Calls that mix sequences of many query rows with decode rows and short chunks (on Hopper the second is split by
+# sequence: the long ones' keys gathered and their tiles run by the decoupled form, the others' by the paged form,
+# in one kernel; see flashSplitPays; the first, whose tables hold 2000 tokens, all paged), the long sequences first,
+# in the middle and alone; then an out-of-range entry among the keys of a
 # short sequence and of a long one raises and names block_tables, the inputs unchanged, and the next call is right.
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
 @pytest.mark.parametrize("device", ["cuda", "infini"])

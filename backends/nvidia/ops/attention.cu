@@ -2074,11 +2074,11 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
 #endif
 }
 
-// The tiled prefill of a call split by sequence (Hopper, 2 to 256 sequences): the tiles of the sequences whose
-// keys flashGatherKernel gathered (kg / vg; pg: their strides) by the decoupled form once the gather is done,
-// the others' by the paged form, which reads nothing the kernels before it write (launched as a programmatic
-// dependent of the gather, it starts while the gather runs). One launch for both: a block of either form that
-// finds no tile costs a scan, so a call all of one form costs what it did by that form's kernel.
+// The tiled prefill of a call split by sequence (Hopper, 2 to 256 sequences; flashSplitPays), launched after the
+// gather: the tiles of the sequences whose keys flashGatherKernel gathered (kg / vg; pg: their strides) by the
+// decoupled form, the others' by the paged form. One launch for both (as three - gather, decoupled, paged - the
+// empty one cost 3-5 us): a call all of one form costs what that form's kernel did (H100, without the gather: 16 x
+// 128 / 2048 217.39 vs 217.38 us, 64 x 32 / 2048 250.64 vs 249.82).
 template <typename T, int D, int G4>
 __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashSplitKernel(AttnParams p, AttnParams pg, T *out, const T *q, const T *kc,
                                                                        const T *vc, const T *kg, const T *vg, const void *bt,
@@ -2089,7 +2089,6 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashSplitKernel(AttnPara
     if (t4.x < 0) return;
     const FlashTile tl{t4.x, t4.y, t4.z, t4.w};
     if (gathered) {
-        waitForPrerequisites();
         flashBody<Mode::kPrefill, T, D, G4, 2>(pg, out, q, kg, vg, bt, err, tl);
     } else {
         flashBody<Mode::kPrefill, T, D, G4, 1>(p, out, q, kc, vc, bt, err, tl);
@@ -2116,10 +2115,17 @@ inline bool flashGatherPays(const AttnParams &p) {
     return flashGathers(p.rows / std::max(1LL, p.seqs), p.rows, p.max_tokens);
 }
 
-// Whether a call of 2 to 256 sequences is split by sequence (flashSplitKernel): where the average does not gather
-// and the call has 2048+ query rows. SPLIT_NOTE
+// Whether a call of 2 to 256 sequences is split by sequence (flashSplitKernel): where the average does not gather,
+// with 2048+ query rows and block tables of 2048+ tokens. The split gains where some sequences have many query rows
+// and costs ~4-8 us where none does (the gather's blocks only scan, then the tiled kernel starts). H100, bf16, 32/8
+// heads of 128, blocks of 16, seqs x query rows / keys, all paged -> split, us (39th session, calls 8-9): 1 x 4096
+// / 4096 + 31 x 1 / 4096 611.6 -> 536.4, 2 x 1024 / 3072 + 62 x 1 / 2048 469.2 -> 431.8, 1 x 2048 / 2048 + 63 x 1
+// / 2048 335.5 -> 325.4, 1 x 1024 / 1024 + 31 x 32 / 1024 114.9 -> 114.4; and none gathered: 16 x 128 / 2048
+// 221.7 -> 227.6, 64 x 32 / 2048 249.8 -> 257.2, 8 x 256 / 2048 211.9 -> 217.9, 16 x 128 / 4096 403.2 -> 407.7;
+// with tables of 1024 tokens (left out): 4 x 512 / 512 + 60 x 1 / 1024 167.8 -> 175.5, 32 x 64 / 1024 135.2 ->
+// 144.1.
 inline bool flashSplitPays(const AttnParams &p) {
-    return !flashGatherPays(p) && p.rows >= 2048;
+    return !flashGatherPays(p) && p.rows >= 2048 && p.max_tokens >= 2048;
 }
 
 // The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
@@ -2240,7 +2246,10 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                         static SmemAllowance allowance;
                         allowance.ensure(kern, smem);
                         dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-                        launchEx(kern, grid, kFlashWarps * 32, smem, a.stream, 0, pdl, p, pg, static_cast<T *>(a.data[0]),
+                        // (launched plainly: as the gather's programmatic dependent, its paged tiles starting while
+                        // the gather ran, it took 3-5 us more where nothing is gathered: 16 x 128 / 2048 230.9 vs
+                        // 227.6, 64 x 32 / 2048 262.2 vs 257.2; and at most 2.3 us less where some is, H100)
+                        launchEx(kern, grid, kFlashWarps * 32, smem, a.stream, 0, false, p, pg, static_cast<T *>(a.data[0]),
                                  static_cast<const T *>(q), static_cast<const T *>(kc), static_cast<const T *>(vc),
                                  reinterpret_cast<const T *>(gk), reinterpret_cast<const T *>(gv), bt, a.err, lens, cu);
                     }
