@@ -321,32 +321,44 @@ def test_paged_attention_prefill_many_sequences(device, dtype):
 @pytest.mark.parametrize("block_size", [16, 12])
 def test_paged_attention_prefill_many_rows_cuda(device, dtype, heads, kv_heads, d, block_size):
     seq_lens, q_lens = [1600, 700, 1100, 50], [1500, 700, 900, 0]
+    args, ref, scale = prefill_case(device, dtype, heads, kv_heads, d, block_size, seq_lens, q_lens, unused_entries=-1)
+    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
+    bad_entry_raises(device, args, scale, 1, 20)
+    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
+
+
+def prefill_case(device, dtype, heads, kv_heads, d, block_size, seq_lens, q_lens, unused_entries=None):
+    """A paged_attention_prefill call's arguments on device (q, caches, tables, seq_lens, cu_seqlens_q), its
+    reference output and scale; unused_entries: the value of each table's entries past its sequence's keys."""
     kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, block_size, dtype)
-    for s, n in enumerate(seq_lens):
-        tables[s, math.ceil(n / block_size):] = -1
+    if unused_entries is not None:
+        for s, n in enumerate(seq_lens):
+            tables[s, math.ceil(n / block_size):] = unused_entries
     cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
     q = torch.randn(int(cu[-1]), heads, d).to(dtype)
     scale = 1 / math.sqrt(d)
     ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale)
                      for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
-    args = [x.to(device) for x in (q, kc, vc, tables, torch.tensor(seq_lens), cu)]
-    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
+    return [x.to(device) for x in (q, kc, vc, tables, torch.tensor(seq_lens), cu)], ref, scale
+
+
+def bad_entry_raises(device, args, scale, seq, page):
+    """Block-table entry (seq, page) set out of range: the call raises naming block_tables, inputs unchanged."""
     bad = args[3].clone()
-    bad[1, 20] = 999
+    bad[seq, page] = 999
     bad_args = args[:3] + [bad] + args[4:]
     before = [x.cpu().clone() for x in bad_args]
     with pytest.raises(RuntimeError, match=r"paged_attention_prefill: index 999 in block_tables is out of range"):
         run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*bad_args, None, scale))
     for x, b in zip(bad_args, before):
         assert torch.equal(x.cpu(), b)
-    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
 
 
 # Calls that mix sequences of many query rows with decode rows and short chunks (on Hopper the second is split by
 # sequence: the long ones' keys gathered and their tiles run by the decoupled form, the others' by the paged form,
 # in one kernel; see flashSplitPays; the first, whose tables hold 2000 tokens, all paged), the long sequences first,
-# in the middle and alone; then an out-of-range entry among the keys of a
-# short sequence and of a long one raises and names block_tables, the inputs unchanged, and the next call is right.
+# in the middle and alone; then an out-of-range entry among the keys of a short sequence and of a long one raises
+# and names block_tables, the inputs unchanged, and the next call is right.
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
 @pytest.mark.parametrize("device", ["cuda", "infini"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -357,25 +369,12 @@ def test_paged_attention_prefill_many_rows_cuda(device, dtype, heads, kv_heads, 
     ([1500], [1100]),
 ])
 def test_paged_attention_prefill_mixed_cuda(device, dtype, heads, kv_heads, d, seq_lens, q_lens):
-    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, 16, dtype)
-    cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
-    q = torch.randn(int(cu[-1]), heads, d).to(dtype)
-    scale = 1 / math.sqrt(d)
-    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale)
-                     for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
-    args = [x.to(device) for x in (q, kc, vc, tables, torch.tensor(seq_lens), cu)]
+    args, ref, scale = prefill_case(device, dtype, heads, kv_heads, d, 16, seq_lens, q_lens)
     close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
     short = min(range(len(q_lens)), key=lambda s: (q_lens[s] == 0, q_lens[s]))
     long_ = max(range(len(q_lens)), key=lambda s: q_lens[s])
     for s in sorted({short, long_}):
-        bad = args[3].clone()
-        bad[s, (seq_lens[s] - 1) // 16] = 999
-        bad_args = args[:3] + [bad] + args[4:]
-        before = [x.cpu().clone() for x in bad_args]
-        with pytest.raises(RuntimeError, match=r"paged_attention_prefill: index 999 in block_tables is out of range"):
-            run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*bad_args, None, scale))
-        for x, b in zip(bad_args, before):
-            assert torch.equal(x.cpu(), b)
+        bad_entry_raises(device, args, scale, s, (seq_lens[s] - 1) // 16)
     close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
 
 
