@@ -1538,7 +1538,7 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // 128-byte swizzle, software-pipelined (S_j issued, then P_(j-1) V_(j-1), tile j's softmax while the latter runs),
 // blocks of two warpgroups, four stages, the copies two tiles ahead. Paged (WG 1): the warpgroups in lockstep, a
 // __syncthreads a tile. Dense, and the prefill whose keys and values are first gathered out of the pages into the
-// workspace (flashGatherKernel, where flashGatherPays) (WG 2): the warpgroups decoupled, each stage's copies
+// workspace (flashGatherKernel; see makeFlash) (WG 2): the warpgroups decoupled, each stage's copies
 // tracked by a "full" mbarrier (every thread's cp.async arrives on it), its reuse by an "empty" one (every thread
 // arrives once its warpgroup's products reading the stage have landed), so that the one's softmax runs under the
 // other's products. H100, bf16,
@@ -1561,7 +1561,7 @@ __device__ __forceinline__ void wgmmaN(float (&d)[N / 2], const uint32_t (&a)[4]
 // cp.async; 38th session, H100) lost in lockstep and decoupled: 1 x 4096 411.5 -> 591.4 / 627.7, 4 x 1024 151.0
 // -> 188.3 / 191.7. The prefill gathered and run decoupled (H100, 38th session): 1 x 4096 411.0 -> 326.5, 2 x
 // 2048 238.7 -> 199.4, 4 x 1024 153.1 -> 134.6 (SDPA 262.8, 150.5, 88.5); its cost at few rows a sequence in
-// flashGatherPays.
+// flashGathers. A call mixing long and short sequences is split by sequence (flashSplitKernel, flashSplitPays).
 constexpr int kFlashWarps = 8, kFlashKeys = 64;
 
 template <int D>
