@@ -440,41 +440,24 @@ __device__ __forceinline__ long long rowInPage(const AttnParams &p, I t) {
 // sequence; the tile counts scanned as flashTilesKernel scans them, and the tiles taken from the end as the kernel
 // takes that list), so that the tiled kernel need not wait for the list (4 x 64: 14.62 -> 13.25 us, 1 x 512
 // 25.36 -> 24.02, H100): {sequence, first row, rows, first row's position (-1: a bad sequence)}, or x = -1 where
-// blockIdx.y is past the tiles. Block-uniform; every thread of the block calls it.
-__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb) {
-    __shared__ int warp_tot[8];
-    __shared__ int4 found;
-    const int tid = static_cast<int>(threadIdx.x);
-    const PrefillSeq q = prefillSeq(p, lens, cu, tid);
-    const int cnt = prefillTileCount(q.lo, q.hi, rb);
-    if (tid == 0) found = make_int4(-1, 0, 0, 0);
-    int total;
-    const int off = blockScan256(cnt, warp_tot, total);  // (syncs: found is set)
-    const int target = total - 1 - static_cast<int>(blockIdx.y);
-    if (cnt > 0 && target >= off && target < off + cnt) {
-        found = prefillTile(tid, static_cast<int>(q.lo), static_cast<int>(q.hi), q.ok ? q.qstart : LLONG_MIN, target - off, rb);
-    }
-    __syncthreads();
-    return found;
-}
-
-// The same for a call split by sequence (flashSplitKernel): the tiles of the sequences not gathered first, then
-// those of the gathered ones (flashSeqGathered), so that the latter are taken first; gathered: the tile's, whose x
-// is then the sequence's gathered slot (its rank among them).
-__device__ __forceinline__ int4 flashSplitTile(const AttnParams &p, const void *lens, const void *cu, int rb, bool &gathered) {
+// blockIdx.y is past the tiles. split (a call split by sequence, flashSplitKernel): the tiles of the sequences not
+// gathered first, then those of the gathered ones (flashSeqGathered), so that the latter are taken first;
+// gathered: the tile's, whose x is then the sequence's gathered slot (its rank among them; a slot past
+// flashSplitSlots, from a bad cu_seqlens_q, makes the tile a bad sequence's). Block-uniform; every thread calls it.
+__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, bool split, bool &gathered) {
     __shared__ unsigned long long warp_tot[8];
     __shared__ int4 found;
     __shared__ bool found_g;
     const int tid = static_cast<int>(threadIdx.x);
     const PrefillSeq q = prefillSeq(p, lens, cu, tid);
-    const bool g = flashSeqGathered(p, q);
+    const bool g = split && flashSeqGathered(p, q);
     const int cnt = prefillTileCount(q.lo, q.hi, rb);
     if (tid == 0) found = make_int4(-1, 0, 0, 0);
     // one scan of the paged tiles (bits 0..19; < 2^20: at most 65535 tiles), the gathered tiles (20..39) and the
     // gathered sequences (40..)
     const unsigned long long c = static_cast<unsigned long long>(cnt);
     unsigned long long total;
-    const unsigned long long off = blockScan256(g ? (c << 20) | (1ULL << 40) : c, warp_tot, total);
+    const unsigned long long off = blockScan256(g ? (c << 20) | (1ULL << 40) : c, warp_tot, total);  // (syncs: found)
     const int paged = static_cast<int>(total & 0xfffff), all = paged + static_cast<int>((total >> 20) & 0xfffff);
     const int start = g ? paged + static_cast<int>((off >> 20) & 0xfffff) : static_cast<int>(off & 0xfffff);
     const int target = all - 1 - static_cast<int>(blockIdx.y);
@@ -486,7 +469,7 @@ __device__ __forceinline__ int4 flashSplitTile(const AttnParams &p, const void *
         found_g = g;
     }
     __syncthreads();
-    gathered = found_g;
+    gathered = found.x >= 0 && found_g;
     return found;
 }
 
@@ -2060,7 +2043,8 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         tl.nr = min(RB, static_cast<int>(p.rows - tl.r0));
         tl.qpos0 = static_cast<int>(p.pos) + tl.r0;
     } else if (p.self_tiles != kTilesList) {
-        const int4 t4 = flashOwnTile(p, lens, cu, RB);
+        bool gathered;  // (false: not a split call)
+        const int4 t4 = flashOwnTile(p, lens, cu, RB, false, gathered);
         if (t4.x < 0) return;
         tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
         if constexpr (WG == 2) waitForPrerequisites();
@@ -2085,7 +2069,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashSplitKernel(AttnPara
                                                                        DeviceError *err, const void *lens, const void *cu) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     bool gathered;
-    const int4 t4 = flashSplitTile(p, lens, cu, 16 * (kFlashWarps / G4), gathered);
+    const int4 t4 = flashOwnTile(p, lens, cu, 16 * (kFlashWarps / G4), true, gathered);
     if (t4.x < 0) return;
     const FlashTile tl{t4.x, t4.y, t4.z, t4.w};
     if (gathered) {
@@ -2218,7 +2202,7 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
                 const bool list = !wg || p.self_tiles == kTilesList;
                 flashTilesKernel<<<1, 256, 0, a.stream>>>(p, lens, cu, rb, list ? static_cast<int>(cap) : 0,
                                                           list ? static_cast<int4 *>(a.workspace) : nullptr, a.err);
-                if (!wg) {
+                if (!wg) {  // (planned where wg held: this device lacks sm_90a, so the list and no gather)
                     AttnParams pk = p;
                     pk.self_tiles = kTilesList;
                     flash(ttag, dtag, gtag, I0{}, pk, kc, vc);
