@@ -1566,9 +1566,21 @@ template <int WG>
 constexpr int kFlashNST = WG ? kFlashPF<WG> + 2 : kFlashPF<WG> + 1;
 // paged: the copies' offset table (two tiles of 64 tokens, a key and a value offset each), after the stages
 constexpr int kFlashOffs = 2 * kFlashKeys * 16;
+// WG: each warp's 16 query rows (cp.async'd with the first tile, then read as fragments by ldmatrix) and later its
+// 16 output rows (written as fragments by stmatrix, then stored 16 bytes a lane), D * 2 bytes a row, 16-byte piece i
+// of row r at i ^ (r % 8) (conflict-free for both); after the stages and kFlashOffs (the paged offsets' table, or
+// WG 2's mbarriers). They had been read and written 4 bytes a lane straight from and into the fragments (8 rows an
+// instruction): per-block stamps (probe/flash_stamps.py, H100, 40th session) put the first tile's products at 1.9
+// us against 1.0 for a whole later tile (the query's arrival) and the stores at 1.5 us; now 1.05 and 0.83, the gap
+// between an SM's blocks 0.5 -> 0.26. The tool, us (SDPA): attention 1024 37.2 -> 33.3 (43.4), 2048 98.9 -> 92.4
+// (99.4), 4096 312.9 -> 302.4 (278.1); prefill 4 x 64 13.2 -> 11.0 (10.7), 1 x 512 24.2 -> 22.3 (16.5), 4 x 1024
+// 131.7 -> 118.6 (89.2), 2 x 2048 197.4 -> 182.0 (149.9), 1 x 4096 319.2 -> 309.2 (263.6).
+template <int D>
+constexpr int kFlashRowsBuf = kFlashWarps * 16 * D * 2;
 template <Mode M, int D, int WG>
-constexpr int kFlashSmem = kFlashNST<WG> * kFlashStage<D, WG> + (M == Mode::kPrefill ? kFlashOffs : 0) + (WG ? 1024 : 0) +
-                           (WG == 2 ? 2 * kFlashNST<WG> * 8 : 0);
+constexpr int kFlashSmem = WG ? kFlashNST<WG> * kFlashStage<D, WG> + 1024 + kFlashOffs + kFlashRowsBuf<D>
+                              : kFlashNST<WG> * kFlashStage<D, WG> + (M == Mode::kPrefill ? kFlashOffs : 0);
+static_assert(2 * kFlashNST<2> * 8 <= kFlashOffs, "WG 2's mbarriers fit before the rows' buffer");
 
 // 2^x by the special-function unit, subnormal results flushed (exp2f adds their handling): 2^-inf = 0.
 __device__ __forceinline__ float fastExp2(float x) {
@@ -1581,6 +1593,29 @@ __device__ __forceinline__ void cpAsync16(uint32_t dst, const void *src, bool ok
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0) : "memory");
 }
 __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Four 8 x 8 matrices of 16-bit elements from shared memory (lanes 8 i .. 8 i + 7: the row addresses of matrix i),
+// as mma's fragments: register i holds row lane / 4, elements 2 (lane % 4) and + 1, of matrix i; and the reverse.
+__device__ __forceinline__ void ldMatrix4(uint32_t (&r)[4], uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+__device__ __forceinline__ void stMatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0), "r"(r1), "r"(r2),
+                 "r"(r3)
+                 : "memory");
+#else
+    // (before sm_90: each lane stores its own elements; the row addresses gathered from their lanes)
+    const int lane = threadIdx.x % 32;
+    const uint32_t v[4] = {r0, r1, r2, r3};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const uint32_t row = __shfl_sync(0xffffffffu, addr, 8 * i + lane / 4);
+        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(row + 4 * (lane % 4)), "r"(v[i]) : "memory");
+    }
+#endif
+}
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
@@ -1691,6 +1726,18 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             }
         }
     };
+    // WG: the warp's query rows into its part of the rows' buffer, with (before) the first tile's copies: in its
+    // cp.async group (WG 1), under its full mbarrier (WG 2); zeros past the warp's rows
+    unsigned char *rbuf = vs + NST * VT + kFlashOffs + warp * (16 * D * 2);
+    constexpr int RPP = 32 / CPR;  // rows a pass of the warp over a buffer of 16 rows
+    if constexpr (WG != 0) {
+        const T *qr = q + static_cast<long long>(tl.r0 + wr0) * p.q_row + head * p.q_head + (lane % CPR) * 8;
+#pragma unroll
+        for (int i = 0; i < 16 / RPP; ++i) {
+            const int r = lane / CPR + RPP * i;
+            cpAsync16(smemAddr(rbuf + r * (D * 2) + (((lane % CPR) ^ (r & 7)) << 4)), r < wn ? qr + r * p.q_row : q, r < wn);
+        }
+    }
     // the first PF tiles' copies (paged: each after its table and a barrier; the table of tile PF written, and
     // a barrier, before the loop, whose first iteration may copy it before any barrier of its own)
     if constexpr (kMB) {  // (each phase: one arrival by every thread)
@@ -1726,18 +1773,8 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
     // the warp's query fragments (rows g and g + 8; pieces at d = 32 jj + 8 c), zeros past its rows; WG: as
     // stored, qf[k-step][rows g, g + 8 at d = 16 ks + 2 c; the same at d + 8]
     uint4 qa[KP], qb[KP];
-    uint32_t qf[D / 16][4];
-    if constexpr (WG != 0) {
-        const T *qr = q + static_cast<long long>(tl.r0 + wr0) * p.q_row + head * p.q_head + 2 * c;
-        auto word = [&](int r, int d0) { return r < wn ? *reinterpret_cast<const uint32_t *>(qr + r * p.q_row + d0) : 0u; };
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-            qf[kk][0] = word(g, 16 * kk);
-            qf[kk][1] = word(g + 8, 16 * kk);
-            qf[kk][2] = word(g, 16 * kk + 8);
-            qf[kk][3] = word(g + 8, 16 * kk + 8);
-        }
-    } else {
+    uint32_t qf[D / 16][4];  // (WG: read from the rows' buffer once the first tile is in)
+    if constexpr (WG == 0) {
         const T *qr = q + static_cast<long long>(tl.r0 + wr0) * p.q_row + head * p.q_head + 8 * c;
 #pragma unroll
         for (int jj = 0; jj < KP; ++jj) {
@@ -1919,7 +1956,13 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             for (int st = 0; st < NS; ++st) probs(sc, st, b0, b1, pn[st]);
         };
         if (ntiles > 0) {
-            nextTile(0);
+            nextTile(0);  // (the query rows are in too)
+            {
+                // qf[k-step kk]: matrices (rows 0-7, 8-15) x (elements 16 kk .. + 7, + 8 .. + 15)
+                const int mat = lane >> 3, r = (lane & 7) + 8 * (mat & 1);
+#pragma unroll
+                for (int kk = 0; kk < D / 16; ++kk) ldMatrix4(qf[kk], smemAddr(rbuf + r * (D * 2) + (((2 * kk + (mat >> 1)) ^ (r & 7)) << 4)));
+            }
             {
                 float sc[NS][2][4], al0, al1;
                 descs(0, 0);
@@ -2021,8 +2064,32 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt) *reinterpret_cast<uint32_t *>(o + 8 * nt) = packPair<T>(acc[nt][e] * inv, acc[nt][e + 1] * inv);
     };
-    if (g < wn) store(g, 0, l0);
-    if (g + 8 < wn) store(g + 8, 2, l1);
+    if constexpr (WG != 0) {
+        // the rows through the warp's buffer (its query rows were read long before): fragments by stmatrix, then
+        // 16 bytes a lane, a row's 256 (D 128) consecutive (4-byte stores straight from the fragments, 8 rows a
+        // store instruction, took ~1.5 us a block)
+        const float i0 = l0 > 0.0f ? 1.0f / l0 : 0.0f, i1 = l1 > 0.0f ? 1.0f / l1 : 0.0f;
+        const int mat = lane >> 3, r = (lane & 7) + 8 * (mat & 1);
+#pragma unroll
+        for (int nt = 0; nt < NT; nt += 2) {
+            stMatrix4(smemAddr(rbuf + r * (D * 2) + (((nt + (mat >> 1)) ^ (r & 7)) << 4)), packPair<T>(acc[nt][0] * i0, acc[nt][1] * i0),
+                      packPair<T>(acc[nt][2] * i1, acc[nt][3] * i1), packPair<T>(acc[nt + 1][0] * i0, acc[nt + 1][1] * i0),
+                      packPair<T>(acc[nt + 1][2] * i1, acc[nt + 1][3] * i1));
+        }
+        __syncwarp();
+        T *orow = out + static_cast<long long>(tl.r0 + wr0) * p.o_row + head * p.o_head + (lane % CPR) * 8;
+#pragma unroll
+        for (int i = 0; i < 16 / RPP; ++i) {
+            const int rr = lane / CPR + RPP * i;
+            if (rr < wn) {
+                *reinterpret_cast<uint4 *>(orow + rr * p.o_row) =
+                    *reinterpret_cast<const uint4 *>(rbuf + rr * (D * 2) + (((lane % CPR) ^ (rr & 7)) << 4));
+            }
+        }
+    } else {
+        if (g < wn) store(g, 0, l0);
+        if (g + 8 < wn) store(g + 8, 2, l1);
+    }
 #endif
 }
 
