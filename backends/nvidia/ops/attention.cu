@@ -440,11 +440,11 @@ __device__ __forceinline__ long long rowInPage(const AttnParams &p, I t) {
 // sequence; the tile counts scanned as flashTilesKernel scans them, and the tiles taken from the end as the kernel
 // takes that list), so that the tiled kernel need not wait for the list (4 x 64: 14.62 -> 13.25 us, 1 x 512
 // 25.36 -> 24.02, H100): {sequence, first row, rows, first row's position (-1: a bad sequence)}, or x = -1 where
-// blockIdx.y is past the tiles. split (a call split by sequence, flashSplitKernel): the tiles of the sequences not
+// y (the block's row tile: blockIdx.y, or a persistent block's) is past the tiles. split (a call split by sequence, flashSplitKernel): the tiles of the sequences not
 // gathered first, then those of the gathered ones (flashSeqGathered), so that the latter are taken first;
 // gathered: the tile's, whose x is then the sequence's gathered slot (its rank among them; a slot past
 // flashSplitSlots, from a bad cu_seqlens_q, makes the tile a bad sequence's). Block-uniform; every thread calls it.
-__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, bool split, bool &gathered) {
+__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, int y, bool split, bool &gathered) {
     __shared__ unsigned long long warp_tot[8];
     __shared__ int4 found;
     __shared__ bool found_g;
@@ -460,7 +460,7 @@ __device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *le
     const unsigned long long off = blockScan256(g ? (c << 20) | (1ULL << 40) : c, warp_tot, total);  // (syncs: found)
     const int paged = static_cast<int>(total & 0xfffff), all = paged + static_cast<int>((total >> 20) & 0xfffff);
     const int start = g ? paged + static_cast<int>((off >> 20) & 0xfffff) : static_cast<int>(off & 0xfffff);
-    const int target = all - 1 - static_cast<int>(blockIdx.y);
+    const int target = all - 1 - y;
     if (cnt > 0 && target >= start && target < start + cnt) {
         const int slot = static_cast<int>(off >> 40);
         const bool ok = q.ok && (!g || slot < flashSplitSlots(p));
@@ -1578,7 +1578,7 @@ constexpr int kFlashOffs = 2 * kFlashKeys * 16;
 template <int D>
 constexpr int kFlashRowsBuf = kFlashWarps * 16 * D * 2;
 template <Mode M, int D, int WG>
-constexpr int kFlashSmem = WG ? kFlashNST<WG> * kFlashStage<D, WG> + 1024 + kFlashOffs + kFlashRowsBuf<D>
+constexpr int kFlashSmem = WG ? kFlashNST<WG> * kFlashStage<D, WG> + 1024 + kFlashOffs + (WG == 2 ? 2 : 1) * kFlashRowsBuf<D>
                               : kFlashNST<WG> * kFlashStage<D, WG> + (M == Mode::kPrefill ? kFlashOffs : 0);
 static_assert(2 * kFlashNST<2> * 8 <= kFlashOffs, "WG 2's mbarriers fit before the rows' buffer");
 
@@ -1626,11 +1626,23 @@ struct FlashTile {
 };
 
 
-// The tiled kernel's work for one tile of rows (tl) and one block of heads (blockIdx.x): flashKernel's, and that of
+// A block's running state over the tiles of rows it takes in turn (WG 2: flashKernel's blocks are persistent): the
+// key tiles its earlier tiles of rows took (the stages' ring and its mbarriers' phases run on across them), how many
+// of the current one's first key tiles the previous one issued, and how many tiles of rows came before (the rows'
+// buffer alternates); the next tile of rows and its block of heads (has_next), whose query rows and first key tiles
+// the current one issues in its last iterations. Zero-initialized: one tile of rows, nothing ahead.
+struct FlashRun {
+    int gbase, ahead, k;
+    FlashTile next;
+    int next_hb;
+    bool has_next;
+};
+
+// The tiled kernel's work for one tile of rows (tl) and one block of heads (hb): flashKernel's, and that of
 // flashSplitKernel's two forms.
 template <Mode M, typename T, int D, int G4, int WG>
 __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *q, const T *kc, const T *vc, const void *bt,
-                                          DeviceError *err, const FlashTile tl) {
+                                          DeviceError *err, const FlashTile tl, int hb, FlashRun &run) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
     constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
@@ -1648,7 +1660,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
     const uint32_t full0 = smemAddr(vs + NST * VT), empty0 = full0 + 8 * NST;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     const int hpb = static_cast<int>(p.group) / G4;
-    const long long kvh = blockIdx.x / hpb, head = kvh * p.group + (blockIdx.x % hpb) * G4 + warp % G4;
+    const long long kvh = hb / hpb, head = kvh * p.group + (hb % hpb) * G4 + warp % G4;
     const int wr0 = 16 * (warp / G4), wn = max(0, min(16, tl.nr - wr0));  // the warp's rows in the tile
     const int key_end = tl.qpos0 >= 0 ? tl.qpos0 + tl.nr : 0, ntiles = (key_end + kFlashKeys - 1) / kFlashKeys;
     // Paged: the copies read their rows' offsets from a table in shared memory (two tiles' worth, alternating),
@@ -1697,15 +1709,19 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
     const T *kb = !kPaged ? kc + sq + kvh * p.k_s0 + row0 * p.k_s1 + ch * 8 : kc + kvh * p.k_s1 + ch * 8;
     const T *vb = !kPaged ? vc + sq + kvh * p.v_s0 + row0 * p.v_s1 + ch * 8 : vc + kvh * p.v_s1 + ch * 8;
     const long long k_step = RS * p.k_s1, v_step = RS * p.v_s1;
-    auto issue = [&](int j, int st) {
-        const T *kj = kb + static_cast<long long>(j * kFlashKeys) * p.k_s1, *vj = vb + static_cast<long long>(j * kFlashKeys) * p.v_s1;
+    // WG 2: the next tile of rows' keys (its first nahead key tiles issued by this one), as kb / vb / key_end
+    // (made where used: nothing of the next tile is live in the main loop)
+    auto nextKeyEnd = [&]() { return kMB && run.has_next && run.next.qpos0 >= 0 ? run.next.qpos0 + run.next.nr : 0; };
+    auto nextAhead = [&]() { return min(PF, (nextKeyEnd() + kFlashKeys - 1) / kFlashKeys); };
+    auto issueFrom = [&](const T *kbase, const T *vbase, int kend, int j, int st) {
+        const T *kj = kbase + static_cast<long long>(j * kFlashKeys) * p.k_s1, *vj = vbase + static_cast<long long>(j * kFlashKeys) * p.v_s1;
 #pragma unroll
         for (int i = 0; i < NI; ++i) {
             const int row = row0 + i * RS;
             bool ok;
             const T *kp, *vp;
             if constexpr (!kPaged) {
-                ok = j * kFlashKeys + row < key_end;
+                ok = j * kFlashKeys + row < kend;
                 kp = ok ? kj : kc;
                 vp = ok ? vj : vc;
                 kj += k_step;
@@ -1726,29 +1742,67 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             }
         }
     };
+    auto issue = [&](int j, int st) { issueFrom(kb, vb, key_end, j, st); };
     // WG: the warp's query rows into its part of the rows' buffer, with (before) the first tile's copies: in its
     // cp.async group (WG 1), under its full mbarrier (WG 2); zeros past the warp's rows
-    unsigned char *rbuf = vs + NST * VT + kFlashOffs + warp * (16 * D * 2);
+    unsigned char *rbufs = vs + NST * VT + kFlashOffs + warp * (16 * D * 2), *rbuf = rbufs + (run.k & 1) * kFlashRowsBuf<D>;
     constexpr int RPP = 32 / CPR;  // rows a pass of the warp over a buffer of 16 rows
-    if constexpr (WG != 0) {
-        const T *qr = q + static_cast<long long>(tl.r0 + wr0) * p.q_row + head * p.q_head + (lane % CPR) * 8;
+    // (WG 2: a tile of rows' query rows are issued with its first key tile, by the tile before it where that
+    // issued it: the next one's into the other buffer)
+    auto issueQ = [&](const FlashTile &t, long long hd, unsigned char *buf) {
+        const int n = max(0, min(16, t.nr - wr0));
+        const T *qr = q + static_cast<long long>(t.r0 + wr0) * p.q_row + hd * p.q_head + (lane % CPR) * 8;
 #pragma unroll
         for (int i = 0; i < 16 / RPP; ++i) {
             const int r = lane / CPR + RPP * i;
-            cpAsync16(smemAddr(rbuf + r * (D * 2) + (((lane % CPR) ^ (r & 7)) << 4)), r < wn ? qr + r * p.q_row : q, r < wn);
+            cpAsync16(smemAddr(buf + r * (D * 2) + (((lane % CPR) ^ (r & 7)) << 4)), r < n ? qr + r * p.q_row : q, r < n);
         }
-    }
+    };
+    if (WG != 0 && run.ahead == 0 && ntiles > 0) issueQ(tl, head, rbuf);
+    // WG 2: a stage's reuse waits for its last tile's release (global key tile X: the ring's X - NST)
+    auto waitEmpty = [&](int X) {
+        if (X >= NST) {
+            mbarWait(empty0 + 8 * (X % NST), (X / NST - 1) & 1);
+            fenceProxyAsync();  // (the tensor cores' reads, then these writes)
+        }
+    };
+    // WG 2: key tile x of the ring from this tile of rows (x - ntiles of the next where past its tiles)
+    auto issueRing = [&](int x) {
+        const int X = run.gbase + x;
+        if (x < ntiles) {
+            waitEmpty(X);
+            issue(x, X % NST);
+            cpAsyncArrive(full0 + 8 * (X % NST));
+        } else if (x - ntiles < nextAhead()) {
+            const FlashTile &nx = run.next;
+            const long long nkvh = run.next_hb / hpb, nsq = M == Mode::kPrefill ? nx.seq * p.kv_seq : 0;
+            waitEmpty(X);
+            if (x == ntiles) issueQ(nx, nkvh * p.group + (run.next_hb % hpb) * G4 + warp % G4, rbufs + ((run.k + 1) & 1) * kFlashRowsBuf<D>);
+            issueFrom(kc + nsq + nkvh * p.k_s0 + row0 * p.k_s1 + ch * 8, vc + nsq + nkvh * p.v_s0 + row0 * p.v_s1 + ch * 8, nextKeyEnd(),
+                      x - ntiles, X % NST);
+            cpAsyncArrive(full0 + 8 * (X % NST));
+        }
+    };
+    // the main loop's: tile x < ntiles of this tile of rows alone
+    auto issueOwn = [&](int x) {
+        const int X = run.gbase + x;
+        waitEmpty(X);
+        issue(x, X % NST);
+        cpAsyncArrive(full0 + 8 * (X % NST));
+    };
     // the first PF tiles' copies (paged: each after its table and a barrier; the table of tile PF written, and
     // a barrier, before the loop, whose first iteration may copy it before any barrier of its own)
-    if constexpr (kMB) {  // (each phase: one arrival by every thread)
-        if (tid == 0) {
-            for (int i = 0; i < NST; ++i) {
-                mbarInitCount<W * 32>(full0 + 8 * i);
-                mbarInitCount<W * 32>(empty0 + 8 * i);
+    if constexpr (kMB) {  // (each phase: one arrival by every thread; once a block)
+        if (run.k == 0) {
+            if (tid == 0) {
+                for (int i = 0; i < NST; ++i) {
+                    mbarInitCount<W * 32>(full0 + 8 * i);
+                    mbarInitCount<W * 32>(empty0 + 8 * i);
+                }
+                mbarInitFence();
             }
-            mbarInitFence();
+            __syncthreads();
         }
-        __syncthreads();
     }
     if (kPaged) loadId(0);
 #pragma unroll
@@ -1757,10 +1811,10 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             if (ntiles > t) writeOffs(t);
             __syncthreads();
         }
-        if (ntiles > t) issue(t, t);
         if constexpr (kMB) {
-            if (ntiles > t) cpAsyncArrive(full0 + 8 * t);
+            if (t >= run.ahead) issueRing(t);
         } else {
+            if (ntiles > t) issue(t, t);
             cpAsyncCommit();
         }
         if (kPaged && ntiles > t + 1) loadId(t + 1);
@@ -1863,19 +1917,14 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
     // overwrite, whose values were last read by iteration j - 1's wgmma); WG 2: the wait for tile j by its
     // full mbarrier, the copies of tile x = j + PF once every thread has released the stage's last tile
     // (x - NST, released in iteration x - NST + 1 = j - 1: a warpgroup runs at most an iteration ahead)
-    auto nextTile = [&](int j) {
+    // (TAIL false: j + PF < ntiles, the main loop's; true: any j, the next tile of rows' copies past this one's)
+    auto nextTile = [&](int j, auto tail) {
         if constexpr (kMB) {
-            mbarWait(full0 + 8 * (j % NST), (j / NST) & 1);  // tile j is in
+            const int J = run.gbase + j;
+            mbarWait(full0 + 8 * (J % NST), (J / NST) & 1);  // tile j is in
             fenceProxyAsync();                                // (the tensor cores read it next)
-            const int x = j + PF;
-            if (x < ntiles) {
-                if (x >= NST) {
-                    mbarWait(empty0 + 8 * (x % NST), (x / NST - 1) & 1);
-                    fenceProxyAsync();  // (the tensor cores' reads, then these writes)
-                }
-                issue(x, x % NST);
-                cpAsyncArrive(full0 + 8 * (x % NST));
-            }
+            if constexpr (decltype(tail)::value) issueRing(j + PF);
+            else issueOwn(j + PF);
         } else if constexpr (WG != 0) {
             cpAsyncWait<PF - 1>();  // tile j is in (later ones may not be)
             fenceProxyAsync();      // (the tensor cores read it next)
@@ -1906,7 +1955,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
         // wgmma and kept until the last lands
         uint64_t dk[D / 16], dv[NS];
         auto descs = [&](int jk, int jv) {
-            const uint32_t kt = smemAddr(ks + (jk % NST) * KT), vt = smemAddr(vs + (jv % NST) * VT);
+            const uint32_t kt = smemAddr(ks + ((run.gbase + jk) % NST) * KT), vt = smemAddr(vs + ((run.gbase + jv) % NST) * VT);
             // (an offset added to the start address field: shared addresses stay under its 256 KiB)
             const uint64_t kd = wgmmaDesc(kt, 16, 1024), vd = wgmmaDesc(vt, kFlashHalf, 1024);
 #pragma unroll
@@ -1956,7 +2005,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             for (int st = 0; st < NS; ++st) probs(sc, st, b0, b1, pn[st]);
         };
         if (ntiles > 0) {
-            nextTile(0);  // (the query rows are in too)
+            nextTile(0, std::true_type{});  // (the query rows are in too)
             {
                 // qf[k-step kk]: matrices (rows 0-7, 8-15) x (elements 16 kk .. + 7, + 8 .. + 15)
                 const int mat = lane >> 3, r = (lane & 7) + 8 * (mat & 1);
@@ -1973,8 +2022,8 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
                 for (int kk = 0; kk < D / 16; ++kk) wgmmaHold(dk[kk]);
                 softmaxTile(sc, 0, pf, al0, al1, std::true_type{});  // (the accumulators are zeros: nothing to rescale)
             }
-            auto iteration = [&](int j, auto mask) {
-                nextTile(j);
+            auto iteration = [&](int j, auto mask, auto tail) {
+                nextTile(j, tail);
                 float sc[NS][2][4], al0, al1;
                 uint32_t pn[NS][4];
                 descs(j, j - 1);
@@ -1984,7 +2033,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
                 wgmmaWait<1>();  // S_j has landed
                 softmaxTile(sc, j, pn, al0, al1, mask);
                 landPV();
-                if constexpr (kMB) mbarArrive(empty0 + 8 * ((j - 1) % NST));  // (done with tile j - 1's stage)
+                if constexpr (kMB) mbarArrive(empty0 + 8 * ((run.gbase + j - 1) % NST));  // (done with tile j - 1's stage)
                 rescale(al0, al1);
 #pragma unroll
                 for (int st = 0; st < NS; ++st) {
@@ -1994,17 +2043,23 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             };
             // the tiles every row of the block sees whole (no mask), then the rest (a loop each: block-uniform,
             // no wgmma in a branch)
-            const int jm = min(ntiles, max(1, (tl.qpos0 + 1) / kFlashKeys));
-            for (int j = 1; j < jm; ++j) iteration(j, std::false_type{});
-            for (int j = jm; j < ntiles; ++j) iteration(j, std::true_type{});
+            // (WG 2: the last PF iterations, which may issue the next tile of rows' copies, apart: the main loop's
+            // copies as before it was persistent; the tail's masked where the tile reaches the rows)
+            const int jm = min(ntiles, max(1, (tl.qpos0 + 1) / kFlashKeys)), jp = kMB ? max(1, ntiles - PF) : ntiles;
+            for (int j = 1; j < min(jm, jp); ++j) iteration(j, std::false_type{}, std::false_type{});
+            for (int j = min(jm, jp); j < jp; ++j) iteration(j, std::true_type{}, std::false_type{});
+            if constexpr (kMB) {
+                for (int j = jp; j < ntiles; ++j) iteration(j, std::true_type{}, std::true_type{});
+            }
             descs(ntiles - 1, ntiles - 1);
             wgmmaFence();
             issuePV();
             landPV();
+            if constexpr (kMB) mbarArrive(empty0 + 8 * ((run.gbase + ntiles - 1) % NST));  // (the ring runs on)
         }
     } else {
         for (int j = 0; j < ntiles; ++j) {
-            nextTile(j);
+            nextTile(j, std::true_type{});
             const int kb0 = j * kFlashKeys;
             if (kb0 <= wlast) {  // (warp-uniform) some row of the warp sees keys of this tile
                 const unsigned char *kt = ks + (j % NST) * KT, *vt = vs + (j % NST) * VT;
@@ -2052,7 +2107,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             __syncthreads();  // every warp is done with the stage the next issue overwrites
         }
     }
-    cpAsyncWait<0>();
+    if (!kMB) cpAsyncWait<0>();  // (WG 2: every copy is a key tile's, waited for by its full mbarrier)
     l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
     l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
     l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
@@ -2090,6 +2145,9 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
         if (g < wn) store(g, 0, l0);
         if (g + 8 < wn) store(g + 8, 2, l1);
     }
+    run.gbase += ntiles;
+    run.ahead = nextAhead();
+    run.k += 1;
 #endif
 }
 
@@ -2102,6 +2160,59 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // check kernel before it (launched plainly) writes; its gathered form waits for the gather once it has its tile)
     if (!(M == Mode::kPrefill && p.self_tiles != kTilesList)) waitForPrerequisites();
     constexpr int RB = 16 * (kFlashWarps / G4);  // rows a block
+    if constexpr (WG == 2) {
+        // Persistent (grid: at most one block an SM): the (heads / G4) x (row tiles) tiles in the order the hardware
+        // would place them (blocks of heads fastest; the last row tiles, the most keys, first), block b taking tile
+        // k P + b in even rounds and k P + P - 1 - b in odd ones (P blocks; a long tile of one round and a short one
+        // of the next), so that each tile's query rows and first key tiles are issued in its predecessor's last
+        // iterations (FlashRun). Per-tile stamps (H100, 40th session, probe/flash_stamps.py, attention 4096): the
+        // first key tile's wait 1.50 -> 0.58 us, the gap between an SM's tiles 0.26 -> 0.06; with the next tile's
+        // copies in the main loop its tiles took 1.056 -> 1.147 us each (the last PF iterations are now apart).
+        // The tool, a block a tile -> persistent, us (SDPA): attention 2048 92.4 (99.4) -> 88.8 (99.5), 4096 302.4
+        // (278.1) -> 286.8 (280.0); prefill 1 x 4096 309.2 (263.6) -> 297.1 (264.5). With P equal to the tiles (the
+        // launch's choice elsewhere) each block takes one tile, in the hardware's order.
+        const long long gx = p.heads / G4, gy = M == Mode::kPrefill ? p.rows / RB + p.seqs + 1 : (p.rows + RB - 1) / RB;
+        const long long P = gridDim.x, b = blockIdx.x;
+        const int cnt = M == Mode::kPrefill && p.self_tiles == kTilesList ? tiles[0].x : 0;  // (after the wait above)
+        // tile k of this block (false: none, nor any after it)
+        auto tileAt = [&](int k, FlashTile &t, int &hb) {
+            const long long w = k * P + ((k & 1) ? P - 1 - b : b);
+            if (w >= gx * gy) return false;
+            hb = static_cast<int>(w % gx);
+            const int y = static_cast<int>(w / gx);
+            if constexpr (M == Mode::kDense) {
+                t.seq = 0;
+                t.r0 = static_cast<int>(gy - 1 - y) * RB;
+                t.nr = min(RB, static_cast<int>(p.rows - t.r0));
+                t.qpos0 = static_cast<int>(p.pos) + t.r0;
+                return true;
+            } else if (p.self_tiles != kTilesList) {
+                bool gathered;
+                __syncthreads();  // (every thread has read the last call's shared results)
+                const int4 t4 = flashOwnTile(p, lens, cu, RB, y, false, gathered);
+                t = FlashTile{t4.x, t4.y, t4.z, t4.w};
+                return t4.x >= 0;
+            } else {
+                if (y >= cnt) return false;
+                const int4 t4 = tiles[cnt - y];
+                t = FlashTile{t4.x, t4.y, t4.z, t4.w};
+                return true;
+            }
+        };
+        FlashRun run{};
+        FlashTile tl;
+        int hb;
+        if (!tileAt(0, tl, hb)) return;
+        if (M == Mode::kPrefill && p.self_tiles != kTilesList) waitForPrerequisites();  // (the gather)
+        for (int k = 0;; ++k) {
+            run.has_next = tileAt(k + 1, run.next, run.next_hb);
+            flashBody<M, T, D, G4, WG>(p, out, q, kc, vc, bt, err, tl, hb, run);
+            if (!run.has_next) break;
+            tl = run.next;
+            hb = run.next_hb;
+        }
+        return;
+    }
     // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
     FlashTile tl;
     if constexpr (M == Mode::kDense) {
@@ -2111,17 +2222,17 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         tl.qpos0 = static_cast<int>(p.pos) + tl.r0;
     } else if (p.self_tiles != kTilesList) {
         bool gathered;  // (false: not a split call)
-        const int4 t4 = flashOwnTile(p, lens, cu, RB, false, gathered);
+        const int4 t4 = flashOwnTile(p, lens, cu, RB, static_cast<int>(blockIdx.y), false, gathered);
         if (t4.x < 0) return;
         tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
-        if constexpr (WG == 2) waitForPrerequisites();
     } else {
         const int cnt = tiles[0].x;
         if (static_cast<int>(blockIdx.y) >= cnt) return;
         const int4 t4 = tiles[cnt - static_cast<int>(blockIdx.y)];
         tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
     }
-    flashBody<M, T, D, G4, WG>(p, out, q, kc, vc, bt, err, tl);
+    FlashRun run{};
+    flashBody<M, T, D, G4, WG>(p, out, q, kc, vc, bt, err, tl, static_cast<int>(blockIdx.x), run);
 #endif
 }
 
@@ -2136,13 +2247,14 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashSplitKernel(AttnPara
                                                                        DeviceError *err, const void *lens, const void *cu) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     bool gathered;
-    const int4 t4 = flashOwnTile(p, lens, cu, 16 * (kFlashWarps / G4), true, gathered);
+    const int4 t4 = flashOwnTile(p, lens, cu, 16 * (kFlashWarps / G4), static_cast<int>(blockIdx.y), true, gathered);
     if (t4.x < 0) return;
     const FlashTile tl{t4.x, t4.y, t4.z, t4.w};
+    FlashRun run{};
     if (gathered) {
-        flashBody<Mode::kPrefill, T, D, G4, 2>(pg, out, q, kg, vg, bt, err, tl);
+        flashBody<Mode::kPrefill, T, D, G4, 2>(pg, out, q, kg, vg, bt, err, tl, static_cast<int>(blockIdx.x), run);
     } else {
-        flashBody<Mode::kPrefill, T, D, G4, 1>(p, out, q, kc, vc, bt, err, tl);
+        flashBody<Mode::kPrefill, T, D, G4, 1>(p, out, q, kc, vc, bt, err, tl, static_cast<int>(blockIdx.x), run);
     }
 #endif
 }
@@ -2253,7 +2365,14 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             static SmemAllowance allowance;
             allowance.ensure(kern, kFlashSmem<M, DD, WW>);  // (if refused, the launch reports it)
             const int4 *tiles = pre ? static_cast<const int4 *>(a.workspace) : nullptr;
-            dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
+            // (WG 2: a block a tile, or persistent - at most a block an SM - where the tiles' order is the longest
+            // first: dense attention, a prefill of one sequence (a call of several orders its tiles sequence by
+            // sequence, which the hardware's placement balances and a fixed round-robin did not: 4 x 1024 118.6 ->
+            // 157.8 us); see flashKernel)
+            const long long items = p.heads / GG * cap;
+            const bool persist = WW == 2 && (M == Mode::kDense || p.seqs == 1);
+            dim3 grid = WW == 2 ? dim3(static_cast<unsigned>(persist ? std::min<long long>(items, smCount()) : items), 1)
+                                : dim3(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
             launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, pk, static_cast<T *>(a.data[0]),
                      static_cast<const T *>(q), static_cast<const T *>(k), static_cast<const T *>(v), bt, tiles, a.err, lens, cu);
         };
