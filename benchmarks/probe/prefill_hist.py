@@ -59,4 +59,5 @@ for bs in [int(b) for b in args.bs.split(",")]:
                 per[i].append(statistics.median(t) * 1e6)
         os.environ.pop(var, None)
         row = "  ".join(f"{var}={v} {statistics.median(m):8.2f}" for v, m in zip(values, per))
-        print(f"bs {bs:3d} {shp:28s} {row}  ratio {statistics.median(per[1]) / statistics.median(per[0]):.3f}  same {same}", flush=True)
+        ratio = f"  ratio {statistics.median(per[1]) / statistics.median(per[0]):.3f}" if len(per) > 1 else ""  # (one value: times only)
+        print(f"bs {bs:3d} {shp:28s} {row}{ratio}  same {same}", flush=True)
