@@ -440,11 +440,13 @@ __device__ __forceinline__ long long rowInPage(const AttnParams &p, I t) {
 // sequence; the tile counts scanned as flashTilesKernel scans them, and the tiles taken from the end as the kernel
 // takes that list), so that the tiled kernel need not wait for the list (4 x 64: 14.62 -> 13.25 us, 1 x 512
 // 25.36 -> 24.02, H100): {sequence, first row, rows, first row's position (-1: a bad sequence)}, or x = -1 where
-// y (the block's row tile: blockIdx.y, or a persistent block's) is past the tiles. split (a call split by sequence, flashSplitKernel): the tiles of the sequences not
-// gathered first, then those of the gathered ones (flashSeqGathered), so that the latter are taken first;
-// gathered: the tile's, whose x is then the sequence's gathered slot (its rank among them; a slot past
-// flashSplitSlots, from a bad cu_seqlens_q, makes the tile a bad sequence's). Block-uniform; every thread calls it.
-__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, int y, bool split, bool &gathered) {
+// y (the block's row tile: blockIdx.y, or a persistent block's) is past the tiles. split (a call split by sequence,
+// flashSplitKernel): the tiles of the sequences not gathered first, then those of the gathered ones
+// (flashSeqGathered), so that the latter are taken first; gathered: the tile's, whose x is then the sequence's
+// gathered slot (its rank among them; a slot past flashSplitSlots, from a bad cu_seqlens_q, makes the tile a bad
+// sequence's). Block-uniform; every thread calls it.
+__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, int y, bool split,
+                                             bool &gathered) {
     __shared__ unsigned long long warp_tot[8];
     __shared__ int4 found;
     __shared__ bool found_g;
@@ -1781,7 +1783,9 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             const FlashTile &nx = run.next;
             const long long nkvh = run.next_hb / hpb, nsq = M == Mode::kPrefill ? nx.seq * p.kv_seq : 0;
             waitEmpty(X);
-            if (x == ntiles) issueQ(nx, nkvh * p.group + (run.next_hb % hpb) * G4 + warp % G4, rbufs + ((run.k + 1) & 1) * kFlashRowsBuf<D>);
+            if (x == ntiles) {
+                issueQ(nx, nkvh * p.group + (run.next_hb % hpb) * G4 + warp % G4, rbufs + ((run.k + 1) & 1) * kFlashRowsBuf<D>);
+            }
             issueFrom(kc + nsq + nkvh * p.k_s0 + row0 * p.k_s1 + ch * 8, vc + nsq + nkvh * p.v_s0 + row0 * p.v_s1 + ch * 8, nextKeyEnd(),
                       x - ntiles, X % NST);
             cpAsyncArrive(full0 + 8 * (X % NST));
@@ -2014,7 +2018,9 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
                 // qf[k-step kk]: matrices (rows 0-7, 8-15) x (elements 16 kk .. + 7, + 8 .. + 15)
                 const int mat = lane >> 3, r = (lane & 7) + 8 * (mat & 1);
 #pragma unroll
-                for (int kk = 0; kk < D / 16; ++kk) ldMatrix4(qf[kk], smemAddr(rbuf + r * (D * 2) + (((2 * kk + (mat >> 1)) ^ (r & 7)) << 4)));
+                for (int kk = 0; kk < D / 16; ++kk) {
+                    ldMatrix4(qf[kk], smemAddr(rbuf + r * (D * 2) + (((2 * kk + (mat >> 1)) ^ (r & 7)) << 4)));
+                }
             }
             {
                 float sc[NS][2][4], al0, al1;
