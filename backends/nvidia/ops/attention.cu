@@ -1612,14 +1612,7 @@ __device__ __forceinline__ void stMatrix4(uint32_t addr, uint32_t r0, uint32_t r
                  "r"(r3)
                  : "memory");
 #else
-    // (before sm_90: each lane stores its own elements; the row addresses gathered from their lanes)
-    const int lane = threadIdx.x % 32;
-    const uint32_t v[4] = {r0, r1, r2, r3};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        const uint32_t row = __shfl_sync(0xffffffffu, addr, 8 * i + lane / 4);
-        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(row + 4 * (lane % 4)), "r"(v[i]) : "memory");
-    }
+    __trap();  // (its callers, the wgmma forms, run only where the build has sm_90a code: flashWgmma)
 #endif
 }
 template <int N>
@@ -1631,6 +1624,39 @@ struct FlashTile {
     int seq, r0, nr, qpos0;
 };
 
+
+// The tiled kernel's row tiles for blocks of rb rows: prefill's at most one more a sequence than rows / rb
+// (flashTilesKernel lists them), attention's rows / rb rounded up.
+template <Mode M>
+__host__ __device__ inline long long flashRowTiles(const AttnParams &p, int rb) {
+    return M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
+}
+
+// Row tile y (0: the last rows, which see the most keys) of the tiled kernel's gy, for blocks of rb rows: attention's
+// by arithmetic, a prefill's from flashTilesKernel's list (p.self_tiles kTilesList: cnt its count) or found by the
+// block (flashOwnTile; block-uniform, every thread calls it). False: no such tile (nor any past it).
+template <Mode M>
+__device__ __forceinline__ bool flashTileAt(const AttnParams &p, const int4 *tiles, int cnt, const void *lens, const void *cu,
+                                            int rb, long long gy, int y, FlashTile &t) {
+    if constexpr (M == Mode::kDense) {
+        t.seq = 0;
+        t.r0 = static_cast<int>(gy - 1 - y) * rb;
+        t.nr = min(rb, static_cast<int>(p.rows - t.r0));
+        t.qpos0 = static_cast<int>(p.pos) + t.r0;
+        return true;
+    } else {
+        int4 t4;
+        if (p.self_tiles != kTilesList) {
+            bool gathered;  // (false: not a split call)
+            t4 = flashOwnTile(p, lens, cu, rb, y, false, gathered);
+        } else {
+            if (y >= cnt) return false;
+            t4 = tiles[cnt - y];
+        }
+        t = FlashTile{t4.x, t4.y, t4.z, t4.w};
+        return t4.x >= 0;
+    }
+}
 
 // A block's running state over the tiles of rows it takes in turn (WG 2: flashKernel's blocks are persistent): the
 // key tiles its earlier tiles of rows took (the stages' ring and its mbarriers' phases run on across them), how many
@@ -1772,13 +1798,18 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             fenceProxyAsync();  // (the tensor cores' reads, then these writes)
         }
     };
+    // WG 2, the main loop's: key tile x < ntiles of this tile of rows
+    auto issueOwn = [&](int x) {
+        const int X = run.gbase + x;
+        waitEmpty(X);
+        issue(x, X % NST);
+        cpAsyncArrive(full0 + 8 * (X % NST));
+    };
     // WG 2: key tile x of the ring from this tile of rows (x - ntiles of the next where past its tiles)
     auto issueRing = [&](int x) {
         const int X = run.gbase + x;
         if (x < ntiles) {
-            waitEmpty(X);
-            issue(x, X % NST);
-            cpAsyncArrive(full0 + 8 * (X % NST));
+            issueOwn(x);
         } else if (x - ntiles < nextAhead()) {
             const FlashTile &nx = run.next;
             const long long nkvh = run.next_hb / hpb, nsq = M == Mode::kPrefill ? nx.seq * p.kv_seq : 0;
@@ -1790,13 +1821,6 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
                       x - ntiles, X % NST);
             cpAsyncArrive(full0 + 8 * (X % NST));
         }
-    };
-    // the main loop's: tile x < ntiles of this tile of rows alone
-    auto issueOwn = [&](int x) {
-        const int X = run.gbase + x;
-        waitEmpty(X);
-        issue(x, X % NST);
-        cpAsyncArrive(full0 + 8 * (X % NST));
     };
     // the first PF tiles' copies (paged: each after its table and a barrier; the table of tile PF written, and
     // a barrier, before the loop, whose first iteration may copy it before any barrier of its own)
@@ -2117,7 +2141,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             __syncthreads();  // every warp is done with the stage the next issue overwrites
         }
     }
-    if (!kMB) cpAsyncWait<0>();  // (WG 2: every copy is a key tile's, waited for by its full mbarrier)
+    if constexpr (!kMB) cpAsyncWait<0>();  // (WG 2: every copy is a key tile's, waited for by its full mbarrier)
     l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
     l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
     l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
@@ -2181,7 +2205,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         // The tool, a block a tile -> persistent, us (SDPA): attention 2048 92.4 (99.4) -> 88.8 (99.5), 4096 302.4
         // (278.1) -> 286.8 (280.0); prefill 1 x 4096 309.2 (263.6) -> 297.1 (264.5). With P equal to the tiles (the
         // launch's choice elsewhere) each block takes one tile, in the hardware's order.
-        const long long gx = p.heads / G4, gy = M == Mode::kPrefill ? p.rows / RB + p.seqs + 1 : (p.rows + RB - 1) / RB;
+        const long long gx = p.heads / G4, gy = flashRowTiles<M>(p, RB);
         const long long P = gridDim.x, b = blockIdx.x;
         const int cnt = M == Mode::kPrefill && p.self_tiles == kTilesList ? tiles[0].x : 0;  // (after the wait above)
         // tile k of this block (false: none, nor any after it)
@@ -2189,25 +2213,8 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
             const long long w = k * P + ((k & 1) ? P - 1 - b : b);
             if (w >= gx * gy) return false;
             hb = static_cast<int>(w % gx);
-            const int y = static_cast<int>(w / gx);
-            if constexpr (M == Mode::kDense) {
-                t.seq = 0;
-                t.r0 = static_cast<int>(gy - 1 - y) * RB;
-                t.nr = min(RB, static_cast<int>(p.rows - t.r0));
-                t.qpos0 = static_cast<int>(p.pos) + t.r0;
-                return true;
-            } else if (p.self_tiles != kTilesList) {
-                bool gathered;
-                __syncthreads();  // (every thread has read the last call's shared results)
-                const int4 t4 = flashOwnTile(p, lens, cu, RB, y, false, gathered);
-                t = FlashTile{t4.x, t4.y, t4.z, t4.w};
-                return t4.x >= 0;
-            } else {
-                if (y >= cnt) return false;
-                const int4 t4 = tiles[cnt - y];
-                t = FlashTile{t4.x, t4.y, t4.z, t4.w};
-                return true;
-            }
+            if (M == Mode::kPrefill && k > 0) __syncthreads();  // (every thread has read flashOwnTile's last results)
+            return flashTileAt<M>(p, tiles, cnt, lens, cu, RB, gy, static_cast<int>(w / gx), t);
         };
         FlashRun run{};
         FlashTile tl;
@@ -2225,22 +2232,8 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     }
     // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
     FlashTile tl;
-    if constexpr (M == Mode::kDense) {
-        tl.seq = 0;
-        tl.r0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * RB;
-        tl.nr = min(RB, static_cast<int>(p.rows - tl.r0));
-        tl.qpos0 = static_cast<int>(p.pos) + tl.r0;
-    } else if (p.self_tiles != kTilesList) {
-        bool gathered;  // (false: not a split call)
-        const int4 t4 = flashOwnTile(p, lens, cu, RB, static_cast<int>(blockIdx.y), false, gathered);
-        if (t4.x < 0) return;
-        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
-    } else {
-        const int cnt = tiles[0].x;
-        if (static_cast<int>(blockIdx.y) >= cnt) return;
-        const int4 t4 = tiles[cnt - static_cast<int>(blockIdx.y)];
-        tl = FlashTile{t4.x, t4.y, t4.z, t4.w};
-    }
+    const int cnt = M == Mode::kPrefill && p.self_tiles == kTilesList ? tiles[0].x : 0;
+    if (!flashTileAt<M>(p, tiles, cnt, lens, cu, RB, gridDim.y, static_cast<int>(blockIdx.y), tl)) return;
     FlashRun run{};
     flashBody<M, T, D, G4, WG>(p, out, q, kc, vc, bt, err, tl, static_cast<int>(blockIdx.x), run);
 #endif
@@ -2299,13 +2292,6 @@ inline bool flashGatherPays(const AttnParams &p) {
 // 144.1.
 inline bool flashSplitPays(const AttnParams &p) {
     return !flashGatherPays(p) && p.rows >= 2048 && p.max_tokens >= 2048;
-}
-
-// The tiled kernel's row tiles (its grid's y) for blocks of rb rows: prefill's at most one more a sequence than
-// rows / rb (flashTilesKernel lists them), attention's rows / rb rounded up.
-template <Mode M>
-long long flashRowTiles(const AttnParams &p, int rb) {
-    return M == Mode::kPrefill ? p.rows / rb + p.seqs + 1 : (p.rows + rb - 1) / rb;
 }
 
 // The tiled kernel's plan for paged_attention_prefill (M = kPrefill) and attention (kDense), or false
