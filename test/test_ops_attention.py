@@ -388,6 +388,12 @@ def test_paged_attention_prefill_mixed_cuda(device, dtype, heads, kv_heads, d, s
 @pytest.mark.parametrize("pos, seq", [(0, 7), (5, 1), (9, 4), (500, 9), (2044, 1), (2046, 1), (2040, 2), (13, 8), (0, 150),
                                       (37, 100), (5, 16)])
 def test_attention_with_cache(device, dtype, heads, kv_heads, d, pos, seq):
+    check_attention(device, dtype, heads, kv_heads, d, pos, seq)
+
+
+def check_attention(device, dtype, heads, kv_heads, d, pos, seq):
+    """attention of seq new rows after pos cached ones: the caches hold the new keys and values at [pos, pos + seq),
+    the rest unchanged, and the output matches a causal float32 reference."""
     max_seq = pos + seq + 3
     q = torch.randn(heads, seq, d).to(dtype)
     k = torch.randn(kv_heads, seq, d).to(dtype)
@@ -402,6 +408,21 @@ def test_attention_with_cache(device, dtype, heads, kv_heads, d, pos, seq):
     out = ops.attention(q.to(device), k.to(device), v.to(device), dkc, dvc, pos)
     assert torch.equal(dkc.cpu(), ref_kc) and torch.equal(dvc.cpu(), ref_vc)
     close(out, ref, dtype)
+
+
+# Calls long enough that on Hopper the tiled kernel's persistent blocks (dense attention and one-sequence prefills:
+# at most a block an SM) take two or more tiles of rows each, each tile issuing the next one's query rows and first
+# key tiles: 1100 rows (35 tiles of 32 rows for each of 8 blocks of heads: 280 tiles), at position 0 (tiles of one
+# and two key tiles, whose copies of the next tile start in the prologue) and after history, groupings 4 and 8.
+@pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("heads, kv_heads, d", [(32, 8, 128), (32, 4, 64)])
+@pytest.mark.parametrize("pos", [0, 37])
+def test_attention_and_prefill_persistent_blocks_cuda(dtype, heads, kv_heads, d, pos):
+    seq = 1100
+    check_attention("cuda", dtype, heads, kv_heads, d, pos, seq)
+    args, ref, scale = prefill_case("cuda", dtype, heads, kv_heads, d, 16, [pos + seq], [seq])
+    close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
 
 
 def test_bad_indices_raise_and_name_the_argument():
