@@ -184,6 +184,29 @@ def test_paged_attention_decode_much_work_cuda(dtype, d, bs):
 
 
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
+@pytest.mark.parametrize("heads,kv_heads", [(32, 2), (24, 4)])
+def test_paged_attention_decode_much_work_groups_cuda(heads, kv_heads):
+    """The tensor-core decode's plan for much work (bulk copies, partitions merged by a second kernel) with
+    other groups than the much-work test's 4: 16 query heads a kv head (two passes of 8 a kv head) and 6 (a
+    pass with 6 of its 8 rows); ragged lengths (1 token, 17, a whole context, and between: partitions run
+    short or empty). Reference: float32 SDPA on the GPU."""
+    seqs, ctx, d, bs, dtype = 64, 2048, 128, 16, torch.bfloat16
+    dev = torch.device("cuda")
+    lens = torch.randint(1, ctx + 1, (seqs,))
+    lens[0], lens[1], lens[2] = ctx, 1, 17
+    k = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
+    v = torch.randn(seqs, kv_heads, ctx, d, device=dev, dtype=dtype)
+    kc, vc, tables = paged_copy(k, v, bs)
+    q = torch.randn(seqs, heads, d, device=dev, dtype=dtype)
+    scale = 1 / math.sqrt(d)
+    out = ops.paged_attention(q, kc, vc, tables, lens.to(device=dev, dtype=torch.int32), None, scale)
+    mask = (torch.arange(ctx) < lens[:, None]).to(dev)[:, None, None, :]
+    ref = torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
+                                                           scale=scale, enable_gqa=True).squeeze(2)
+    close(out, ref.cpu(), dtype)
+
+
+@pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
 @pytest.mark.parametrize("kv_heads", [32, 8])
 def test_paged_attention_decode_partitions_on_streams_and_graphs_cuda(kv_heads):
     """Long contexts split into partitions and merged by a second kernel (MHA: the CUDA-core decode; GQA:
