@@ -143,6 +143,14 @@ def test_paged_copy_holds_the_same_rows():
             assert torch.equal(vc[tables[s, t // 8], :, t % 8], v[s, :, t])
 
 
+def decode_ref(q, k, v, lens, scale):
+    """Decode's reference: float32 SDPA (GQA native) of q [seqs, heads, d] over the first lens[s] of the keys and
+    values stored contiguously [seqs, kv_heads, ctx, d], on their device; returned on the CPU."""
+    mask = (torch.arange(k.shape[2]) < lens[:, None]).to(k.device)[:, None, None, :]  # [seqs, 1, 1, ctx]
+    return torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
+                                                            scale=scale, enable_gqa=True).squeeze(2).cpu()
+
+
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("d", [64, 128])
@@ -171,10 +179,7 @@ def test_paged_attention_decode_much_work_cuda(dtype, d, bs):
     scale = 1 / math.sqrt(d)
     dlens = lens.to(device=dev, dtype=torch.int32)
     out = ops.paged_attention(q, kc, vc, tables, dlens, None, scale)
-    mask = (torch.arange(ctx) < lens[:, None]).to(dev)[:, None, None, :]  # [seqs, 1, 1, ctx]
-    ref = torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
-                                                           scale=scale, enable_gqa=True).squeeze(2)
-    close(out, ref.cpu(), dtype)
+    close(out, decode_ref(q, k, v, lens, scale), dtype)
     bad = tables.clone()
     bad[3, 5] = nb + 7
     ops.paged_attention(q, kc, vc, bad, dlens, None, scale)  # found by the kernel: reported at the next call
@@ -200,10 +205,7 @@ def test_paged_attention_decode_much_work_groups_cuda(heads, kv_heads):
     q = torch.randn(seqs, heads, d, device=dev, dtype=dtype)
     scale = 1 / math.sqrt(d)
     out = ops.paged_attention(q, kc, vc, tables, lens.to(device=dev, dtype=torch.int32), None, scale)
-    mask = (torch.arange(ctx) < lens[:, None]).to(dev)[:, None, None, :]
-    ref = torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
-                                                           scale=scale, enable_gqa=True).squeeze(2)
-    close(out, ref.cpu(), dtype)
+    close(out, decode_ref(q, k, v, lens, scale), dtype)
 
 
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
@@ -221,11 +223,9 @@ def test_paged_attention_decode_partitions_on_streams_and_graphs_cuda(kv_heads):
     kc, vc, tables = paged_copy(k, v, bs)
     dlens = lens.to(device=dev, dtype=torch.int32)
     scale = 1 / math.sqrt(d)
-    mask = (torch.arange(ctx) < lens[:, None]).to(dev)[:, None, None, :]
     qs = [torch.randn(seqs, heads, d, device=dev, dtype=dtype) for _ in range(5)]
-    refs = [torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
-                                                             scale=scale, enable_gqa=True).squeeze(2).cpu() for q in qs]
-    del k, v, mask
+    refs = [decode_ref(q, k, v, lens, scale) for q in qs]
+    del k, v
 
     def run(q):
         return ops.paged_attention(q, kc, vc, tables, dlens, None, scale)
