@@ -72,9 +72,9 @@ cands = [
     ("block ring, all heads: 2 stages x 1 page (32 KiB K + 32 V), 8 warps, 3 parts", launcher(1, ns=2, warps=8, stage_pages=1, mode=1)),
     ("block ring, all heads: 3 stages x 1 page, 8 warps, 3 parts", launcher(1, ns=3, warps=8, stage_pages=1, mode=1)),
     ("block ring, all heads: 3 stages x 1 page, 8 warps, 6 parts", launcher(1, ns=3, warps=8, stage_pages=1, mode=1, parts=6)),
-    ("block ring, contiguous (SDPA-like): 2 stages x 128 rows (32 KiB K + 32 V)", launcher(1, ns=2, stage_pages=8, mode=2, contig=True)),
-    ("block ring, contiguous: 2 stages x 64 rows", launcher(1, ns=2, stage_pages=4, mode=2, contig=True)),
-    ("block ring, contiguous: 3 stages x 64 rows", launcher(1, ns=3, stage_pages=4, mode=2, contig=True)),
+    ("block ring, contiguous (SDPA-like): 2 stages x 128 rows (32 KiB K + 32 V)", launcher(1, ns=2, stage_pages=8, mode=2, contig=True, parts=1)),
+    ("block ring, contiguous: 2 stages x 64 rows", launcher(1, ns=2, stage_pages=4, mode=2, contig=True, parts=1)),
+    ("block ring, contiguous: 3 stages x 64 rows", launcher(1, ns=3, stage_pages=4, mode=2, contig=True, parts=1)),
 ]
 for _, fn in cands:  # warm up and check every launch
     fn()
