@@ -2194,6 +2194,7 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
     // check kernel before it (launched plainly) writes; its gathered form waits for the gather once it has its tile)
     if (!(M == Mode::kPrefill && p.self_tiles != kTilesList)) waitForPrerequisites();
     constexpr int RB = 16 * (kFlashWarps / G4);  // rows a block
+    const int cnt = M == Mode::kPrefill && p.self_tiles == kTilesList ? tiles[0].x : 0;  // (after the wait above)
     if constexpr (WG == 2) {
         // Persistent (grid: at most one block an SM): the (heads / G4) x (row tiles) tiles in the order the hardware
         // would place them (blocks of heads fastest; the last row tiles, the most keys, first), block b taking tile
@@ -2207,7 +2208,6 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
         // launch's choice elsewhere) each block takes one tile, in the hardware's order.
         const long long gx = p.heads / G4, gy = flashRowTiles<M>(p, RB);
         const long long P = gridDim.x, b = blockIdx.x;
-        const int cnt = M == Mode::kPrefill && p.self_tiles == kTilesList ? tiles[0].x : 0;  // (after the wait above)
         // tile k of this block (false: none, nor any after it)
         auto tileAt = [&](int k, FlashTile &t, int &hb) {
             const long long w = k * P + ((k & 1) ? P - 1 - b : b);
@@ -2228,14 +2228,13 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
             tl = run.next;
             hb = run.next_hb;
         }
-        return;
+    } else {
+        // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
+        FlashTile tl;
+        if (!flashTileAt<M>(p, tiles, cnt, lens, cu, RB, gridDim.y, static_cast<int>(blockIdx.y), tl)) return;
+        FlashRun run{};
+        flashBody<M, T, D, G4, WG>(p, out, q, kc, vc, bt, err, tl, static_cast<int>(blockIdx.x), run);
     }
-    // grid (heads / G4, row tiles): the blocks of the last row tiles (the most keys) are placed first
-    FlashTile tl;
-    const int cnt = M == Mode::kPrefill && p.self_tiles == kTilesList ? tiles[0].x : 0;
-    if (!flashTileAt<M>(p, tiles, cnt, lens, cu, RB, gridDim.y, static_cast<int>(blockIdx.y), tl)) return;
-    FlashRun run{};
-    flashBody<M, T, D, G4, WG>(p, out, q, kc, vc, bt, err, tl, static_cast<int>(blockIdx.x), run);
 #endif
 }
 
