@@ -9,30 +9,15 @@
 
 #include <cstdint>
 
+#include "common.cuh"  // (backends/nvidia/ops: the bulk copies and mbarriers the decode kernels use)
+
 namespace {
 
-__device__ __forceinline__ uint32_t sAddr(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void barInit(uint32_t bar, int count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-__device__ __forceinline__ void barExpect(uint32_t bar, uint32_t bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void copyIn(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst), "l"(src),
-                 "r"(bytes), "r"(bar)
-                 : "memory");
-}
-__device__ __forceinline__ void barWait(uint32_t bar, uint32_t parity) {
-    asm volatile(
-        "{\n\t.reg .pred done;\n"
-        "W_%=:\n\t"
-        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-        "@!done bra W_%=;\n}" ::"r"(bar),
-        "r"(parity)
-        : "memory");
-}
+using infini::nvidia::ops::bulkLoad;
+using infini::nvidia::ops::mbarExpect;
+using infini::nvidia::ops::mbarInit;
+using infini::nvidia::ops::mbarWait;
+using infini::nvidia::ops::smemAddr;
 
 struct Geo {
     const char *k, *v;   // caches
@@ -56,19 +41,19 @@ __global__ void __launch_bounds__(128) warpRing(Geo g, float *out) {
     const int page_bytes = 16 * g.d2, slot = 2 * page_bytes;
     const int per = (g.ppseq + g.parts - 1) / g.parts, p0 = part * per, p1 = min(g.ppseq, p0 + per);
     if (lane == 0)
-        for (int k = 0; k < NS; ++k) barInit(sAddr(&full[warp][k]), 1);
+        for (int k = 0; k < NS; ++k) mbarInit(smemAddr(&full[warp][k]));
     __syncthreads();
     unsigned char *wr = ring + warp * NS * slot;
     auto issue = [&](int pg, int k) {
-        const uint32_t bar = sAddr(&full[warp][k]);
-        if (lane == 0) barExpect(bar, slot);
+        const uint32_t bar = smemAddr(&full[warp][k]);
+        if (lane == 0) mbarExpect(bar, slot);
         __syncwarp();
         if (lane < 2 * g.copies) {
             const bool isv = lane >= g.copies;
             const int piece = lane % g.copies, pb = page_bytes / g.copies;
             const long long id = g.bt[static_cast<long long>(s) * g.ppseq + pg];
             const char *src = (isv ? g.v : g.k) + (id * g.kvh + h) * page_bytes + piece * pb;
-            copyIn(sAddr(wr + k * slot + (isv ? page_bytes : 0) + piece * pb), src, pb, bar);
+            bulkLoad(smemAddr(wr + k * slot + (isv ? page_bytes : 0) + piece * pb), src, pb, bar);
         }
     };
     uint32_t acc = 0;
@@ -77,7 +62,7 @@ __global__ void __launch_bounds__(128) warpRing(Geo g, float *out) {
         if (p0 + warp + 4 * k < p1) issue(p0 + warp + 4 * k, k);
     for (int pg = p0 + warp; pg < p1; pg += 4, ++it) {
         const int k = it % NS;
-        barWait(sAddr(&full[warp][k]), (it / NS) & 1);
+        mbarWait(smemAddr(&full[warp][k]), (it / NS) & 1);
         acc ^= reinterpret_cast<const uint32_t *>(wr + k * slot)[lane * 33 % (slot / 4)];
         __syncwarp();
         if (pg + 4 * NS < p1) issue(pg + 4 * NS, k);
@@ -102,25 +87,25 @@ __global__ void __launch_bounds__(WARPS * 32) blockRing(Geo g, float *out) {
     const int per = (g.ppseq + g.parts - 1) / g.parts, p0 = part * per, p1 = min(g.ppseq, p0 + per);
     const int nst = (p1 - p0 + g.stage_pages - 1) / g.stage_pages;
     if (threadIdx.x == 0)
-        for (int k = 0; k < NS; ++k) barInit(sAddr(&full[k]), 1);
+        for (int k = 0; k < NS; ++k) mbarInit(smemAddr(&full[k]));
     __syncthreads();
     auto issue = [&](int st, int k) {  // thread 0
-        const uint32_t bar = sAddr(&full[k]);
+        const uint32_t bar = smemAddr(&full[k]);
         const int a = p0 + st * g.stage_pages, n = min(g.stage_pages, p1 - a);
         const int bytes = n * page_bytes * heads_in;
-        barExpect(bar, 2 * bytes);
+        mbarExpect(bar, 2 * bytes);
         unsigned char *dst = ring + k * 2 * sb;
         if (g.mode == 2) {
             const long long off = ((static_cast<long long>(s) * g.kvh + h) * g.ppseq + a) * page_bytes;
-            copyIn(sAddr(dst), g.k + off, bytes, bar);
-            copyIn(sAddr(dst + sb), g.v + off, bytes, bar);
+            bulkLoad(smemAddr(dst), g.k + off, bytes, bar);
+            bulkLoad(smemAddr(dst + sb), g.v + off, bytes, bar);
         } else {
             for (int i = 0; i < n; ++i) {
                 const long long id = g.bt[static_cast<long long>(s) * g.ppseq + a + i];
                 const long long off = g.mode == 1 ? id * g.kvh * page_bytes : (id * g.kvh + h) * page_bytes;
                 const int pb = page_bytes * heads_in;
-                copyIn(sAddr(dst + i * pb), g.k + off, pb, bar);
-                copyIn(sAddr(dst + sb + i * pb), g.v + off, pb, bar);
+                bulkLoad(smemAddr(dst + i * pb), g.k + off, pb, bar);
+                bulkLoad(smemAddr(dst + sb + i * pb), g.v + off, pb, bar);
             }
         }
     };
@@ -129,7 +114,7 @@ __global__ void __launch_bounds__(WARPS * 32) blockRing(Geo g, float *out) {
     uint32_t acc = 0;
     for (int st = 0; st < nst; ++st) {
         const int k = st % NS;
-        barWait(sAddr(&full[k]), (st / NS) & 1);
+        mbarWait(smemAddr(&full[k]), (st / NS) & 1);
         acc ^= reinterpret_cast<const uint32_t *>(ring + k * 2 * sb)[(threadIdx.x * 37) % (2 * sb / 4)];
         __syncthreads();
         if (threadIdx.x == 0 && st + NS < nst) issue(st + NS, k);

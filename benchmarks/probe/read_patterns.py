@@ -20,7 +20,9 @@ ap.add_argument("--ops", action="store_true", help="also time paged_attention an
 args = ap.parse_args()
 here = os.path.dirname(os.path.abspath(__file__))
 so = "/tmp/read_patterns.so"
+root = os.path.join(here, "..", "..", "backends")
 subprocess.run(["nvcc", "-O3", "-std=c++17", "-arch=sm_90a", "-shared", "-Xcompiler", "-fPIC", "-o", so,
+                "-I", os.path.join(root, "nvidia", "ops"), "-I", os.path.join(root, "include"),
                 os.path.join(here, "read_patterns.cu")], check=True)
 lib = ctypes.CDLL(so)
 lib.rp_launch.restype = ctypes.c_int
