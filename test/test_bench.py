@@ -203,3 +203,22 @@ def test_triton_kernels_under_the_interpreter():
     out = subprocess.run([sys.executable, "-c", TRITON_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "triton ok" in out.stdout
+
+
+def test_best_peer_table_and_the_rows_a_peer_wins(tmp_path):
+    """benchmarks/best_peer.py over the tool's printed rows: the full table names the fastest peer and the ratio;
+    --above keeps only the rows where a peer's median is below ours, compared unrounded (a 1.00 row counts)."""
+    out = tmp_path / "bench.txt"
+    row = "{:<23} {:<25} bfloat16 {:<9} {:>9.2f}      1.00      2.00    10.0    0.01    {}  1.0e-03    ok\n"
+    out.write_text("op shape dtype impl median us p10 p90 GB/s TFLOP/s %copy rel_l2 check\n"
+                   + row.format("rms_norm", "16x4096", "infini", 4.54, 2) + row.format("rms_norm", "16x4096", "liger", 4.38, 2)
+                   + row.format("rms_norm", "16x4096", "compile", 4.86, 2)
+                   + row.format("rope", "1x32x128", "infini", 182.66, 99) + row.format("rope", "1x32x128", "triton", 182.54, 99)
+                   + row.format("swiglu", "1x4096", "infini", 3.71, 0) + row.format("swiglu", "1x4096", "triton", 3.84, 0))
+    script = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "best_peer.py")
+    full = subprocess.run([sys.executable, script, str(out)], capture_output=True, text=True, check=True).stdout.splitlines()
+    above = subprocess.run([sys.executable, script, "--above", str(out)], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert full[2:] == ["| rms_norm | 16x4096 | 4.54 | liger | 4.38 | 1.04 | 2 |",
+                        "| rope | 1x32x128 | 182.66 | triton | 182.54 | 1.00 | 99 |",
+                        "| swiglu | 1x4096 | 3.71 | triton | 3.84 | 0.97 | 0 |"]
+    assert above == full[:4]

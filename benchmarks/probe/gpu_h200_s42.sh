@@ -8,8 +8,4 @@ for r in 1 2; do timeout 90 python3 -m infinicore_torch.bench --device cuda --sh
   --impls infini,torch --dtypes bfloat16 --out /tmp/pa$r > $OUT/bench_pa_$r.txt 2>&1; grep -E "^paged_attention .* (infini|torch) |copy" $OUT/bench_pa_$r.txt; done
 timeout 120 python3 benchmarks/probe/read_patterns.py --ops --reps 20 > $OUT/read_patterns.txt 2>&1; cat $OUT/read_patterns.txt
 left=$(( 570 - ($(date +%s) - T0) )); echo "tool limit $left s"
-timeout $left python3 -m infinicore_torch.bench --device cuda --shapes decode,prefill,large --budget 0.2 --busy-us 100 \
-  --ops rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching \
-  --impls infini,torch,compile,triton,liger --dtypes bfloat16 --out /tmp/b > $OUT/bench.txt 2>&1; echo "tool rc $?"
-python3 benchmarks/best_peer.py $OUT/bench.txt > $OUT/best_peer.md 2>&1
-grep -E "^\| (op|---)|1\.0[1-9] \||1\.[1-9][0-9]* \|" $OUT/best_peer.md | head -40; grep -i "copy" $OUT/bench.txt | head -2
+bash benchmarks/probe/bar_ops.sh $left
