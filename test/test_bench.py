@@ -2,6 +2,8 @@
 kernels (under TRITON_INTERPRET=1 on CPU tensors)."""
 
 import json
+import statistics
+import time
 import os
 import subprocess
 import sys
@@ -139,6 +141,58 @@ def test_busy_gpu_only_on_cuda():
     """The spin before the start event is a CUDA kernel: the CPU timer ignores it."""
     assert measure.Timer(torch.device("cpu"), busy_us=100).busy_cycles == 0
     assert measure.Timer(torch.device("cpu")).busy_cycles == 0
+
+
+class _FakeEvent:
+    """Stands in for a CUDA event: `query()` answers from a shared script of reached/not-reached."""
+
+    def __init__(self, script, ms):
+        self.script, self.ms = script, ms
+
+    def record(self):
+        pass
+
+    def query(self):
+        return self.script.pop(0)
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, other):
+        return self.ms
+
+
+def test_a_late_host_side_is_timed_again_with_a_longer_busy_window(monkeypatch):
+    """A timed call whose start event the GPU reached before the host had enqueued the call is repeated
+    with the busy window doubled (and the window stays doubled); an on-time call is timed once."""
+    t = measure.Timer(torch.device("cpu"))
+    t.device, t.busy_cycles = torch.device("cuda"), 200_000
+    sleeps, script, calls = [], [True, True, False, False], []
+    monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: sleeps.append(cycles))
+    monkeypatch.setattr(t, "_events", lambda: (_FakeEvent(script, 0.004), _FakeEvent(script, 0.004)))
+    assert t._once(lambda: calls.append(1), ()) == pytest.approx(4e-6)
+    assert sleeps == [200_000, 400_000, 800_000] and len(calls) == 3 and t.late == 2
+    assert t._once(lambda: calls.append(1), ()) == pytest.approx(4e-6)
+    assert sleeps[-1] == 800_000 and len(calls) == 4 and t.late == 2
+    script[:] = [True] * (t.MAX_LATE + 1)  # never on time: the last try's time is kept, no endless loop
+    t._once(lambda: calls.append(1), ())
+    assert len(calls) == 4 + t.MAX_LATE + 1 and t.late == 2 + t.MAX_LATE
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the busy window is a CUDA kernel")
+def test_a_slow_host_side_is_not_timed_on_cuda():
+    """A call that spends 3 ms on the host before its kernel, under a 100 us window: the timer finds the
+    start event reached, widens the window and times the kernel (tens of microseconds), not the wait."""
+    x = torch.randn(1 << 20, device="cuda")
+
+    def slow():
+        time.sleep(0.003)
+        x.mul_(1.0)
+
+    t = measure.Timer(torch.device("cuda"), busy_us=100)
+    dt = statistics.median(t.time(slow, (), min_reps=5, max_reps=5, budget_s=0.0))
+    assert t.late >= 1 and t.busy_cycles >= 8 * 200_000
+    assert dt < 1e-3, f"the host's 3 ms were timed: {dt * 1e6:.1f} us"
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="the L2 flush buffer exists on CUDA devices only")

@@ -32,7 +32,8 @@ def main(argv=None):
     ap.add_argument("--no-plots", action="store_true", help="write no PNG plots")
     ap.add_argument("--busy-us", type=float, default=0.0,
                     help="CUDA: keep the GPU busy this many microseconds after each cache flush, so that the "
-                         "implementations' host-side launch cost is not timed (0: off)")
+                         "implementations' host-side launch cost is not timed (0: off); doubled, and the call timed "
+                         "again, where a call's host side outlasts it")
     ap.add_argument("--keep-persisting", action="store_true",
                     help="CUDA: flush the L2 without first returning persisting (evict_last) lines to normal, as "
                          "before the thirteenth session: those lines then outlive the flush (for comparison)")
@@ -58,6 +59,9 @@ def main(argv=None):
           f"{meta['copy_gbps']:.1f} GB/s ({meta['copy_bytes'] >> 20} MiB)")
     if meta.get("l2_flush"):
         print(f"# L2 flush before each timed call: {meta['l2_flush']}")
+    if meta["busy_us"] > 0:
+        print(f"# GPU kept busy {meta['busy_us']:g} us before each start event; {meta['late_calls']} calls found it reached "
+              f"before their host side had enqueued them and were timed again with it doubled (now {meta['busy_us_final']:g} us)")
     failed = [r for r in results if r.get("accuracy") and not r["accuracy"].get("ok")]
     for r in failed:
         print(f"# accuracy FAIL: {r['op']} {r['shape']} {r['dtype']} {r['impl']}: {r['accuracy']}")
