@@ -125,7 +125,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
     INFINI_RETURN_IF_ERROR(b_row ? makeLayout(&plan->a, type, N, K, ldb, batch, bs_b) : makeLayout(&plan->a, type, K, N, ldb, batch, bs_b));
     INFINI_RETURN_IF_ERROR(a_row ? makeLayout(&plan->b, type, K, M, lda, batch, bs_a) : makeLayout(&plan->b, type, M, K, lda, batch, bs_a));
     INFINI_RETURN_IF_ERROR(makeLayout(&plan->c, type, N, M, c_si, batch, bs_c));
-    cublasLtHandle_t lt;
+    cublasLtHandle_t lt = nullptr;
     INFINI_RETURN_IF_ERROR(handleFor(device, &lt));
     if (M > 0 && N > 0 && K > 0) {
         for (int pass = 0; pass < 2; ++pass) {
