@@ -164,9 +164,10 @@ class _FakeEvent:
 
 def test_a_late_host_side_is_timed_again_with_a_longer_busy_window(monkeypatch):
     """A timed call whose start event the GPU reached before the host had enqueued the call is repeated
-    with the busy window doubled (and the window stays doubled); an on-time call is timed once."""
+    with the busy window doubled (which stays doubled for that measurement); an on-time call is timed once."""
     t = measure.Timer(torch.device("cpu"))
     t.device, t.busy_cycles = torch.device("cuda"), 200_000
+    t.base_busy_cycles = t.busy_max_cycles = 200_000
     sleeps, script, calls = [], [True, True, False, False], []
     monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: sleeps.append(cycles))
     monkeypatch.setattr(t, "_events", lambda: (_FakeEvent(script, 0.004), _FakeEvent(script, 0.004)))
@@ -177,6 +178,12 @@ def test_a_late_host_side_is_timed_again_with_a_longer_busy_window(monkeypatch):
     script[:] = [True] * (t.MAX_LATE + 1)  # never on time: the last try's time is kept, no endless loop
     t._once(lambda: calls.append(1), ())
     assert len(calls) == 4 + t.MAX_LATE + 1 and t.late == 2 + t.MAX_LATE
+    assert t.busy_max_cycles == 800_000 << t.MAX_LATE
+    # the next measurement starts again from the base window (one slow moment widens one measurement only)
+    script[:] = [False]
+    monkeypatch.setattr(t, "synchronize", lambda: None)
+    t.time(lambda: None, (), min_reps=1, max_reps=1, budget_s=0.0, warmup=0)
+    assert sleeps[-1] == 200_000 and t.busy_max_cycles == 800_000 << t.MAX_LATE
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="the busy window is a CUDA kernel")
@@ -191,7 +198,7 @@ def test_a_slow_host_side_is_not_timed_on_cuda():
 
     t = measure.Timer(torch.device("cuda"), busy_us=100)
     dt = statistics.median(t.time(slow, (), min_reps=5, max_reps=5, budget_s=0.0))
-    assert t.late >= 1 and t.busy_cycles >= 8 * 200_000
+    assert t.late >= 1 and t.busy_max_cycles >= 8 * 200_000
     assert dt < 1e-3, f"the host's 3 ms were timed: {dt * 1e6:.1f} us"
 
 

@@ -20,7 +20,7 @@ benchmarks/host_overhead.py) is not timed: without it, an implementation whose h
 flush (~90 us on an H100) is timed with the GPU idle in front of its kernel. Each timed call checks
 that the window was long enough: if the start event has already been reached when the host has
 enqueued the whole call, the GPU may have waited for the host; the call is then timed again with the
-window doubled (kept for the calls that follow; `Timer.late` counts them). An H100 run at 100 us timed
+window doubled (kept for the rest of that measurement; `Timer.late` counts them). An H100 run at 100 us timed
 torch.compile's rms_norm 16384x4096 at 138 us, its kernel's 94 us plus its host side's wait.
 """
 
@@ -100,6 +100,8 @@ class Timer:
     def __init__(self, device: torch.device, busy_us: float = 0.0, flush: bool = True, reset_persisting: bool = True):
         self.device = device
         self.busy_cycles = int(busy_us * 2000) if device.type == "cuda" else 0  # ~2 GHz clock
+        self.base_busy_cycles = self.busy_cycles  # each measurement starts from it (a hiccup widens one only)
+        self.busy_max_cycles = self.busy_cycles
         self.late = 0  # timed calls repeated because the host had not enqueued them before the start event
         self.flush_buf = None
         self.reset_persisting = None
@@ -157,6 +159,7 @@ class Timer:
                 return start.elapsed_time(end) / 1e3
             self.late += 1
             self.busy_cycles *= 2
+            self.busy_max_cycles = max(self.busy_max_cycles, self.busy_cycles)
 
     MAX_LATE = 6  # a window doubled 6 times (100 us -> 6.4 ms) and still short: the time is kept as it is
 
@@ -168,6 +171,7 @@ class Timer:
         """Seconds per call of each of fns, their calls interleaved (one round calls each once, the order
         rotating by round), so that a drift of the machine (clocks, a neighbour) falls on all of them alike.
         budget_s is per function."""
+        self.busy_cycles = self.base_busy_cycles
         for fn in fns:
             for _ in range(warmup):
                 fn(*inputs)
