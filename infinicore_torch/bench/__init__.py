@@ -115,7 +115,7 @@ def run(device="cpu", ops="all", shapes=("decode",), dtypes=(torch.bfloat16,), i
                 on_result(r)
         del inputs
     bar.close()
-    meta["busy_us_final"] = timer.busy_max_cycles / 2000  # the widest window the late host sides needed
+    meta["busy_us_widest"] = timer.busy_max_cycles / 2000  # the widest window the late host sides needed
     meta["late_calls"] = timer.late
     return meta, results
 

@@ -61,7 +61,7 @@ def main(argv=None):
         print(f"# L2 flush before each timed call: {meta['l2_flush']}")
     if meta["busy_us"] > 0:
         print(f"# GPU kept busy {meta['busy_us']:g} us before each start event; {meta['late_calls']} calls found it reached "
-              f"before their host side had enqueued them and were timed again with it doubled (widest {meta['busy_us_final']:g} us)")
+              f"before their host side had enqueued them and were timed again with it doubled (widest {meta['busy_us_widest']:g} us)")
     failed = [r for r in results if r.get("accuracy") and not r["accuracy"].get("ok")]
     for r in failed:
         print(f"# accuracy FAIL: {r['op']} {r['shape']} {r['dtype']} {r['impl']}: {r['accuracy']}")

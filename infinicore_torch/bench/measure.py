@@ -97,6 +97,8 @@ class Timer:
     (`flush=False`: not, to tell what the flush costs a kernel; `reset_persisting=False`: without
     returning persisting lines to normal first, the flush of earlier sessions)."""
 
+    MAX_LATE = 6  # a window doubled 6 times (100 us -> 6.4 ms) and still short: the time is kept as it is
+
     def __init__(self, device: torch.device, busy_us: float = 0.0, flush: bool = True, reset_persisting: bool = True):
         self.device = device
         self.busy_cycles = int(busy_us * 2000) if device.type == "cuda" else 0  # ~2 GHz clock
@@ -160,8 +162,6 @@ class Timer:
             self.late += 1
             self.busy_cycles *= 2
             self.busy_max_cycles = max(self.busy_max_cycles, self.busy_cycles)
-
-    MAX_LATE = 6  # a window doubled 6 times (100 us -> 6.4 ms) and still short: the time is kept as it is
 
     def time(self, fn, inputs, min_reps=5, max_reps=100, budget_s=0.3, warmup=3) -> list[float]:
         """Seconds per call, one entry per timed repetition."""
