@@ -58,6 +58,50 @@ def test_gemm_2d(device, dtype, m, k, n):
     check(out, 0.5 * ref + 2.0 * c.double(), dtype, k)
 
 
+# 1-4 rows (decode). On CUDA a column-major b (linear's weight) takes the few-rows dot-product kernel with 1
+# row, and with 2-4 in float32; the other cases here cuBLASLt (the row-major kernel: the test below).
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+@pytest.mark.parametrize("k, n", [(4096, 256), (1000, 1040), (64, 8), (200, 12)])
+def test_gemm_few_rows(device, dtype, m, k, n):
+    a, b, c = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype), torch.randn(m, n).to(dtype)
+    ref = a.double() @ b.double()
+    bt = b.t().contiguous().t()  # k contiguous
+    for w in (b, bt):
+        check(ops.gemm(a.to(device), w.to(device)), ref, dtype, k)
+        check(ops.gemm(a.to(device), w.to(device), c.to(device), 0.5, -1.5), 0.5 * ref - 1.5 * c.double(), dtype, k)
+    # batches of a against one b (batch stride 0) and against their own b
+    a3, b3 = torch.randn(3, m, k).to(dtype), torch.randn(3, k, n).to(dtype)
+    for w in (b, bt):
+        check(ops.gemm(a3.to(device), w.to(device).expand(3, k, n)), a3.double() @ b.double(), dtype, k)
+    check(ops.gemm(a3.to(device), b3.to(device)), a3.double() @ b3.double(), dtype, k)
+    check(ops.gemm(a3.to(device), b3.transpose(1, 2).contiguous().transpose(1, 2).to(device)), a3.double() @ b3.double(), dtype, k)
+    # linear: x [m, k] by weight [n, k], with a bias
+    bias = torch.randn(n).to(dtype)
+    check(ops.linear(a.to(device), b.t().contiguous().to(device), bias.to(device)), ref + bias.double(), dtype, k)
+    # the same result every call (no atomics)
+    ad, wd = a.to(device), bt.to(device)
+    assert torch.equal(ops.gemm(ad, wd).cpu(), ops.gemm(ad, wd).cpu())
+
+
+# The few-rows kernel for a row-major b takes 1 row of 16-bit b from 32M elements and 2-4 rows of float32 from
+# 16M (where it is faster than cuBLASLt): 4 slices of K of 1000 rows in a cluster, the last column block partial.
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype, m, k, n", [(torch.bfloat16, 1, 4000, 8392), (torch.float16, 1, 4000, 8392),
+                                            (torch.float32, 2, 4000, 4200), (torch.float32, 3, 4000, 4200)])
+def test_gemm_few_rows_row_major_b(device, dtype, m, k, n):
+    # b scaled so that the outputs are about 1 (a float32 sum of 4000 unit products is off by ~1e-4)
+    a, b, c = torch.randn(m, k).to(dtype), (torch.randn(k, n) / k ** 0.5).to(dtype), torch.randn(m, n).to(dtype)
+    ref = a.double() @ b.double()
+    ad, bd = a.to(device), b.to(device)
+    check(ops.gemm(ad, bd), ref, dtype, k)
+    check(ops.gemm(ad, bd, c.to(device), 0.5, -1.5), 0.5 * ref - 1.5 * c.double(), dtype, k)
+    a3 = torch.randn(3, m, k).to(dtype)
+    check(ops.gemm(a3.to(device), bd.expand(3, k, n)), a3.double() @ b.double(), dtype, k)
+    assert torch.equal(ops.gemm(ad, bd).cpu(), ops.gemm(ad, bd).cpu())
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gemm_batched_and_edges(device, dtype):

@@ -1,5 +1,6 @@
 // gemm.cpp: gemm (and so linear) through cuBLASLt: tensor cores for float16/bfloat16, float32 in full
-// precision (no TF32, as torch by default), float32 accumulation. Row-major C = A B is computed as the
+// precision (no TF32, as torch by default), float32 accumulation; a few rows of A (decode) through the
+// kernels of gemv.cu where those are faster. Row-major C = A B is computed as the
 // column-major C^T = B^T A^T, each operand read in place whether it is row- or column-major; batched
 // 3-D operands use strided batches (stride 0 broadcasts). c_in is first copied into C (scaled by 1),
 // then accumulated with beta.
@@ -160,6 +161,17 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
             return fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s: cuBLASLt has no algorithm for %s @ %s", op, a.str().c_str(), b.str().c_str());
         }
     }
+    // 1-4 rows of A (decode): the memory-bound kernels of gemv.cu where they measured faster than cuBLASLt
+    // on the H100 (44th session, benchmarks/RESULTS.md), and the sizes and strides fit them. k-contiguous B
+    // (linear's weight): 1 row (bf16 1.10-1.25x, float32 1.04-1.30x), float32 2-4 rows (1.13-2.0x; 16-bit
+    // 2-4 rows 0.93-0.98x). Row-major B: 16-bit 1 row from 32M elements (1.08-1.12x; 0.90-1.00x below),
+    // float32 2-4 rows from 16M (1.18-2.4x; 1 row 0.93-1.00x).
+    GemvArgs few{M, N, K, batch, nullptr, lda, bs_a, nullptr, ldb, bs_b, b_row, nullptr, c_si, bs_c, alpha, 0.0f};
+    const bool wide = a.dtype == INFINI_DTYPE_F32;
+    const long long weights = K * N;
+    const bool faster = b_row ? (wide ? (M >= 2 && weights >= (1LL << 24)) : (M == 1 && weights >= (1LL << 25)))
+                              : (M == 1 || wide);
+    const bool use_few = faster && a_row && gemvFits(few, static_cast<int>(elem));
     Dims dc{}, dcin{};
     dimsOf(c, &dc);
     if (has_cin) dimsOf(cin, &dcin);
@@ -179,6 +191,14 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
             return launchScaleCopy(dtype, pc, dc, nullptr, dc, numel, 0.0f, x.stream);
         }
         bool al16 = ((reinterpret_cast<uintptr_t>(pa) | reinterpret_cast<uintptr_t>(pb) | reinterpret_cast<uintptr_t>(pc)) & 15) == 0;
+        if (use_few && ((reinterpret_cast<uintptr_t>(pa) | reinterpret_cast<uintptr_t>(pb)) & 15) == 0) {
+            GemvArgs g = few;
+            g.a = pa;
+            g.b = pb;
+            g.c = pc;
+            g.beta = beta_run;
+            return launchGemv(dtype, g, x.stream);
+        }
         const cublasLtMatmulAlgo_t *algo = al16 && plan->has16 ? &plan->algo16 : (plan->has_any ? &plan->algo_any : nullptr);
         if (algo == nullptr) return fail(INFINI_STATUS_NOT_IMPLEMENTED, "gemm: no cuBLASLt algorithm for these pointers' alignment");
         LT_RETURN(cublasLtMatmul(lt, plan->op, &alpha, pb, plan->a, pa, plan->b, &beta_run, pc, plan->c, pc, plan->c, algo,

@@ -101,6 +101,25 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, int device
 infiniStatus_t launchScaleCopy(infiniDtype_t dtype, void *dst, const Dims &ddst, const void *src, const Dims &dsrc,
                                long long n, float scale, cudaStream_t stream);
 
+// gemm with 1 to kGemvMaxRows rows of A (gemv.cu): C[m, n] = alpha * sum_k A[m, k] B[k, n] + beta * C[m, n]
+// (beta 0: C is not read), A row-major, B row-major (b_rows: B[k, n] at b[k * ldb + n]) or column-major
+// (B[k, n] at b[n * ldb + k]), C row-major; batches at the bs* strides (elements). gemvFits: whether the
+// kernels take these sizes and strides (the pointers must then be 16-byte aligned).
+constexpr long long kGemvMaxRows = 4;
+struct GemvArgs {
+    long long M, N, K, batch;
+    const void *a;
+    long long lda, bsa;
+    const void *b;
+    long long ldb, bsb;
+    bool b_rows;
+    void *c;
+    long long ldc, bsc;
+    float alpha, beta;
+};
+bool gemvFits(const GemvArgs &p, int elem);
+infiniStatus_t launchGemv(infiniDtype_t dtype, const GemvArgs &p, cudaStream_t stream);
+
 // A launch's status: the launch error, if any, as a status naming the op.
 infiniStatus_t launched(const char *op);
 
