@@ -1,8 +1,10 @@
-"""gemm / linear with 1-4 rows (decode) timed as the comparison tool times (L2 flush, GPU kept busy, events),
-ours with the few-rows kernels (gemv.cu; for gemm under each --configs value of INFINI_PROBE_ROWS, the
-row-major kernel's geometry), ours through cuBLASLt (INFINI_PROBE_GEMV=0; both knobs read at launch while they
-exist) and torch.mm / F.linear interleaved in every round; medians over rounds, and the ratios to torch.
-Usage: python3 benchmarks/probe/gemv_sweep.py [--rows 1,2,4] [--dtypes bfloat16,float32] [--configs "8,256,8,3;..."]"""
+"""gemm / linear with 1-4 rows of A (decode) timed as the comparison tool times (L2 flush, GPU kept busy, events):
+ours under INFINI_PROBE_GEMV=1 (the few-rows kernels of gemv.cu wherever they fit; for gemm under each --configs
+value of INFINI_PROBE_ROWS, the row-major kernel's geometry), ours under INFINI_PROBE_GEMV=0 (cuBLASLt) and
+torch.mm / F.linear, interleaved in every round; medians over rounds and the ratios to torch. The knobs are read at
+launch only with gemv_knob_s44.patch applied (INFINI_PROBE_ROWS only in the 44th session's call-3 build); on main
+both of ours are the landed choice. Usage:
+    python3 benchmarks/probe/gemv_sweep.py [--rows 1,2,4] [--dtypes bfloat16,float32] [--kn 4096x4096,...] [--ops gemm,linear]"""
 import argparse
 import os
 import statistics
