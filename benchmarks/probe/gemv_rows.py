@@ -5,6 +5,7 @@ kernel on the same weights stored [N, K] (what a k-contiguous read reaches); tim
 library called through ctypes, and the tool's timer is loaded from its file.
 
     python3 benchmarks/probe/gemv_rows.py [--kn 4096x4096,4096x11008] [--configs 8,256,8;8,256,16;4,256,8]
+    ncu -k regex:gemv ... python3 benchmarks/probe/gemv_rows.py --profile ...   (gpu_ncu_gemv_s44.sh)
 """
 import argparse
 import ctypes
@@ -22,6 +23,7 @@ ap.add_argument("--dtypes", default="bfloat16")
 ap.add_argument("--reps", type=int, default=40)
 ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--busy-us", type=float, default=200.0)
+ap.add_argument("--profile", action="store_true", help="call each kernel twice after a cache flush, untimed (for ncu)")
 args = ap.parse_args()
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.join(here, "..", "..", "backends")
@@ -68,6 +70,13 @@ for dt in [getattr(torch, d) for d in args.dtypes.split(",")]:
             torch.cuda.synchronize()
             errs.append(((c.float() - want).norm() / want.norm()).item())
         errs.append(0.0)
+        if args.profile:
+            for fn in fns[:-1]:
+                for _ in range(2):
+                    timer.flush()
+                    fn()
+            torch.cuda.synchronize()
+            continue
         per = [[] for _ in fns]
         for _ in range(args.rounds):
             ts = timer.time_interleaved(fns, (), min_reps=args.reps, max_reps=args.reps, budget_s=0.0)
