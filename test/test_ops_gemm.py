@@ -85,6 +85,23 @@ def test_gemm_few_rows(device, dtype, m, k, n):
     assert torch.equal(ops.gemm(ad, wd).cpu(), ops.gemm(ad, wd).cpu())
 
 
+# Views whose data start 2 bytes (one 16-bit element) past a 16-byte boundary: on CUDA the same plan as the aligned
+# call (the few-rows kernel there) must take cuBLASLt at launch, with its algorithm for unaligned pointers.
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_gemm_few_rows_unaligned_views(device, dtype):
+    m, k, n = 1, 512, 256
+    a_buf, w_buf = torch.randn(m * k + 8).to(dtype), torch.randn(n * k + 8).to(dtype)
+    a, w = a_buf[:m * k].view(m, k), w_buf[:n * k].view(n, k)
+    a1, w1 = a_buf[1:m * k + 1].view(m, k), w_buf[1:n * k + 1].view(n, k)
+    ad, wd = a_buf.to(device), w_buf.to(device)
+    for (x, y), (xd, yd) in [((a, w), (ad[:m * k].view(m, k), wd[:n * k].view(n, k))),
+                             ((a1, w1), (ad[1:m * k + 1].view(m, k), wd[1:n * k + 1].view(n, k))),
+                             ((a1, w), (ad[1:m * k + 1].view(m, k), wd[:n * k].view(n, k)))]:
+        check(ops.gemm(xd, yd.t()), x.double() @ y.double().t(), dtype, k)
+        check(ops.linear(xd, yd), x.double() @ y.double().t(), dtype, k)
+
+
 # The few-rows kernel for a row-major b takes 1 row of 16-bit b from 32M elements and 2-4 rows of float32 from
 # 16M (where it is faster than cuBLASLt): 4 slices of K of 1000 rows in a cluster, the last column block partial.
 @pytest.mark.parametrize("device", DEVICES)
