@@ -190,8 +190,8 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
         } else if (K == 0) {
             return launchScaleCopy(dtype, pc, dc, nullptr, dc, numel, 0.0f, x.stream);
         }
-        bool al16 = ((reinterpret_cast<uintptr_t>(pa) | reinterpret_cast<uintptr_t>(pb) | reinterpret_cast<uintptr_t>(pc)) & 15) == 0;
-        if (use_few && ((reinterpret_cast<uintptr_t>(pa) | reinterpret_cast<uintptr_t>(pb)) & 15) == 0) {
+        const bool ab16 = ((reinterpret_cast<uintptr_t>(pa) | reinterpret_cast<uintptr_t>(pb)) & 15) == 0;
+        if (use_few && ab16) {
             GemvArgs g = few;
             g.a = pa;
             g.b = pb;
@@ -199,6 +199,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
             g.beta = beta_run;
             return launchGemv(dtype, g, x.stream);
         }
+        const bool al16 = ab16 && (reinterpret_cast<uintptr_t>(pc) & 15) == 0;
         const cublasLtMatmulAlgo_t *algo = al16 && plan->has16 ? &plan->algo16 : (plan->has_any ? &plan->algo_any : nullptr);
         if (algo == nullptr) return fail(INFINI_STATUS_NOT_IMPLEMENTED, "gemm: no cuBLASLt algorithm for these pointers' alignment");
         LT_RETURN(cublasLtMatmul(lt, plan->op, &alpha, pb, plan->a, pa, plan->b, &beta_run, pc, plan->c, pc, plan->c, algo,

@@ -23,6 +23,10 @@ namespace cg = cooperative_groups;
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kUnroll = 4;   // 16-byte weight loads a thread has in flight
+// row-major B: threads across a row (8 x 16 bytes: best of 8, 16 and 32 with 256 or 512 threads, 44th session;
+// benchmarks/RESULTS.md) and threads a block
+constexpr int kRowsAcross = 8;
+constexpr int kRowsThreads = 256;
 
 // 16 bytes read once: not kept in L1 (the weights), into registers as stored.
 __device__ __forceinline__ uint4 loadOnce(const void *p) {
@@ -216,29 +220,22 @@ infiniStatus_t launchRows(const GemvArgs &p, cudaStream_t stream) {
     }
     const long long k_slice = (p.K + slices - 1) / slices;
     dim3 grid(static_cast<unsigned>(slices), static_cast<unsigned>(col_blocks), static_cast<unsigned>(p.batch));
-    cudaError_t err = launchClusters(gemvRowsKernel<T, M, CT, NT>, grid, NT, 0, slices > 1 ? slices : 0, stream, p, k_slice);
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        return fail(INFINI_STATUS_INTERNAL_ERROR, "gemm: kernel launch failed: %s", cudaGetErrorString(err));
-    }
-    return INFINI_STATUS_SUCCESS;
+    launchClusters(gemvRowsKernel<T, M, CT, NT>, grid, NT, 0, slices > 1 ? slices : 0, stream, p, k_slice);
+    return launched("gemm");
 }
 
 template <typename T, int M>
 infiniStatus_t launchM(const GemvArgs &p, cudaStream_t stream) {
-    const int sms = smCount();
     if (!p.b_rows) {
         // warps a column: the fewest that give every SM 4 blocks of 8 warps
         int wpr = 1;
-        while (wpr < kWarps && p.N * p.batch * wpr < 4LL * kWarps * sms) wpr *= 2;
+        while (wpr < kWarps && p.N * p.batch * wpr < 4LL * kWarps * smCount()) wpr *= 2;
         const long long per_block = kWarps / wpr;
         dim3 grid(static_cast<unsigned>((p.N + per_block - 1) / per_block), 1, static_cast<unsigned>(p.batch));
         gemvDotKernel<T, M><<<grid, kThreads, 0, stream>>>(p, wpr);
         return launched("gemm");
     }
-    // 128 bytes of a row a warp-row: measured best of 8, 16 or 32 threads across and 256 or 512 threads
-    // (44th session; benchmarks/RESULTS.md)
-    return launchRows<T, M, 8, 256>(p, stream);
+    return launchRows<T, M, kRowsAcross, kRowsThreads>(p, stream);
 }
 
 template <typename T>
@@ -259,7 +256,7 @@ bool gemvFits(const GemvArgs &p, int elem) {
     if (p.M < 1 || p.M > kGemvMaxRows || p.N < 1 || p.K < 1 || p.batch < 1 || p.batch > 65535) return false;
     if (p.ldb % v != 0 || (p.batch > 1 && p.bsb % v != 0)) return false;
     // rows of B (and for the dot product, of A) in whole 16-byte pieces; A's elements one by one otherwise
-    if (p.b_rows) return p.N % v == 0 && (p.N + 8 * v - 1) / (8 * v) <= 65535;
+    if (p.b_rows) return p.N % v == 0 && (p.N + kRowsAcross * v - 1) / (kRowsAcross * v) <= 65535;
     return p.K % v == 0 && (p.M == 1 || p.lda % v == 0) && (p.batch == 1 || p.bsa % v == 0);
 }
 
