@@ -8,13 +8,10 @@ timer is loaded from its file.
 """
 import argparse
 import ctypes
-import importlib.util
-import os
-import statistics
-import subprocess
 
 import torch
 import torch.nn.functional as F
+from nvcc_probe import build, launcher, medians, rel_errors, tool_timer  # (this script's folder)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--rows", default="1,2,4")
@@ -24,26 +21,16 @@ ap.add_argument("--reps", type=int, default=40)
 ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--busy-us", type=float, default=200.0)
 args = ap.parse_args()
-here = os.path.dirname(os.path.abspath(__file__))
-so = "/tmp/gemv_dot.so"
-subprocess.run(["nvcc", "-O3", "-std=c++17", "-arch=sm_90a", "-shared", "-Xcompiler", "-fPIC", "-o", so, "-I",
-                os.path.join(here, "..", "..", "backends", "include"), "--expt-relaxed-constexpr",
-                os.path.join(here, "gemv_dot.cu")], check=True)
-lib = ctypes.CDLL(so)
-spec = importlib.util.spec_from_file_location("measure", os.path.join(here, "..", "..", "infinicore_torch", "bench", "measure.py"))
-measure = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(measure)
+lib = build("gemv_dot.cu")
+I, L, P = ctypes.c_int, ctypes.c_longlong, ctypes.c_void_p
+lib.gd_launch.argtypes = [I, I, I, I, L, L, P, P, P]
+lib.gd_launch.restype = ctypes.c_int
+timer = tool_timer(args.busy_us)
 dev = torch.device("cuda")
-timer = measure.Timer(dev, args.busy_us)
 
 
 def ours(m, r, sa, n, k, x, w, c):
-    def fn(*_):
-        rc = lib.gd_launch(m, r, sa, 0, ctypes.c_longlong(n), ctypes.c_longlong(k), ctypes.c_void_p(x.data_ptr()),
-                           ctypes.c_void_p(w.data_ptr()), ctypes.c_void_p(c.data_ptr()))
-        if rc != 0:
-            raise RuntimeError(f"launch failed ({rc})")
-    return fn
+    return launcher(lib.gd_launch, m, r, sa, 0, n, k, x, w, c)
 
 
 for kn in args.kn.split(","):
@@ -60,19 +47,8 @@ for kn in args.kn.split(","):
             fns.append(ours(m, r, sa, n, k, x, w, c))
         names.append("F.linear")
         fns.append(lambda *_: F.linear(x, w))
-        errs = []
-        for fn in fns[:-1]:
-            c.zero_()
-            fn()
-            torch.cuda.synchronize()
-            errs.append(((c.float() - want).norm() / want.norm()).item())
-        errs.append(0.0)
-        per = [[] for _ in fns]
-        for _ in range(args.rounds):
-            ts = timer.time_interleaved(fns, (), min_reps=args.reps, max_reps=args.reps, budget_s=0.0)
-            for i, t in enumerate(ts):
-                per[i].append(statistics.median(t) * 1e6)
-        ref = statistics.median(per[-1])
-        for name, p, e in zip(names, per, errs):
-            us = statistics.median(p)
+        errs = rel_errors(fns[:-1], c, want) + [0.0]
+        meds = medians(timer, fns, args.reps, args.rounds)
+        ref = meds[-1]
+        for name, us, e in zip(names, meds, errs):
             print(f"{m}x{k}x{n:<7d} {name:16s} {us:8.2f} us  {ref / us:6.3f}x F.linear  {n * k * 2 / us / 1e3:6.0f} GB/s  rel_l2 {e:.1e}", flush=True)

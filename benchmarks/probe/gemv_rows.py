@@ -9,12 +9,9 @@ library called through ctypes, and the tool's timer is loaded from its file.
 """
 import argparse
 import ctypes
-import importlib.util
-import os
-import statistics
-import subprocess
 
 import torch
+from nvcc_probe import build, launcher, medians, rel_errors, tool_timer  # (this script's folder)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--kn", default="4096x4096,4096x11008,2048x2048")
@@ -25,26 +22,16 @@ ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--busy-us", type=float, default=200.0)
 ap.add_argument("--profile", action="store_true", help="call each kernel twice after a cache flush, untimed (for ncu)")
 args = ap.parse_args()
-here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.join(here, "..", "..", "backends")
-so = "/tmp/gemv_rows.so"
-subprocess.run(["nvcc", "-O3", "-std=c++17", "-arch=sm_90a", "-shared", "-Xcompiler", "-fPIC", "-o", so,
-                "-I", os.path.join(root, "include"), "--expt-relaxed-constexpr", os.path.join(here, "gemv_rows.cu")], check=True)
-lib = ctypes.CDLL(so)
-spec = importlib.util.spec_from_file_location("measure", os.path.join(here, "..", "..", "infinicore_torch", "bench", "measure.py"))
-measure = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(measure)
+lib = build("gemv_rows.cu")
+I, L, P = ctypes.c_int, ctypes.c_longlong, ctypes.c_void_p
+lib.gv_launch.argtypes = [I, I, I, I, I, L, L, P, P, P]
+lib.gv_launch.restype = ctypes.c_int
+timer = tool_timer(args.busy_us)
 dev = torch.device("cuda")
-timer = measure.Timer(dev, args.busy_us)
 
 
 def ours(rows, f32, ct, nt, slices, n, k, a, b, c):
-    def fn(*_):
-        rc = lib.gv_launch(rows, f32, ct, nt, slices, ctypes.c_longlong(n), ctypes.c_longlong(k), ctypes.c_void_p(a.data_ptr()),
-                           ctypes.c_void_p(b.data_ptr()), ctypes.c_void_p(c.data_ptr()))
-        if rc != 0:
-            raise RuntimeError(f"launch failed ({rc})")
-    return fn
+    return launcher(lib.gv_launch, rows, f32, ct, nt, slices, n, k, a, b, c)
 
 
 for dt in [getattr(torch, d) for d in args.dtypes.split(",")]:
@@ -63,13 +50,7 @@ for dt in [getattr(torch, d) for d in args.dtypes.split(",")]:
             fns.append(ours(1, f32, ct, nt, sl, n, k, a, b, c))
         names += ["dot [N, K]", "torch.mm"]
         fns += [ours(0, f32, 0, 0, 0, n, k, a, bt, c), lambda *_: torch.mm(a, b)]
-        errs = []
-        for fn in fns[:-1]:
-            c.zero_()
-            fn()
-            torch.cuda.synchronize()
-            errs.append(((c.float() - want).norm() / want.norm()).item())
-        errs.append(0.0)
+        errs = rel_errors(fns[:-1], c, want) + [0.0]
         if args.profile:
             for fn in fns[:-1]:
                 for _ in range(2):
@@ -77,12 +58,7 @@ for dt in [getattr(torch, d) for d in args.dtypes.split(",")]:
                     fn()
             torch.cuda.synchronize()
             continue
-        per = [[] for _ in fns]
-        for _ in range(args.rounds):
-            ts = timer.time_interleaved(fns, (), min_reps=args.reps, max_reps=args.reps, budget_s=0.0)
-            for i, t in enumerate(ts):
-                per[i].append(statistics.median(t) * 1e6)
-        torch_us = statistics.median(per[-1])
-        for name, p, e in zip(names, per, errs):
-            us = statistics.median(p)
+        meds = medians(timer, fns, args.reps, args.rounds)
+        torch_us = meds[-1]
+        for name, us, e in zip(names, meds, errs):
             print(f"{str(dt)[6:]:9s} 1x{k}x{n:<7d} {name:24s} {us:8.2f} us  {torch_us / us:6.3f}x torch  {k * n * a.element_size() / us / 1e3:6.0f} GB/s  rel_l2 {e:.1e}", flush=True)
