@@ -126,13 +126,27 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
     INFINI_RETURN_IF_ERROR(b_row ? makeLayout(&plan->a, type, N, K, ldb, batch, bs_b) : makeLayout(&plan->a, type, K, N, ldb, batch, bs_b));
     INFINI_RETURN_IF_ERROR(a_row ? makeLayout(&plan->b, type, K, M, lda, batch, bs_a) : makeLayout(&plan->b, type, M, K, lda, batch, bs_a));
     INFINI_RETURN_IF_ERROR(makeLayout(&plan->c, type, N, M, c_si, batch, bs_c));
+    // 1-4 rows of A (decode): the memory-bound kernels of gemv.cu where they measured faster than cuBLASLt
+    // on the H100 (44th session, benchmarks/RESULTS.md), and the sizes and strides fit them. k-contiguous B
+    // (linear's weight): 1 row (bf16 1.10-1.25x, float32 1.04-1.30x), float32 2-4 rows (1.13-2.0x; 16-bit
+    // 2-4 rows 0.90-1.11x). Row-major B: 16-bit 1 row from 32M elements (1.08-1.12x; 0.90-1.00x below),
+    // float32 2-4 rows from 16M (1.18-2.4x; 1 row 0.93-1.00x).
+    GemvArgs few{M, N, K, batch, nullptr, lda, bs_a, nullptr, ldb, bs_b, b_row, nullptr, c_si, bs_c, alpha, 0.0f};
+    const bool wide = a.dtype == INFINI_DTYPE_F32;
+    const long long weights = K * N;
+    const bool faster = b_row ? (wide ? (M >= 2 && weights >= (1LL << 24)) : (M == 1 && weights >= (1LL << 25)))
+                              : (M == 1 || wide);
+    const bool use_few = faster && a_row && gemvFits(few, static_cast<int>(elem));
+    // cuBLASLt then serves only operands off 16-byte alignment (its pass-1 algorithm): one that needs no
+    // workspace, so that the decode call allocates none
+    const size_t workspace = use_few ? 0 : kWorkspace;
     cublasLtHandle_t lt = nullptr;
     INFINI_RETURN_IF_ERROR(handleFor(device, &lt));
     if (M > 0 && N > 0 && K > 0) {
-        for (int pass = 0; pass < 2; ++pass) {
+        for (int pass = use_few ? 1 : 0; pass < 2; ++pass) {
             cublasLtMatmulPreference_t pref;
             LT_RETURN(cublasLtMatmulPreferenceCreate(&pref));
-            size_t ws = kWorkspace;
+            size_t ws = workspace;
             cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
             uint32_t align = pass == 0 ? 16u : static_cast<uint32_t>(elem);
             for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
@@ -161,23 +175,12 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
             return fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s: cuBLASLt has no algorithm for %s @ %s", op, a.str().c_str(), b.str().c_str());
         }
     }
-    // 1-4 rows of A (decode): the memory-bound kernels of gemv.cu where they measured faster than cuBLASLt
-    // on the H100 (44th session, benchmarks/RESULTS.md), and the sizes and strides fit them. k-contiguous B
-    // (linear's weight): 1 row (bf16 1.10-1.25x, float32 1.04-1.30x), float32 2-4 rows (1.13-2.0x; 16-bit
-    // 2-4 rows 0.90-1.11x). Row-major B: 16-bit 1 row from 32M elements (1.08-1.12x; 0.90-1.00x below),
-    // float32 2-4 rows from 16M (1.18-2.4x; 1 row 0.93-1.00x).
-    GemvArgs few{M, N, K, batch, nullptr, lda, bs_a, nullptr, ldb, bs_b, b_row, nullptr, c_si, bs_c, alpha, 0.0f};
-    const bool wide = a.dtype == INFINI_DTYPE_F32;
-    const long long weights = K * N;
-    const bool faster = b_row ? (wide ? (M >= 2 && weights >= (1LL << 24)) : (M == 1 && weights >= (1LL << 25)))
-                              : (M == 1 || wide);
-    const bool use_few = faster && a_row && gemvFits(few, static_cast<int>(elem));
     Dims dc{}, dcin{};
     dimsOf(c, &dc);
     if (has_cin) dimsOf(cin, &dcin);
     long long numel = static_cast<long long>(c.numel());
     infiniDtype_t dtype = a.dtype;
-    m->workspace = kWorkspace;
+    m->workspace = workspace;
     m->launch = [=](const LaunchArgs &x) {
         void *pc = x.data[0];
         const void *pa = x.data[1], *pb = x.data[2], *pcin = has_cin ? x.data[3] : nullptr;
