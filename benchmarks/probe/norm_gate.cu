@@ -15,7 +15,8 @@ namespace {
 using bf = __nv_bfloat16;
 using V = Vec<bf, 8>;
 
-// LH (loads of the rows): 0 plain, 1 L2 evict_first policy, 2 non-coherent past L1.
+// LH (loads of the rows): 0 plain, 1 L2 evict_first policy, 2 non-coherent past L1, 3 L2 prefetch of 256 bytes,
+// 4 L2 evict_last policy.
 template <int LH>
 __device__ __forceinline__ V ldRow(const V *p) {
     if constexpr (LH == 0) {
@@ -27,14 +28,21 @@ __device__ __forceinline__ V ldRow(const V *p) {
             asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
             asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
                          : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
-        } else {
+        } else if constexpr (LH == 2) {
             asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
                          : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+        } else if constexpr (LH == 3) {
+            asm volatile("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+        } else {
+            uint64_t pol;
+            asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+            asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                         : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
         }
         return *reinterpret_cast<V *>(&r);
     }
 }
-// SH (stores): 0 plain, 1 .cs (streaming), 2 L2 evict_first policy.
+// SH (stores): 0 plain, 1 .cs (streaming), 2 L2 evict_first policy, 3 L2 evict_last policy.
 template <int SH>
 __device__ __forceinline__ void stRow(V *p, const V &v) {
     if constexpr (SH == 0) {
@@ -45,7 +53,11 @@ __device__ __forceinline__ void stRow(V *p, const V &v) {
             asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w) : "memory");
         } else {
             uint64_t pol;
-            asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+            if constexpr (SH == 2) {
+                asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+            } else {
+                asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+            }
             asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z),
                          "r"(r.w), "l"(pol) : "memory");
         }
@@ -240,6 +252,11 @@ const NormVariant kAdd[] = {
     {"256x2 minB8 ld+st evict_first", normRun<true, 256, 2, 8, false, 1, 2, false>},
     {"256x2 minB8 persistent", normRun<true, 256, 2, 8, false, 0, 0, true>},
     {"256x2 minB6 wEarly persistent", normRun<true, 256, 2, 6, true, 0, 0, true>},
+    {"256x2 minB8 ld L2::256B", normRun<true, 256, 2, 8, false, 3, 0, false>},
+    {"256x2 minB8 ld evict_last", normRun<true, 256, 2, 8, false, 4, 0, false>},
+    {"256x2 minB8 st evict_last", normRun<true, 256, 2, 8, false, 0, 3, false>},
+    {"256x2 minB8 ld evict_first st evict_last", normRun<true, 256, 2, 8, false, 1, 3, false>},
+    {"256x2 minB4 wEarly st evict_last", normRun<true, 256, 2, 4, true, 0, 3, false>},
 };
 const NormVariant kRms[] = {
     {"landed MANY 256x2 minB6 wEarly", normRun<false, 256, 2, 6, true, 0, 0, false>},
@@ -293,6 +310,10 @@ const GateVariant kGate[] = {
     {"row 256 st evict_first", gateRowRun<256, 0, 2>},
     {"row 256 st .cs", gateRowRun<256, 0, 1>},
     {"flat 256 st evict_first", gateFlatRun<256, 0, 2>},
+    {"row 256 ld L2::256B", gateRowRun<256, 3, 0>},
+    {"row 256 st evict_last", gateRowRun<256, 0, 3>},
+    {"row 256 ld evict_first st evict_last", gateRowRun<256, 1, 3>},
+    {"flat 128 st evict_last", gateFlatRun<128, 0, 3>},
 };
 // clang-format on
 }  // namespace
