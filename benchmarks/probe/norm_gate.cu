@@ -266,6 +266,8 @@ const NormVariant kRms[] = {
     {"256x2 minB6 wEarly ld evict_first", normRun<false, 256, 2, 6, true, 1, 0, false>},
     {"256x2 minB6 wEarly st evict_first", normRun<false, 256, 2, 6, true, 0, 2, false>},
     {"256x2 minB6 wEarly persistent", normRun<false, 256, 2, 6, true, 0, 0, true>},
+    {"256x2 minB6 wEarly st evict_last", normRun<false, 256, 2, 6, true, 0, 3, false>},
+    {"256x2 minB8 st evict_last", normRun<false, 256, 2, 8, false, 0, 3, false>},
 };
 // clang-format on
 using GateFn = int (*)(bf *, const bf *, long long, long long);

@@ -28,6 +28,9 @@ ap.add_argument("--reps", type=int, default=30)
 ap.add_argument("--rounds", type=int, default=5)
 ap.add_argument("--busy-us", type=float, default=100.0)
 ap.add_argument("--profile", action="store_true")
+ap.add_argument("--pipeline", type=int, default=0,
+                help="K > 0: also time K back-to-back calls on distinct buffers as one region (per-call mean), and "
+                     "one call followed by a consumer reading its output (y * 2), each after the L2 flush")
 args = ap.parse_args()
 
 lib = build("norm_gate.cu")
@@ -93,6 +96,19 @@ def run_row(label, names, fns, check):
     print(f"{label:22s} fastest: {names[best]}", flush=True)
 
 
+def pipeline(label, names, calls):
+    """calls[i]: implementation i's K calls (each returns its output). Times, as one region after the flush, the K
+    calls back to back (per-call mean) and the first call followed by a consumer of its output (y * 2)."""
+    chain = [lambda *_, cs=cs: [c() for c in cs] for cs in calls]
+    pair = [lambda *_, cs=cs: cs[0]().mul(2.0) for cs in calls]
+    K = len(calls[0])
+    m_chain = medians(timer, chain, max(10, args.reps // 2), args.rounds)
+    m_pair = medians(timer, pair, args.reps, args.rounds)
+    for name, c, p in zip(names, m_chain, m_pair):
+        print(f"{label:22s} {name:34s} chain of {K}: {c / K:8.2f} us a call ({c / K / (m_chain[0] / K):6.3f})   "
+              f"with a consumer: {p:8.2f} us ({p / m_pair[0]:6.3f})", flush=True)
+
+
 peer_names = [p for p in args.peers.split(",") if p]
 g = torch.Generator(device=dev).manual_seed(0)
 for op in args.ops.split(","):
@@ -124,6 +140,21 @@ for op in args.ops.split(","):
                     c = torch.compile(add_rms_ref if op_id == 0 else rms_ref, dynamic=False)
                     fns.append((lambda *_, c=c: c(a, b, w)) if op_id == 0 else (lambda *_, c=c: c(a, w)))
             run_row(f"{op} {rows}x{n}", names, fns, check)
+            if args.pipeline:
+                K = args.pipeline
+                sets = [[torch.randn(rows, n, device=dev, dtype=dt, generator=g) for _ in range(2)] + [w] for _ in range(K)]
+                outs = [(torch.empty_like(a), torch.empty_like(a)) for _ in range(K)]
+                calls = []  # per implementation: K calls, one per buffer set, each returning its y
+                for v, name in variants(op_id):
+                    ls = [launcher(lib.ng_norm, op_id, v, outs[k][0], outs[k][1], sets[k][0], sets[k][1], w, rows, n) for k in range(K)]
+                    calls.append([(lambda l=l, k=k: (l(), outs[k][0])[1]) for k, l in enumerate(ls)])
+                for p in peer_names:
+                    f = (lambda x, b2, w2: tk.add_rms_norm(x, b2, w2)[0]) if p == "triton" else (lambda x, b2, w2, c=torch.compile(add_rms_ref if op_id == 0 else rms_ref, dynamic=False): c(x, b2, w2)[0])
+                    if op_id == 1:
+                        f = (lambda x, b2, w2: tk.rms_norm(x, w2)) if p == "triton" else (lambda x, b2, w2, c=torch.compile(rms_ref, dynamic=False): c(x, w2))
+                    calls.append([(lambda k=k, f=f: f(*sets[k])) for k in range(K)])
+                pipeline(f"{op} {rows}x{n}", names, calls)
+                del sets, outs
             del a, b, y, res
     elif op == "silu_and_mul":
         for rows in [int(r) for r in args.gate_rows.split(",")]:
@@ -143,5 +174,18 @@ for op in args.ops.split(","):
                     c = torch.compile(gate_ref, dynamic=False)
                     fns.append(lambda *_, c=c: c(x))
             run_row(f"{op} {rows}x{d}", names, fns, lambda: err(y, want))
+            if args.pipeline:
+                K = args.pipeline
+                xs = [torch.randn(rows, 2 * d, device=dev, dtype=dt, generator=g) for _ in range(K)]
+                ys = [torch.empty(rows, d, device=dev, dtype=dt) for _ in range(K)]
+                calls = []
+                for v, name in variants(2):
+                    ls = [launcher(lib.ng_gate, v, ys[k], xs[k], rows, d) for k in range(K)]
+                    calls.append([(lambda l=l, k=k: (l(), ys[k])[1]) for k, l in enumerate(ls)])
+                for p in peer_names:
+                    f = tk.silu_and_mul if p == "triton" else torch.compile(gate_ref, dynamic=False)
+                    calls.append([(lambda k=k, f=f: f(xs[k])) for k in range(K)])
+                pipeline(f"{op} {rows}x{d}", names, calls)
+                del xs, ys
             del x, y
 print(f"late calls re-timed: {timer.late}; widest busy window {timer.busy_max_cycles / 2000:.0f} us")
