@@ -13,6 +13,7 @@ import argparse
 import ctypes
 import importlib.util
 import os
+import statistics
 
 import torch
 import torch.nn.functional as F
@@ -107,6 +108,29 @@ def pipeline(label, names, calls):
     for name, c, p in zip(names, m_chain, m_pair):
         print(f"{label:22s} {name:34s} chain of {K}: {c / K:8.2f} us a call ({c / K / (m_chain[0] / K):6.3f})   "
               f"with a consumer: {p:8.2f} us ({p / m_pair[0]:6.3f})", flush=True)
+    # what the op leaves in the L2 costs the kernels after it: each timed alone, after the flush and one call of
+    # the op (untimed): its output read (y * 2), an unrelated gemm ([rows, 4096] x [4096, 4096]; L2 reuse of its
+    # tiles), an unrelated streaming read (z * 2)
+    rows = calls[0][0]().shape[0]
+    z = torch.randn(rows, 4096, device=dev, dtype=dt, generator=g)
+    wm = torch.randn(4096, 4096, device=dev, dtype=dt, generator=g)
+    after = {"y * 2": lambda y: y.mul(2.0), "gemm": lambda y: torch.mm(z, wm), "z * 2": lambda y: z.mul(2.0)}
+    res = {k: [[] for _ in calls] for k in after}
+    for r in range(args.reps * args.rounds // 2):
+        for i0 in range(len(calls)):
+            i = (i0 + r) % len(calls)
+            for k, fn in after.items():
+                timer.flush()
+                y = calls[i][0]()
+                s_, e_ = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s_.record()
+                fn(y)
+                e_.record()
+                e_.synchronize()
+                res[k][i].append(s_.elapsed_time(e_) * 1e3)
+    med = {k: [statistics.median(t) for t in v] for k, v in res.items()}
+    for i, name in enumerate(names):
+        print(f"{label:22s} {name:34s} after it: " + "   ".join(f"{k} {med[k][i]:8.2f} us ({med[k][i] / med[k][0]:6.3f})" for k in after), flush=True)
 
 
 peer_names = [p for p in args.peers.split(",") if p]
