@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
                 if constexpr (K == Norm::kAddRms) {  // the residual as stored, written before the reduction
 #pragma unroll
                     for (int e = 0; e < N; ++e) xr[i].v[e] = fromF<T>(toF(xr[i].v[e]) + toF(br2[i].v[e]));
-                    reinterpret_cast<VT *>(rr)[tid + i * step] = xr[i];
+                    storeKeep(reinterpret_cast<VT *>(rr) + (tid + i * step), xr[i]);  // (the outputs kept in the L2)
                 }
                 float t[N];
                 unpackF(xr[i], t);  // (bf16: bit operations, which the compiler does not keep alive
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
                 float o[N];
 #pragma unroll
                 for (int e = 0; e < N; ++e) o[e] = toF(xr[i].v[e]) * scale * toF(wr[i].v[e]);
-                storeF<T, N>(yr + (tid + i * step) * N, o);
+                storeKeepF<T, N>(yr + (tid + i * step) * N, o);
             }
         }
     } else if constexpr (K == Norm::kLayer && N > 1 && CACHED) {
