@@ -69,7 +69,8 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
 // 1024x11008 18.99 -> 18.66 (18.67), 4096x4096 26.70 -> 26.30 (26.16); one vector: about the same as 2).
 constexpr int kBinaryUnroll = 2;
 
-template <typename T, int N, typename F, bool EF = false, int U = kBinaryUnroll>
+// KEEP: the output stored evict_last (common.cuh's storeKeep).
+template <typename T, int N, typename F, bool EF = false, int U = kBinaryUnroll, bool KEEP = false>
 __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *b, long long n, F f, bool chunked) {
     long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
     long long step = static_cast<long long>(gridDim.x) * blockDim.x * N, outer = U * step;
@@ -98,7 +99,11 @@ __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *
                 unpackF(vb[u], y);
 #pragma unroll
                 for (int k = 0; k < N; ++k) x[k] = f(x[k], y[k]);
-                storeF<T, N>(c + i + u * step, x);
+                if constexpr (KEEP) {
+                    storeKeepF<T, N>(c + i + u * step, x);
+                } else {
+                    storeF<T, N>(c + i + u * step, x);
+                }
             }
         }
     }
@@ -108,7 +113,11 @@ __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *
         loadF<T, N>(b + i, y);
 #pragma unroll
         for (int k = 0; k < N; ++k) z[k] = f(x[k], y[k]);
-        storeF<T, N>(c + i, z);
+        if constexpr (KEEP && N > 1) {
+            storeKeepF<T, N>(c + i, z);
+        } else {
+            storeF<T, N>(c + i, z);
+        }
     }
     for (; i < n; ++i) c[i] = fromF<T>(f(toF(a[i]), toF(b[i])));  // the tail (N > 1 only)
 }
@@ -244,10 +253,11 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
                     const bool chunked = (n + N - 1) / N > kOneWaveVecs;
                     const int threads = chunked ? 128 : 256;
                     const unsigned blocks = vecBlocks(n, N, threads, kBinaryUnroll);
+                    // the output kept in the L2 for its consumer (common.cuh's storeKeep)
                     if (stream_in_l2) {
-                        binaryFlat<T, N, F, true><<<blocks, threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
+                        binaryFlat<T, N, F, true, kBinaryUnroll, true><<<blocks, threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
                     } else {
-                        binaryFlat<T, N, F><<<blocks, threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
+                        binaryFlat<T, N, F, false, kBinaryUnroll, true><<<blocks, threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
                     }
                 }
             } else if (flat) {

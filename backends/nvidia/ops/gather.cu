@@ -200,8 +200,8 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
 // magic numbers, exact for slots < 2^31). A slot past the capacity is reported after. The slot's type I
 // fixed at compile time. (32-bit k/v offsets, 15 fewer instructions before the loads: no faster.) TZ > 1:
 // tokens [blockIdx.x * TZ, +TZ) by each thread, every load before the first store (`tokens`: the count,
-// for the last group's).
-template <typename P, typename I, int TZ = 1>
+// for the last group's). KEEP: the cache rows stored evict_last (common.cuh's storeKeep; 16-byte pieces).
+template <typename P, typename I, int TZ = 1, bool KEEP = false>
 __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, int block,
                                  unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0, long long k_s1,
                                  long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2,
@@ -224,8 +224,13 @@ __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *
         const bool ok = live && h < heads && s[j] >= 0 && s[j] < capacity;
         const unsigned sc = ok ? static_cast<unsigned>(s[j]) : 0u, blk = (__umulhi(sc, bmul) + sc) >> bsh, row = sc - blk * block;
         if (ok) {
-            reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp[j];
-            reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp[j];
+            if constexpr (KEEP) {
+                storeKeep(reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2) + q, kp[j]);
+                storeKeep(reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2) + q, vp[j]);
+            } else {
+                reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp[j];
+                reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp[j];
+            }
         } else if (live && s[j] >= capacity && q == 0 && h == 0) {
             reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s[j], capacity);
         }
@@ -611,7 +616,10 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                     dim3 grid(static_cast<unsigned>((tokens + tz - 1) / tz), groups);
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
-                        auto kern = tz == 4 ? cachingRowKernel<P, I, 4> : cachingRowKernel<P, I, 1>;
+                        // more rows than fit at once: the cache rows kept in the L2 (16-byte pieces)
+                        constexpr bool kKeep = sizeof(P) == 16;
+                        auto kern = tz == 4 ? cachingRowKernel<P, I, 4, kKeep>
+                                            : rows > resident ? cachingRowKernel<P, I, 1, kKeep> : cachingRowKernel<P, I, 1>;
                         kern<<<grid, blk, 0, a.stream>>>(
                             static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
                             static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]), static_cast<int>(heads),
