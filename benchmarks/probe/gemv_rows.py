@@ -11,7 +11,7 @@ import argparse
 import ctypes
 
 import torch
-from nvcc_probe import build, launcher, medians, rel_errors, tool_timer  # (this script's folder)
+from nvcc_probe import build, launcher, medians, profile_calls, rel_errors, tool_timer  # (this script's folder)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--kn", default="4096x4096,4096x11008,2048x2048")
@@ -52,11 +52,7 @@ for dt in [getattr(torch, d) for d in args.dtypes.split(",")]:
         fns += [ours(0, f32, 0, 0, 0, n, k, a, bt, c), lambda *_: torch.mm(a, b)]
         errs = rel_errors(fns[:-1], c, want) + [0.0]
         if args.profile:
-            for fn in fns[:-1]:
-                for _ in range(2):
-                    timer.flush()
-                    fn()
-            torch.cuda.synchronize()
+            profile_calls(timer, fns[:-1])
             continue
         meds = medians(timer, fns, args.reps, args.rounds)
         torch_us = meds[-1]

@@ -17,7 +17,7 @@ import statistics
 
 import torch
 import torch.nn.functional as F
-from nvcc_probe import ROOT, build, launcher, medians, tool_timer  # (this script's folder)
+from nvcc_probe import ROOT, build, launcher, medians, profile_calls, tool_timer  # (this script's folder)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--ops", default="add_rms_norm,rms_norm,silu_and_mul")
@@ -83,11 +83,7 @@ def run_row(label, names, fns, check):
         errs.append(check())
     errs += [0.0] * len(peer_names)
     if args.profile:
-        for fn in fns:
-            for _ in range(2):
-                timer.flush()
-                fn()
-        torch.cuda.synchronize()
+        profile_calls(timer, fns)
         return
     meds = medians(timer, fns, args.reps, args.rounds)
     base = meds[0]

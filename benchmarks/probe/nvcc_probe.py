@@ -1,4 +1,4 @@
-"""What the nvcc-built kernel probes share (gemv_rows.py, gemv_dot.py): their .cu built by nvcc alone into a
+"""What the nvcc-built kernel probes share (gemv_rows.py, gemv_dot.py, norm_gate.py): their .cu built by nvcc alone into a
 torch-free library called through ctypes, the comparison tool's timer loaded from its file (neither needs the
 package built, so a probe costs well under a minute of device time), the launcher wrapper, the accuracy check and
 the medians over interleaved rounds."""
@@ -53,6 +53,15 @@ def rel_errors(fns, c, want):
         torch.cuda.synchronize()
         errs.append(((c.float() - want).norm() / want.norm()).item())
     return errs
+
+
+def profile_calls(timer, fns):
+    """Each of fns called twice after an L2 flush, untimed (for ncu's kernel profiles)."""
+    for fn in fns:
+        for _ in range(2):
+            timer.flush()
+            fn()
+    torch.cuda.synchronize()
 
 
 def medians(timer, fns, reps: int, rounds: int):
