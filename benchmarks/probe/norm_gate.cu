@@ -4,8 +4,10 @@
 // at run time into a torch-free library that norm_gate.py calls through ctypes (no package build needed).
 // bfloat16 only (the bar runs' dtype); rows contiguous; n a multiple of 8 and at most 8 * 2 * THREADS * PER.
 //
-// Variant 0 of each op is the landed kernel's path (norm.cu's cached plain-row form; elementwise.cu's
-// siluAndMulRowKernel), written out here with its knobs at the landed values.
+// Variant 0 of each op is the kernel as it was before the 45th session (4305e90: norm.cu's cached plain-row form;
+// elementwise.cu's siluAndMulRowKernel) written out here with its knobs at those values ("landed" in the names and
+// the 45th session's output); what landed from this probe, the outputs stored evict_last, is add_rms_norm's
+// variant 15, rms_norm's 7 (4096+ rows; 1024 rows: 8) and silu_and_mul's 14 (same cubin code as main's kernels).
 #include <iterator>
 
 #include "../../backends/nvidia/ops/common.cuh"
