@@ -1,4 +1,4 @@
-"""The evict_last output stores (common.cuh's storeKeep) in the binary elementwise kernel (swiglu, add) and
+"""The evict_last output stores (common.cuh's storeVec with KEEP) in the binary elementwise kernel (swiglu, add) and
 paged_caching's many-token row kernel, A/B in one process: ours with them (INFINI_PROBE_KEEP unset or 1) and
 without (=0; read at launch only with keep_knob_s45.patch applied), and the tool's peers, on the tool's own inputs
 (bench/specs.py), timed as the tool times (L2 flush, GPU kept busy, interleaved, medians over rounds); then K calls

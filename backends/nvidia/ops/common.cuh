@@ -73,40 +73,34 @@ __device__ __forceinline__ void unpackF(const Vec<float, 4> &x, float (&f)[4]) {
     for (int i = 0; i < 4; ++i) f[i] = x.v[i];
 }
 
-template <typename T, int N>
+// A piece stored as is, or (KEEP, 16-byte pieces) with an L2 evict_last policy: the line kept before others. For
+// an op's output, which the next kernel reads, written by a kernel that streams more than it writes: the output is
+// then in the L2 for its consumer and its write-back is left to later traffic (the inputs' lines, read once, go
+// first). H100, bf16, probe/norm_gate.py and keep_ab.py (45th session), against the plain store: one call as the
+// comparison tool times it 0.87-0.99 of the time (add_rms_norm 4096x4096 49.26 -> 46.40 us, swiglu 4096x4096
+// 39.02 -> 35.60); the op then `y * 2` 0.83-0.98; 6 calls back to back on distinct buffers (the deferred
+// write-backs paid inside) 0.976-1.001; an unrelated gemm or streaming read after it 0.99-1.00 (no cost to them).
+template <bool KEEP, typename VT>
+__device__ __forceinline__ void storeVec(VT *p, const VT &v) {
+    if constexpr (KEEP) {
+        static_assert(sizeof(VT) == 16, "16-byte pieces");
+        const uint4 r = *reinterpret_cast<const uint4 *>(&v);
+        uint64_t pol;
+        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+        asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z),
+                     "r"(r.w), "l"(pol) : "memory");
+    } else {
+        *p = v;
+    }
+}
+
+// N floats stored as N elements of T in one piece; KEEP as storeVec where the piece is 16 bytes (else plain).
+template <typename T, int N, bool KEEP = false>
 __device__ __forceinline__ void storeF(T *p, const float (&in)[N]) {
     Vec<T, N> v;
 #pragma unroll
     for (int i = 0; i < N; ++i) v.v[i] = fromF<T>(in[i]);
-    *reinterpret_cast<Vec<T, N> *>(p) = v;
-}
-
-// A 16-byte store whose line the L2 keeps before others (an evict_last policy): for an op's output, which the next
-// kernel reads, written by a kernel that streams more than it writes. The output is then in the L2 for its
-// consumer and the write-back is left to later traffic (lines of the inputs, read once, go first). H100, bf16,
-// probe/norm_gate.py (45th session), against the plain store: one call as the comparison tool times it
-// add_rms_norm 4096x4096 49.26 -> 46.40 us, rms_norm 4096x4096 27.26 -> 24.06, silu_and_mul 4096x11008 93.89 ->
-// 91.25; the op then `y * 2` 0.83-0.96 of the time; 6 calls back to back on distinct buffers (the deferred
-// write-backs paid inside) 0.98-1.00; an unrelated gemm or streaming read after it 0.99-1.00 (no cost to them).
-template <typename VT>
-__device__ __forceinline__ void storeKeep(VT *p, const VT &v) {
-    static_assert(sizeof(VT) == 16, "16-byte pieces");
-    const uint4 r = *reinterpret_cast<const uint4 *>(&v);
-    uint64_t pol;
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w),
-                 "l"(pol) : "memory");
-}
-template <typename T, int N>
-__device__ __forceinline__ void storeKeepF(T *p, const float (&in)[N]) {
-    Vec<T, N> v;
-#pragma unroll
-    for (int i = 0; i < N; ++i) v.v[i] = fromF<T>(in[i]);
-    if constexpr (sizeof(v) == 16) {
-        storeKeep(reinterpret_cast<Vec<T, N> *>(p), v);
-    } else {
-        *reinterpret_cast<Vec<T, N> *>(p) = v;
-    }
+    storeVec<KEEP && sizeof(v) == 16>(reinterpret_cast<Vec<T, N> *>(p), v);
 }
 
 // N elements of W (any float type) from p in 16-byte pieces (p aligned to 16 bytes, N a multiple of a

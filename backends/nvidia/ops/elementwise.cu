@@ -69,7 +69,7 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
 // 1024x11008 18.99 -> 18.66 (18.67), 4096x4096 26.70 -> 26.30 (26.16); one vector: about the same as 2).
 constexpr int kBinaryUnroll = 2;
 
-// KEEP: the output stored evict_last (common.cuh's storeKeep).
+// KEEP: the output stored evict_last (common.cuh's storeVec).
 template <typename T, int N, typename F, bool EF = false, int U = kBinaryUnroll, bool KEEP = false>
 __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *b, long long n, F f, bool chunked) {
     long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
@@ -99,11 +99,7 @@ __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *
                 unpackF(vb[u], y);
 #pragma unroll
                 for (int k = 0; k < N; ++k) x[k] = f(x[k], y[k]);
-                if constexpr (KEEP) {
-                    storeKeepF<T, N>(c + i + u * step, x);
-                } else {
-                    storeF<T, N>(c + i + u * step, x);
-                }
+                storeF<T, N, KEEP>(c + i + u * step, x);
             }
         }
     }
@@ -113,11 +109,7 @@ __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *
         loadF<T, N>(b + i, y);
 #pragma unroll
         for (int k = 0; k < N; ++k) z[k] = f(x[k], y[k]);
-        if constexpr (KEEP && N > 1) {
-            storeKeepF<T, N>(c + i, z);
-        } else {
-            storeF<T, N>(c + i, z);
-        }
+        storeF<T, N, KEEP>(c + i, z);
     }
     for (; i < n; ++i) c[i] = fromF<T>(f(toF(a[i]), toF(b[i])));  // the tail (N > 1 only)
 }
@@ -253,7 +245,7 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
                     const bool chunked = (n + N - 1) / N > kOneWaveVecs;
                     const int threads = chunked ? 128 : 256;
                     const unsigned blocks = vecBlocks(n, N, threads, kBinaryUnroll);
-                    // the output kept in the L2 for its consumer (common.cuh's storeKeep; H100, bf16, one call as
+                    // the output kept in the L2 for its consumer (common.cuh's storeVec; H100, bf16, one call as
                     // the tool times it: swiglu 1024x11008 27.97 -> 24.40 us, 4096x4096 39.02 -> 35.60, 8192x11008
                     // 182.13 -> 179.49; 6 calls back to back 0.976-0.999 of the plain stores' time, a call and then
                     // y * 2 0.87-0.98; probe/keep_ab.py, 45th session)
@@ -346,7 +338,7 @@ __global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_ro
         }
 #pragma unroll
         for (int k = 0; k < N; ++k) g[k] = siluF(g[k]) * u[k];
-        storeKeepF<T, N>(y + r * sy + c * N, g);  // (the output kept in the L2: common.cuh's storeKeep)
+        storeF<T, N, true>(y + r * sy + c * N, g);  // (the output kept in the L2: common.cuh's storeVec)
     }
 }
 

@@ -200,7 +200,7 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
 // magic numbers, exact for slots < 2^31). A slot past the capacity is reported after. The slot's type I
 // fixed at compile time. (32-bit k/v offsets, 15 fewer instructions before the loads: no faster.) TZ > 1:
 // tokens [blockIdx.x * TZ, +TZ) by each thread, every load before the first store (`tokens`: the count,
-// for the last group's). KEEP: the cache rows stored evict_last (common.cuh's storeKeep; 16-byte pieces).
+// for the last group's). KEEP: the cache rows stored evict_last (common.cuh's storeVec; 16-byte pieces).
 template <typename P, typename I, int TZ = 1, bool KEEP = false>
 __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, int block,
                                  unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0, long long k_s1,
@@ -224,13 +224,8 @@ __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *
         const bool ok = live && h < heads && s[j] >= 0 && s[j] < capacity;
         const unsigned sc = ok ? static_cast<unsigned>(s[j]) : 0u, blk = (__umulhi(sc, bmul) + sc) >> bsh, row = sc - blk * block;
         if (ok) {
-            if constexpr (KEEP) {
-                storeKeep(reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2) + q, kp[j]);
-                storeKeep(reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2) + q, vp[j]);
-            } else {
-                reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = kp[j];
-                reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = vp[j];
-            }
+            storeVec<KEEP>(reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2) + q, kp[j]);
+            storeVec<KEEP>(reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2) + q, vp[j]);
         } else if (live && s[j] >= capacity && q == 0 && h == 0) {
             reportError(err, kErrIndex, INFINIOP_OP_PAGED_CACHING, kArgSlotMapping, s[j], capacity);
         }

@@ -62,6 +62,9 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
         // the weights (in the SM's L1 after its first rows) are loaded before the reduction only by the
         // big blocks, the few rows' and the many rows'; the small ones keep their registers for more blocks
         constexpr bool kWEarly = PER > 2 || FEW || MANY;
+        // the outputs of many rows kept in the L2 (common.cuh's storeVec); few rows' plain (H100, bf16, tool:
+        // evict_last took add_rms_norm 16x4096 4.90 -> 5.25 us)
+        constexpr bool kKeep = !FEW;
         VT xr[PER], br2[NB];
         VW wr[PER];
         float sum = 0.0f;
@@ -80,11 +83,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
                 if constexpr (K == Norm::kAddRms) {  // the residual as stored, written before the reduction
 #pragma unroll
                     for (int e = 0; e < N; ++e) xr[i].v[e] = fromF<T>(toF(xr[i].v[e]) + toF(br2[i].v[e]));
-                    if constexpr (FEW) {
-                        reinterpret_cast<VT *>(rr)[tid + i * step] = xr[i];
-                    } else {  // the outputs of many rows kept in the L2 (common.cuh's storeKeep)
-                        storeKeep(reinterpret_cast<VT *>(rr) + (tid + i * step), xr[i]);
-                    }
+                    storeVec<kKeep>(reinterpret_cast<VT *>(rr) + (tid + i * step), xr[i]);
                 }
                 float t[N];
                 unpackF(xr[i], t);  // (bf16: bit operations, which the compiler does not keep alive
@@ -108,11 +107,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
                 float o[N];
 #pragma unroll
                 for (int e = 0; e < N; ++e) o[e] = toF(xr[i].v[e]) * scale * toF(wr[i].v[e]);
-                if constexpr (FEW) {  // (H100, bf16, tool: evict_last here took add_rms_norm 16x4096 4.90 -> 5.25 us)
-                    storeF<T, N>(yr + (tid + i * step) * N, o);
-                } else {
-                    storeKeepF<T, N>(yr + (tid + i * step) * N, o);
-                }
+                storeF<T, N, kKeep>(yr + (tid + i * step) * N, o);
             }
         }
     } else if constexpr (K == Norm::kLayer && N > 1 && CACHED) {
