@@ -257,7 +257,7 @@ __global__ void cachingKernel(T *kc, T *vc, const T *k, const T *v, const void *
 
 // The rotation of a thread's two pieces (16 bytes each, as stored) written to yr and yr + hi_add:
 // algo 0 (gpt_neox): lo holds pairs' first halves, hi their second halves; algo 1 (gpt_j): interleaved.
-template <typename T, int V>
+template <typename T, int V, bool KEEP = false>
 __device__ __forceinline__ void rotateStore(T *yr, int hi_add, int algo, const Vec<T, V> &lo, const Vec<T, V> &hi,
                                             const float (&cs)[V], const float (&sn)[V]) {
     float a[V], b[V];
@@ -270,12 +270,12 @@ __device__ __forceinline__ void rotateStore(T *yr, int hi_add, int algo, const V
             o1[e] = a[e] * cs[e] - b[e] * sn[e];
             o2[e] = b[e] * cs[e] + a[e] * sn[e];
         }
-        storeF<T, V>(yr, o1);
-        storeF<T, V>(yr + hi_add, o2);
+        storeF<T, V, KEEP>(yr, o1);
+        storeF<T, V, KEEP>(yr + hi_add, o2);
     } else {  // (a[e], a[e + 1]) is pair c * V + e / 2, b the next V / 2
         rotateInterleaved(a, b, cs, sn);
-        storeF<T, V>(yr, a);
-        storeF<T, V>(yr + hi_add, b);
+        storeF<T, V, KEEP>(yr, a);
+        storeF<T, V, KEEP>(yr + hi_add, b);
     }
 }
 
@@ -335,7 +335,7 @@ __global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, cons
 // when they are one stride over the tokens). ALGO (0 gpt_neox, 1 gpt_j) and the index type I fixed at
 // compile time, offsets in 32 bits (the host checks that they fit): a short kernel, for the latency of
 // small batches.
-template <typename T, typename S, int V, int P, int ALGO, typename I>
+template <typename T, typename S, int V, int P, int ALGO, typename I, bool KEEP>
 __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const I *pos, const S *sin_t, const S *cos_t, int heads,
                                                         int max_pos, int sin_row, int cos_row, int xs_tok, int xs_head, int ys_tok,
                                                         int ys_head, int pos_s, DeviceError *err) {
@@ -364,7 +364,7 @@ __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const 
 #pragma unroll
     for (int k = 0; k < P; ++k) {
         const int h = h0 + k * blockDim.y;
-        if (h < heads) rotateStore(y + (h * ys_head + tok * ys_tok + lo_mul * c * V), hi_add, ALGO, lo[k], hi[k], cs, sn);
+        if (h < heads) rotateStore<T, V, KEEP>(y + (h * ys_head + tok * ys_tok + lo_mul * c * V), hi_add, ALGO, lo[k], hi[k], cs, sn);
     }
 }
 
@@ -499,7 +499,8 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((nheads + P * hb - 1) / (P * hb)));
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
-                        auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I> : ropeRowKernel<T, S, VV, P, 1, I>;
+                        constexpr bool K = P == 2;  // (512+ tokens: the outputs stored evict_last)
+                        auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I, K> : ropeRowKernel<T, S, VV, P, 1, I, K>;
                         kern<<<grid, block, 0, a.stream>>>(
                             py, px, static_cast<const I *>(a.data[2]), static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
                             static_cast<int>(nheads), static_cast<int>(max_pos), static_cast<int>(sin_row), static_cast<int>(cos_row),

@@ -645,7 +645,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 #pragma unroll
     for (int i = 0; i < VPL; ++i) {
         int v = lane + L * i;
-        if (v < nv && v * N < limit) raw[i] = xr[v];
+        if (v < nv) raw[i] = xr[v];  // (masked pieces too: the loads do not wait on the limit's division)
     }
     float m = -INFINITY;
 #pragma unroll
