@@ -7,18 +7,12 @@ import statistics
 
 import torch
 import infinicore_torch  # noqa: F401
-from cases import cases, knob_setup, with_knob  # (benchmarks/probe, this script's folder)
+from cases import grouped, knob_setup  # (benchmarks/probe, this script's folder)
 
 args, var, values, dev, timer = knob_setup(__doc__, reps=150)
 
 
-groups = {}
-for op, label, impl, fn, inputs in cases(args.items, ["infini"] + [i for i in args.impls.split(",") if i], dev):
-    g = groups.setdefault((op, label), {"inputs": inputs, "fns": []})
-    if impl == "infini":
-        g["fns"] += [(f"infini {var}={v}", with_knob(var, fn, v)) for v in values]
-    else:
-        g["fns"].append((impl, fn))
+groups = grouped(args.items, args.impls, dev, var, values)
 for (op, label), g in groups.items():
     per = {name: [] for name, _ in g["fns"]}
     for rnd in range(args.rounds):

@@ -68,6 +68,19 @@ def cases(items, impls, device, seed=0):
                     yield op, spec.label(p), impl, fn, inputs
 
 
+def grouped(items, peers, device, var="", values=()):
+    """The cases of `items` by (op, label): {(op, label): {"inputs": ..., "fns": [(name, fn)]}}, ours first and
+    then the peers (comma-separated `peers`); with a knob `var`, ours once per value of it, named "infini VAR=v"."""
+    groups = {}
+    for op, label, impl, fn, inputs in cases(items, ["infini"] + [i for i in peers.split(",") if i], device):
+        g = groups.setdefault((op, label), {"inputs": inputs, "fns": []})
+        if impl == "infini" and var:
+            g["fns"] += [(f"infini {var}={v}", with_knob(var, fn, v)) for v in values]
+        else:
+            g["fns"].append((impl, fn))
+    return groups
+
+
 def kernel_durations(timer, fn, inputs, reps):
     """{name: [device durations, us]} of the kernels launched while `timer` times fn `reps` times."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:

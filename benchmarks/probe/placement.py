@@ -17,7 +17,7 @@ from collections import Counter
 
 import torch
 import infinicore_torch  # noqa: F401
-from cases import cases, with_knob  # (benchmarks/probe, this script's folder)
+from cases import grouped  # (benchmarks/probe, this script's folder)
 from infinicore_torch.bench import measure
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -33,13 +33,7 @@ timer = measure.Timer(dev, args.busy_us)
 rng = random.Random(1)
 var, _, vals = args.knob.partition("=")
 
-groups = {}
-for op, label, impl, fn, inputs in cases(args.items, ["infini"] + [i for i in args.impls.split(",") if i], dev):
-    g = groups.setdefault((op, label), {"inputs": inputs, "fns": []})
-    if impl == "infini" and var:
-        g["fns"] += [(f"infini {var}={v}", with_knob(var, fn, v)) for v in vals.split(",")]
-    else:
-        g["fns"].append((impl, fn))
+groups = grouped(args.items, args.impls, dev, var, vals.split(","))
 
 TICK = 1e6 / 31.25e6  # us a tick of the 32 ns event clock
 for (op, label), g in groups.items():

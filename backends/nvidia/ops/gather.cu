@@ -499,8 +499,9 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>((nheads + P * hb - 1) / (P * hb)));
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
-                        // 512+ tokens: the outputs stored evict_last (common.cuh's storeVec; H100, bf16, as the tool
-                        // times one call: 1024 / 4096 / 16384 tokens 10.00 / 27.46 / 95.36 -> 9.49 / 24.50 / 93.10 us)
+                        // 512+ tokens (P == 2, the form `go` takes there): the outputs stored evict_last (common.cuh's
+                        // storeVec; H100, bf16, as the tool times one call: 1024 / 4096 / 16384 tokens 10.00 / 27.46 /
+                        // 95.36 -> 9.49 / 24.50 / 93.10 us)
                         constexpr bool K = P == 2;
                         auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I, K> : ropeRowKernel<T, S, VV, P, 1, I, K>;
                         kern<<<grid, block, 0, a.stream>>>(
