@@ -22,16 +22,21 @@ bench() {
   echo "$name rc $? $(( $(date +%s) - t )) s"
 }
 # suite LIMIT / memcheck LIMIT: the whole suite, or memcheck over the op tests, each under a time limit (s). The suite
-# runs as two pytest processes at once (the attention tests, the rest), as it passed 330 s in one on the H100 of the
-# thirty-ninth session (98% done at 331 s; split: 148 s and 276 s, 284 s of wall time); suite.txt has both outputs
+# runs as three pytest processes at once (the attention tests, test_ops.py, the rest): as two (the attention tests,
+# the rest) it was cut at 94% by 300 s on the H100 of the forty-seventh session (attention 145 s); the three parts
+# took 145 s (call 2 there), 217 s and 235 s (call 3, those two at once). suite.txt has all three outputs, with each
+# part's 10 slowest tests
 suite() {
-  local t=$(date +%s) rc a b
-  timeout $1 python3 -m pytest -q test/test_ops_attention.py -p no:cacheprovider > /tmp/suite_att.txt 2>&1 & a=$!
-  timeout $1 python3 -m pytest -q test --ignore=test/test_ops_attention.py -p no:cacheprovider > /tmp/suite_rest.txt 2>&1 & b=$!
-  wait $a; rc=$?; wait $b; rc=$(( rc || $? ))
-  cat /tmp/suite_att.txt /tmp/suite_rest.txt > $OUT/suite.txt
-  echo "suite rc $rc $(( $(date +%s) - t )) s: attention $(tail -1 /tmp/suite_att.txt); the rest $(tail -1 /tmp/suite_rest.txt)"
-  grep -hE "^FAILED" /tmp/suite_att.txt /tmp/suite_rest.txt | head; return $rc
+  local t=$(date +%s) rc=0 p pids=()
+  timeout $1 python3 -m pytest -q --durations=10 test/test_ops_attention.py -p no:cacheprovider > /tmp/suite_att.txt 2>&1 & pids+=($!)
+  timeout $1 python3 -m pytest -q --durations=10 test/test_ops.py -p no:cacheprovider > /tmp/suite_ops.txt 2>&1 & pids+=($!)
+  timeout $1 python3 -m pytest -q --durations=10 test --ignore=test/test_ops_attention.py --ignore=test/test_ops.py \
+    -p no:cacheprovider > /tmp/suite_rest.txt 2>&1 & pids+=($!)
+  for p in "${pids[@]}"; do wait $p || rc=1; done
+  cat /tmp/suite_att.txt /tmp/suite_ops.txt /tmp/suite_rest.txt > $OUT/suite.txt
+  echo "suite rc $rc $(( $(date +%s) - t )) s: attention $(tail -1 /tmp/suite_att.txt); test_ops.py $(tail -1 /tmp/suite_ops.txt);" \
+    "the rest $(tail -1 /tmp/suite_rest.txt)"
+  grep -hE "^FAILED" /tmp/suite_att.txt /tmp/suite_ops.txt /tmp/suite_rest.txt | head; return $rc
 }
 memcheck() {  # LIMIT [TEST FILES] (default: the op tests)
   local t=$(date +%s) rc; timeout $1 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q ${2:-test/test_ops*.py} -p no:cacheprovider > /tmp/memcheck.txt 2>&1; rc=$?

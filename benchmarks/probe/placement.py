@@ -4,7 +4,8 @@ runs, each of which allocates afresh) and how the per-call times spread within o
 inputs are cloned after it (new addresses), and the implementations are timed interleaved as the comparison tool
 times them (its Timer: L2 flush, GPU kept busy). Prints, per placement, each implementation's median and ours
 over the best peer; then over placements the median of each, how often ours was at or under the best peer, and
-each implementation's per-call histogram in 32 ns ticks of the event clock (all placements pooled). Optional knob
+each implementation's per-call histogram in 32 ns ticks of the event clock (all placements pooled). Per placement
+also each implementation's output's 2 MiB page against its first input's (0: the same page). Optional knob
 `--knob VAR=a,b`: ours under each value as separate implementations.
 
     python3 benchmarks/probe/placement.py silu_and_mul causal_softmax ... [--placements 8] [--reps 100]
@@ -50,6 +51,13 @@ for (op, label), g in groups.items():
         for f in fns:  # warm (compile's graphs, the outputs' blocks)
             f(*inputs)
         torch.cuda.synchronize()
+        pages = []  # each implementation's first output against the first input, in 2 MiB pages (TLB reach)
+        for n, f in zip(names, fns):
+            o = f(*inputs)
+            o = next((t for t in (o if isinstance(o, (tuple, list)) else (o,)) if isinstance(t, torch.Tensor)), None)
+            pages.append(f"{n} " + ("-" if o is None else f"{(o.data_ptr() >> 21) - (inputs[0].data_ptr() >> 21):+d}"))
+            del o
+        torch.cuda.synchronize()
         ts = timer.time_interleaved(fns, inputs, min_reps=args.reps, max_reps=args.reps, budget_s=0.0)
         m = [statistics.median(t) * 1e6 for t in ts]
         for n, t, mm in zip(names, ts, m):
@@ -59,7 +67,8 @@ for (op, label), g in groups.items():
         for i in ours:
             wins[names[i]] += m[i] <= best
         print(f"{op:14s} {label:12s} placement {k}: " + "  ".join(f"{n} {x:.2f}" for n, x in zip(names, m)) +
-              "  | ours/best peer " + " ".join(f"{m[i] / best:.3f}" for i in ours), flush=True)
+              "  | ours/best peer " + " ".join(f"{m[i] / best:.3f}" for i in ours) +
+              "  | output page - input page: " + ", ".join(pages), flush=True)
         del spacer, inputs
     print(f"{op:14s} {label:12s} over {args.placements} placements (median of medians; range):")
     for n in names:
