@@ -5,6 +5,11 @@ median over runs of ours and of each peer, and the ratio of those medians. First
 twenty-fifth session (as probe/repeat_runs_s25.py).
 
     python3 benchmarks/repeat_runs.py run1/bench.txt run2/bench.txt ...
+    python3 benchmarks/repeat_runs.py --each [--ops a,b] [--set decode] run1/bench.txt ...
+
+--each: the strict single-run reading applied to every implementation in turn, ours and each peer alike: per run,
+at how many rows (of the shape set, bf16) the implementation's median is above the fastest of all the others', and
+by how much at worst (a rule that no implementation can meet run after run is deciding by the draw).
 """
 from __future__ import annotations
 
@@ -53,5 +58,50 @@ def main(paths):
     print(f"rows where the median of ours is above the best peer's median: {behind}")
 
 
+def each(paths, ops=None, shape_set="decode", dtype="bfloat16"):
+    print(f"| run | " + " | ".join(f"{i}: rows above the fastest other (worst ratio)" for i in EACH) + " |")
+    print("|---|" + "---|" * len(EACH))
+    for path in paths:
+        r = parse([path])
+        keys = sorted({k[:3] for k in r if k[2] == dtype and (ops is None or k[0] in ops)
+                       and in_set(path, k[0], k[1], shape_set)})
+        cells = []
+        for impl in EACH:
+            n = above = 0
+            worst = 0.0
+            for k in keys:
+                if k + (impl,) not in r:
+                    continue
+                others = [v[0] for kk, v in r.items() if kk[:3] == k and kk[3] != impl]
+                if not others:
+                    continue
+                n += 1
+                x = r[k + (impl,)][0] / min(others)
+                if x > 1.0:
+                    above += 1
+                    worst = max(worst, x)
+            cells.append(f"{above} of {n} ({worst:.2f})" if n else "-")
+        print(f"| {path} | " + " | ".join(cells) + " |")
+
+
+EACH = ("infini", "compile", "triton", "liger", "torch")
+
+
+def in_set(path, op, shape, shape_set):
+    """Whether the run printed (op, shape) as a row of `shape_set` (the tool prints the set's name in its progress
+    lines only on a terminal, so the shapes come from the specs)."""
+    from infinicore_torch.bench import specs as S
+    spec = S.specs().get(op)
+    return spec is not None and any(spec.label(p) == shape for p in spec.shapes.get(shape_set, []))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    a = sys.argv[1:]
+    if "--each" in a:
+        a.remove("--each")
+        ops = set(a[a.index("--ops") + 1].split(",")) if "--ops" in a else None
+        shape_set = a[a.index("--set") + 1] if "--set" in a else "decode"
+        a = [x for i, x in enumerate(a) if x not in ("--ops", "--set") and (i == 0 or a[i - 1] not in ("--ops", "--set"))]
+        each(a, ops, shape_set)
+    else:
+        main(a)
