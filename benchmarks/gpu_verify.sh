@@ -1,11 +1,11 @@
 # The final verification on the lent GPU, one mode a call (each fits the 600 s limit with a cold ~1.5-2.5 min build;
 # first used, as probe/gpu_fin_s30.sh, in the thirtieth session): "check": the build, the whole test suite with the
-# nvidia backend and compute-sanitizer memcheck over the op tests in one command (the verification; on the
-# H200 in the thirty-second session: build 82-96 s, suite 167 s, memcheck 125 s; in the thirty-third, with the tiled
-# attention kernel's tests: warm build 44 s, suite 255 s, memcheck 163 s - with a cold build (~120 s) that is near the
-# 600 s a call may take, so the limits are 300 + 190 s; in the thirty-fourth, cold build 109-133 s, suite 225-262 s,
-# memcheck 165-185 s plus the sanitizer's exit: 190 s cut one run off after its tests had passed, so check now allows
-# 230 s and needs a warm build (~45 s; after a cold one run "suite" and "memcheck" as separate calls)); "suite" or
+# nvidia backend and compute-sanitizer memcheck over the op tests in one command (the verification). Run one
+# after the other they no longer fit one call after a cold build (H100, 47th session: cold build 212-225 s; the
+# suite's parts 145 / 217 / 235 s; memcheck over the op tests 183-189 s in the 45th), so check runs memcheck beside
+# the suite's three pytest processes (four processes on the machine's 16 cores; the GPU's work in either is small),
+# each under 330 s: about 225 + 260 s. (Before: on the H200 of the thirty-second session build 82-96 s, suite 167 s,
+# memcheck 125 s; the thirty-fourth's cold build 109-133 s, suite 225-262 s, memcheck 165-185 s.) "suite" or
 # "memcheck": one of the
 # two (cold compile caches took > 230 s for the suite on the H100 of the thirtieth session); "bars": the comparison
 # tool over the best-peer bar ops and embedding (every shape set, every peer, bfloat16, plots tarred), the best-peer
@@ -43,8 +43,9 @@ memcheck() {  # LIMIT [TEST FILES] (default: the op tests)
   echo "memcheck rc $rc $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt
   grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt; return $rc
 }
-if [ "$1" = check ]; then
-  suite 300; a=$?; memcheck 230; b=$?
+if [ "$1" = check ]; then  # the suite and memcheck at once (their outputs in separate files; each prints its line)
+  suite 330 & s=$!; memcheck 330 & m=$!
+  wait $s; a=$?; wait $m; b=$?
   exit $(( a || b ))
 elif [ "$1" = suite ]; then
   suite 330
