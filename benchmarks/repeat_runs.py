@@ -58,22 +58,26 @@ def main(paths):
     print(f"rows where the median of ours is above the best peer's median: {behind}")
 
 
+EACH = ("infini", "compile", "triton", "liger", "torch")
+
+
 def each(paths, ops=None, shape_set="decode", dtype="bfloat16"):
-    print(f"| run | " + " | ".join(f"{i}: rows above the fastest other (worst ratio)" for i in EACH) + " |")
+    from infinicore_torch.bench import specs as S
+
+    # the set's rows by their printed labels (the tool's output names no shape set outside a terminal)
+    in_set = {(name, spec.label(p)) for name, spec in S.specs().items() for p in spec.shapes.get(shape_set, [])}
+    print("| run | " + " | ".join(f"{i}: rows above the fastest other (worst ratio)" for i in EACH) + " |")
     print("|---|" + "---|" * len(EACH))
     for path in paths:
         r = parse([path])
-        keys = sorted({k[:3] for k in r if k[2] == dtype and (ops is None or k[0] in ops)
-                       and in_set(path, k[0], k[1], shape_set)})
+        keys = {k[:3] for k in r if k[2] == dtype and (ops is None or k[0] in ops) and k[:2] in in_set}
         cells = []
         for impl in EACH:
             n = above = 0
             worst = 0.0
             for k in keys:
-                if k + (impl,) not in r:
-                    continue
                 others = [v[0] for kk, v in r.items() if kk[:3] == k and kk[3] != impl]
-                if not others:
+                if k + (impl,) not in r or not others:
                     continue
                 n += 1
                 x = r[k + (impl,)][0] / min(others)
@@ -84,24 +88,16 @@ def each(paths, ops=None, shape_set="decode", dtype="bfloat16"):
         print(f"| {path} | " + " | ".join(cells) + " |")
 
 
-EACH = ("infini", "compile", "triton", "liger", "torch")
-
-
-def in_set(path, op, shape, shape_set):
-    """Whether the run printed (op, shape) as a row of `shape_set` (the tool prints the set's name in its progress
-    lines only on a terminal, so the shapes come from the specs)."""
-    from infinicore_torch.bench import specs as S
-    spec = S.specs().get(op)
-    return spec is not None and any(spec.label(p) == shape for p in spec.shapes.get(shape_set, []))
-
-
 if __name__ == "__main__":
-    a = sys.argv[1:]
-    if "--each" in a:
-        a.remove("--each")
-        ops = set(a[a.index("--ops") + 1].split(",")) if "--ops" in a else None
-        shape_set = a[a.index("--set") + 1] if "--set" in a else "decode"
-        a = [x for i, x in enumerate(a) if x not in ("--ops", "--set") and (i == 0 or a[i - 1] not in ("--ops", "--set"))]
-        each(a, ops, shape_set)
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="+")
+    ap.add_argument("--each", action="store_true")
+    ap.add_argument("--ops", default=None, help="comma-separated (--each)")
+    ap.add_argument("--set", default="decode", help="shape set (--each)")
+    args = ap.parse_args()
+    if args.each:
+        each(args.runs, set(args.ops.split(",")) if args.ops else None, args.set)
     else:
-        main(a)
+        main(args.runs)

@@ -11,7 +11,6 @@ also each implementation's output's 2 MiB page against its first input's (0: the
     python3 benchmarks/probe/placement.py silu_and_mul causal_softmax ... [--placements 8] [--reps 100]
 """
 import argparse
-import os
 import random
 import statistics
 from collections import Counter
