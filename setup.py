@@ -14,6 +14,7 @@ import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -76,8 +77,9 @@ def nvidia_choice() -> tuple[bool, str, str | None]:
     return True, f"CUDA at {root}", root
 
 
-def build_backends() -> dict:
-    """Configures (once) and builds the backend libraries; returns the build report."""
+def build_backends() -> tuple[dict, subprocess.Popen, float]:
+    """Configures (once) and builds the dispatcher; starts the backends' build in the background. Returns
+    the build report, the background build and its start time (for finish_backends)."""
     with_nvidia, reason, cuda_root = nvidia_choice()
     os.makedirs(BACKEND_BUILD, exist_ok=True)
     args = [
@@ -107,11 +109,24 @@ def build_backends() -> dict:
     build = ["cmake", "--build", BACKEND_BUILD]
     if os.environ.get("MAX_JOBS"):
         build += ["--parallel", os.environ["MAX_JOBS"]]
-    subprocess.check_call(build)
-    log(f"backends built in {time.time() - t0:.1f}s" + ("" if ccache else " (ccache not found: no compile cache)"))
-    log(f"nvidia backend: {'built' if with_nvidia else 'skipped'} ({reason})")
-    log(f"cpu backend BLAS: {blas}")
-    return {"nvidia": {"built": with_nvidia, "reason": reason}, "cpu_blas": blas, "ccache": bool(ccache)}
+    # The dispatcher first (the torch glue links against it; a few seconds), then the backends in the
+    # background while the glue compiles: the two are independent, and each alone leaves cores idle
+    # (the nvidia backend's longest kernel file, the glue's torch-heavy files).
+    subprocess.check_call(build + ["--target", "infinicore"])
+    log(f"dispatcher built in {time.time() - t0:.1f}s; the backends build beside the torch glue")
+    report = {"nvidia": {"built": with_nvidia, "reason": reason}, "cpu_blas": blas, "ccache": bool(ccache)}
+    return report, subprocess.Popen(build, start_new_session=True), t0  # (its own group: see BuildAll.run)
+
+
+def finish_backends(report: dict, rest: subprocess.Popen, t0: float) -> None:
+    """Waits for the background backend build; fails the install when it failed."""
+    rc = rest.wait()
+    if rc != 0:
+        raise SystemExit(f"the backend build failed (cmake --build {BACKEND_BUILD}: exit status {rc})")
+    report["backends_s"] = round(time.time() - t0, 1)
+    log(f"backends built in {report['backends_s']}s" + ("" if report["ccache"] else " (ccache not found: no compile cache)"))
+    log(f"nvidia backend: {'built' if report['nvidia']['built'] else 'skipped'} ({report['nvidia']['reason']})")
+    log(f"cpu backend BLAS: {report['cpu_blas']}")
 
 
 def links_shared_libstdcxx(cxx: str) -> bool:
@@ -139,11 +154,24 @@ def choose_cxx() -> None:
 
 
 class BuildAll(BuildExtension):
-    """Builds the backend libraries, puts them in infinicore_torch/lib, then builds the torch glue."""
+    """Builds the dispatcher, then the backend libraries and the torch glue at once; puts the libraries in
+    infinicore_torch/lib."""
 
     def run(self):
         choose_cxx()
-        report = build_backends()
+        report, rest, t0 = build_backends()
+        try:
+            t1 = time.time()
+            super().run()
+            report["glue_s"] = round(time.time() - t1, 1)
+        except BaseException:  # the glue failed or the user interrupted: stop cmake and its ninja and compilers too
+            try:
+                os.killpg(rest.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            rest.wait()
+            raise
+        finish_backends(report, rest, t0)
         libs = sorted(glob.glob(os.path.join(BACKEND_BUILD, "lib*.so")))
         targets = [os.path.join(self.build_lib, "infinicore_torch", "lib")]
         if self.inplace or getattr(self, "editable_mode", False):
@@ -157,7 +185,6 @@ class BuildAll(BuildExtension):
                 shutil.copy2(lib, target)
             with open(os.path.join(target, "build_info.json"), "w") as f:
                 json.dump(report, f, indent=1)
-        super().run()
 
 
 if os.path.isdir(CCACHE_DIR) and CCACHE_DIR not in os.environ.get("PATH", ""):

@@ -13,8 +13,21 @@
 # random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; attention and paged_attention_prefill
 # (the tiled kernel) against SDPA, bf16; ~150 s). Logs under $OUT.
 # Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|others
+START=$(date +%s)  # the call's start: check's limits count to START + DEADLINE_S (the device tool stops a call at 600 s)
+DEADLINE_S=${DEADLINE_S:-585}
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
 grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
+# the backend build's ten longest steps (ninja's log: start, end ms, ..., output)
+sort -t$'\t' -k2,2n build/backends/.ninja_log 2>/dev/null | awk -F'\t' 'NF>=4 {printf "%6.1f s %6.1f-%6.1f %s\n", ($2-$1)/1e3, $1/1e3, $2/1e3, $4}' \
+  | sort -rn | head -10 >> $OUT/setup.txt
+left() { echo $(( START + DEADLINE_S - $(date +%s) )); }  # seconds to the deadline
+# sample LABEL: every 5 s the load average, the busy CPU share and the GPU's utilization, into $OUT/sample.txt
+sample() {
+  while true; do
+    read -r _ a1 a2 a3 a4 _ < /proc/stat; sleep 5; read -r _ b1 b2 b3 b4 _ < /proc/stat
+    echo "$(( $(date +%s) - START )) s load $(cut -d' ' -f1 /proc/loadavg) cpu $(( 100 * ((b1+b2+b3)-(a1+a2+a3)) / ((b1+b2+b3+b4)-(a1+a2+a3+a4)) ))% gpu $(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits)%"
+  done >> $OUT/sample.txt
+}
 # bench NAME SECONDS ARGS...: the comparison tool (every shape set) into $OUT/NAME.txt, its exit status and time
 bench() {
   local name=$1 limit=$2 t=$(date +%s); shift 2
@@ -26,11 +39,12 @@ bench() {
 # the rest) it was cut at 94% by 300 s on the H100 of the forty-seventh session (attention 145 s); the three parts
 # took 145 s (call 2 there), 217 s and 235 s (call 3, those two at once). suite.txt has all three outputs, with each
 # part's 10 slowest tests
+# (timeout sends SIGINT first, so that an interrupted part still prints its slowest tests)
 suite() {
   local t=$(date +%s) rc=0 p pids=()
-  timeout $1 python3 -m pytest -q --durations=10 test/test_ops_attention.py -p no:cacheprovider > /tmp/suite_att.txt 2>&1 & pids+=($!)
-  timeout $1 python3 -m pytest -q --durations=10 test/test_ops.py -p no:cacheprovider > /tmp/suite_ops.txt 2>&1 & pids+=($!)
-  timeout $1 python3 -m pytest -q --durations=10 test --ignore=test/test_ops_attention.py --ignore=test/test_ops.py \
+  timeout -s INT -k 15 $1 python3 -m pytest -q --durations=10 test/test_ops_attention.py -p no:cacheprovider > /tmp/suite_att.txt 2>&1 & pids+=($!)
+  timeout -s INT -k 15 $1 python3 -m pytest -q --durations=10 test/test_ops.py -p no:cacheprovider > /tmp/suite_ops.txt 2>&1 & pids+=($!)
+  timeout -s INT -k 15 $1 python3 -m pytest -q --durations=10 test --ignore=test/test_ops_attention.py --ignore=test/test_ops.py \
     -p no:cacheprovider > /tmp/suite_rest.txt 2>&1 & pids+=($!)
   for p in "${pids[@]}"; do wait $p || rc=1; done
   cat /tmp/suite_att.txt /tmp/suite_ops.txt /tmp/suite_rest.txt > $OUT/suite.txt
@@ -39,13 +53,17 @@ suite() {
   grep -hE "^FAILED" /tmp/suite_att.txt /tmp/suite_ops.txt /tmp/suite_rest.txt | head; return $rc
 }
 memcheck() {  # LIMIT [TEST FILES] (default: the op tests)
-  local t=$(date +%s) rc; timeout $1 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q ${2:-test/test_ops*.py} -p no:cacheprovider > /tmp/memcheck.txt 2>&1; rc=$?
+  local t=$(date +%s) rc; timeout -s INT -k 15 $1 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 7 python3 -m pytest -q ${2:-test/test_ops*.py} -p no:cacheprovider > /tmp/memcheck.txt 2>&1; rc=$?
   echo "memcheck rc $rc $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt
   grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt; return $rc
 }
 if [ "$1" = check ]; then  # the suite and memcheck at once (their outputs in separate files; each prints its line)
-  suite 330 & s=$!; memcheck 330 & m=$!
-  wait $s; a=$?; wait $m; b=$?
+  # Four test processes on 16 cores: each gets 4 of torch's CPU threads (with torch's default of one per core the
+  # four oversubscribed the cores 4x; the 48th session's first call, so, finished none of its parts in 330 s)
+  export OMP_NUM_THREADS=4
+  sample & smp=$!
+  l=$(left); suite $l & s=$!; memcheck $l & m=$!
+  wait $s; a=$?; wait $m; b=$?; kill $smp
   exit $(( a || b ))
 elif [ "$1" = suite ]; then
   suite 330
