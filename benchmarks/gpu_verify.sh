@@ -9,10 +9,11 @@
 # "memcheck": one of the
 # two (cold compile caches took > 230 s for the suite on the H100 of the thirtieth session); "bars": the comparison
 # tool over the best-peer bar ops and embedding (every shape set, every peer, bfloat16, plots tarred), the best-peer
-# table and the host-overhead loop; "others": the tool over the other bars' ops (paged_attention and SDPA,
+# table and the host-overhead loop; "full": bars and the tool over the other element-wise ops, norms and topk_softmax
+# (to the call's deadline; with "others" every op of the tool); "others": the tool over the other bars' ops (paged_attention and SDPA,
 # random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; attention and paged_attention_prefill
 # (the tiled kernel) against SDPA, bf16; ~150 s). Logs under $OUT.
-# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|others
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|full|others
 START=$(date +%s)  # the call's start: check's limits count to START + DEADLINE_S (the device tool stops a call at 600 s)
 DEADLINE_S=${DEADLINE_S:-585}
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
@@ -82,11 +83,19 @@ elif [ "$1" = others ]; then
   grep -hE "^(paged_attention|random_sample|gemm|linear|attention|paged_attention_prefill) .* (infini|torch) " $OUT/bench_bf16.txt \
     $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt $OUT/bench_attention.txt
   exit 0
-elif [ "$1" != bars ]; then
-  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|others"; exit 2
+elif [ "$1" != bars ] && [ "$1" != full ]; then
+  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|full|others"; exit 2
 fi
 timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
-bench bench 330 --ops rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching,embedding \
+lim=330; [ "$1" = full ] && lim=$(( $(left) - 60 < 330 ? $(left) - 60 : 330 ))
+bench bench $lim --ops rms_norm,add_rms_norm,swiglu,silu_and_mul,rope,softmax,causal_softmax,paged_caching,embedding \
   --impls infini,torch,compile,triton,liger --dtypes bfloat16 --out /tmp/b
-(cd /tmp/b && tar cf $OUT/plots.tar *.png results.json 2>/dev/null); ls /tmp/b | wc -l
-python3 benchmarks/best_peer.py $OUT/bench.txt > $OUT/best_peer.md 2>&1; python3 benchmarks/best_peer.py --above $OUT/bench.txt; grep -i "copy" $OUT/bench.txt | head -2
+if [ "$1" = full ]; then  # and the other ops with a peer beside torch (every peer the tool has for each), to the deadline
+  bench bench_extra $(( $(left) - 8 )) --ops add,mul,silu,relu,gelu,layer_norm,topk_softmax \
+    --impls infini,torch,compile,triton,liger --dtypes bfloat16 --out /tmp/b/extra
+  rm -f $OUT/pip_wheels.log  # (at most 8 files come back: setup, gpu, build, host, the two tables, plots)
+fi
+(cd /tmp/b && tar cf $OUT/plots.tar *.png results.json extra 2>/dev/null); ls /tmp/b | wc -l
+python3 benchmarks/best_peer.py --above $OUT/bench.txt; grep -i "copy" $OUT/bench.txt | head -2
+[ "$1" = bars ] && python3 benchmarks/best_peer.py $OUT/bench.txt > $OUT/best_peer.md 2>&1
+exit 0
