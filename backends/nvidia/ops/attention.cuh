@@ -1,4 +1,9 @@
-// attention.cu: attention (dense KV cache), paged_attention (decode) and paged_attention_prefill.
+// attention.cuh: attention (dense KV cache), paged_attention (decode) and paged_attention_prefill. Compiled as
+// three translation units, one an op (attention_decode.cu, attention_prefill.cu, attention_dense.cu, each defining
+// its INFINI_ATTN_* before including this), so that the nvidia build's longest compile is split three ways (one
+// file took 149 s of the H100 machine's 168 s backend build). Each unit defines its op's entry point and the
+// non-template helpers only it uses; the templates it instantiates are its own (the decode fast path's plan is
+// compiled in both the decode and the dense unit: attention's decode-sized calls take it too).
 // The general kernel (every dtype, head_dim, alibi; and rows too few for the tiled one) is split-K: a
 // block takes one query row, the query heads that share one kv head, and one partition of the keys.
 // Scores: each lane of a warp takes its own key row (the warp's 32 rows stay in L1 while it reads them 16
@@ -14,6 +19,10 @@
 #include <climits>
 
 #include "common.cuh"
+
+#if !defined(INFINI_ATTN_DECODE) && !defined(INFINI_ATTN_PREFILL) && !defined(INFINI_ATTN_DENSE)
+#error "attention.cuh: define INFINI_ATTN_DECODE, INFINI_ATTN_PREFILL or INFINI_ATTN_DENSE before including it"
+#endif
 
 namespace infini::nvidia::ops {
 namespace {
@@ -1320,6 +1329,7 @@ struct TypeTag {
     using type = T;
 };
 
+#if defined(INFINI_ATTN_DECODE) || defined(INFINI_ATTN_DENSE)  // (compiled twice: attention's decode-sized calls take it too)
 // The decode fast path's plan, or false when the shape or dtype is not one it takes.
 bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *made) {
     if (dtype != INFINI_DTYPE_F16 && dtype != INFINI_DTYPE_BF16) return false;
@@ -1417,6 +1427,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     };
     return true;
 }
+#endif
 
 
 // ---- wgmma (Hopper, the sm_90a target): a warpgroup's D[64 x N] (+)= A[64 x 16] B[16 x N] ----
@@ -2446,6 +2457,7 @@ Launch flashOr(Launch flash, Launch generic) {
     };
 }
 
+#ifdef INFINI_ATTN_DENSE
 // Decode-sized attention calls (under 16 rows: the tiled kernel does not take them) run the paged decode
 // fast path over the dense cache viewed as pages of B = 16 (or 8) rows with the identity as block table,
 // row r a sequence of pos + r + 1 tokens (its length read off the same table: kIota, 0, 1, 2, ... in device
@@ -2515,9 +2527,11 @@ Launch denseDecodeOr(Launch dec, Launch other, long long pos) {
         return dec(b);
     };
 }
+#endif  // INFINI_ATTN_DENSE
 
 }  // namespace
 
+#ifdef INFINI_ATTN_DECODE  // paged_attention: the general kernel and the decode fast path
 infiniStatus_t makePagedAttention(const infiniopOpParams_t &prm, int, Made *m) {
     const char *op = "paged_attention";
     Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]), vc = layoutOf(prm.tensors[3]),
@@ -2541,7 +2555,9 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &prm, int, Made *m) {
     };
     return INFINI_STATUS_SUCCESS;
 }
+#endif  // INFINI_ATTN_DECODE
 
+#ifdef INFINI_ATTN_PREFILL  // paged_attention_prefill: the general kernel and the tiled one's paged forms
 infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Made *m) {
     const char *op = "paged_attention_prefill";
     Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]), vc = layoutOf(prm.tensors[3]),
@@ -2568,7 +2584,9 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Mad
     m->launch = flashOr(std::move(flash), std::move(generic.launch));
     return INFINI_STATUS_SUCCESS;
 }
+#endif  // INFINI_ATTN_PREFILL
 
+#ifdef INFINI_ATTN_DENSE  // attention (and its decode-sized calls' use of the decode fast path)
 infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
     const char *op = "attention";
     Layout out = layoutOf(prm.tensors[0]), kc = layoutOf(prm.tensors[1]), vc = layoutOf(prm.tensors[2]), q = layoutOf(prm.tensors[3]),
@@ -2652,5 +2670,6 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
         };
     });
 }
+#endif  // INFINI_ATTN_DENSE
 
 }  // namespace infini::nvidia::ops

@@ -1,0 +1,3 @@
+// paged_attention_prefill: the general kernel and the tiled kernel's paged, gathered and split forms (see attention.cuh).
+#define INFINI_ATTN_PREFILL 1
+#include "attention.cuh"
