@@ -3,8 +3,9 @@
 # nvidia backend and compute-sanitizer memcheck over the op tests in one command (the verification). Run one
 # after the other they no longer fit one call after a cold build (H100, 47th session: cold build 212-225 s; the
 # suite's parts 145 / 217 / 235 s; memcheck over the op tests 183-189 s in the 45th), so check runs memcheck beside
-# the suite's three pytest processes (four processes on the machine's 16 cores; the GPU's work in either is small),
-# each under 330 s: about 225 + 260 s. (Before: on the H200 of the thirty-second session build 82-96 s, suite 167 s,
+# the suite's three pytest processes (four processes on the machine's 16 cores, 4 CPU threads each; the GPU's work in
+# either is small), all to the call's deadline: H100, 48th session, 470 s in all (build 186 s, suite 253 s, memcheck
+# 268 s beside it). (Before: on the H200 of the thirty-second session build 82-96 s, suite 167 s,
 # memcheck 125 s; the thirty-fourth's cold build 109-133 s, suite 225-262 s, memcheck 165-185 s.) "suite" or
 # "memcheck": one of the
 # two (cold compile caches took > 230 s for the suite on the H100 of the thirtieth session); "bars": the comparison
@@ -22,7 +23,7 @@ grep -E "^build" $OUT/setup.txt; cat $OUT/gpu.txt
 sort -t$'\t' -k2,2n build/backends/.ninja_log 2>/dev/null | awk -F'\t' 'NF>=4 {printf "%6.1f s %6.1f-%6.1f %s\n", ($2-$1)/1e3, $1/1e3, $2/1e3, $4}' \
   | sort -rn | head -10 >> $OUT/setup.txt
 left() { echo $(( START + DEADLINE_S - $(date +%s) )); }  # seconds to the deadline
-# sample LABEL: every 5 s the load average, the busy CPU share and the GPU's utilization, into $OUT/sample.txt
+# sample: every 5 s the load average, the busy CPU share and the GPU's utilization, into $OUT/sample.txt
 sample() {
   while true; do
     read -r _ a1 a2 a3 a4 _ < /proc/stat; sleep 5; read -r _ b1 b2 b3 b4 _ < /proc/stat
