@@ -2,8 +2,8 @@
 // three translation units, one an op (attention_decode.cu, attention_prefill.cu, attention_dense.cu, each defining
 // its INFINI_ATTN_* before including this), so that the nvidia build's longest compile is split three ways (one
 // file took 149 s of the H100 machine's 168 s backend build). Each unit defines its op's entry point and the
-// non-template helpers only it uses; the templates it instantiates are its own (the decode fast path's plan is
-// compiled in both the decode and the dense unit: attention's decode-sized calls take it too).
+// non-template helpers only it uses; the templates it instantiates are its own (the decode fast path's plan,
+// makeDecodeFast, is defined in the decode unit and called from the dense one: attention's decode-sized calls take it).
 // The general kernel (every dtype, head_dim, alibi; and rows too few for the tiled one) is split-K: a
 // block takes one query row, the query heads that share one kv head, and one partition of the keys.
 // Scores: each lane of a warp takes its own key row (the warp's 32 rows stay in L1 while it reads them 16
@@ -25,12 +25,6 @@
 #endif
 
 namespace infini::nvidia::ops {
-namespace {
-
-constexpr int kThreads = 128;
-constexpr int kSmemBytes = 48 * 1024;
-
-enum class Mode { kDense, kDecode, kPrefill };
 
 struct AttnParams {
     // query and output rows: element offset of (row, head) = row * s_row + head * s_head
@@ -53,6 +47,18 @@ struct AttnParams {
     int self_tiles;           // tiled prefill: which tiles a block takes (kTilesList ..., flashOwnTile)
     int op;
 };
+
+// The decode fast path's plan, or false when the shape or dtype is not one it takes. Defined in the decode unit
+// (external linkage, as AttnParams has) and called by the dense one too: attention's decode-sized calls take it.
+bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *made);
+
+namespace {
+
+constexpr int kThreads = 128;
+constexpr int kSmemBytes = 48 * 1024;
+
+enum class Mode { kDense, kDecode, kPrefill };
+
 
 struct RowMeta {
     long long seq, n, qpos;  // n keys visible; qpos the query's position
@@ -564,6 +570,7 @@ __global__ void appendKernel(T *kc, T *vc, const T *k, const T *v, long long kv_
     }
 }
 
+#ifdef INFINI_ATTN_DENSE
 // The same 16 bytes a thread (rows of cpr 16-byte pieces; strides in bytes, multiples of 16; grid (x, kv_heads)),
 // the key and value pieces of two rows loaded before they are stored. H100, bf16, 8 kv heads of 128: 4096 rows
 // 33.2 us by appendKernel (torch's two copies: 7.5), 2048 18.4, 1024 11.4.
@@ -593,6 +600,7 @@ __global__ void __launch_bounds__(256) appendKernel16(char *kc, char *vc, const 
         }
     }
 }
+#endif
 
 // Chooses heads per pass and partition length, the workspace, and returns the launch.
 template <Mode M>
@@ -1329,8 +1337,9 @@ struct TypeTag {
     using type = T;
 };
 
-#if defined(INFINI_ATTN_DECODE) || defined(INFINI_ATTN_DENSE)  // (compiled twice: attention's decode-sized calls take it too)
-// The decode fast path's plan, or false when the shape or dtype is not one it takes.
+#ifdef INFINI_ATTN_DECODE
+}  // namespace
+
 bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *made) {
     if (dtype != INFINI_DTYPE_F16 && dtype != INFINI_DTYPE_BF16) return false;
     if (p.d != 64 && p.d != 128 && p.d != 256) return false;
@@ -1427,6 +1436,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     };
     return true;
 }
+
+namespace {
 #endif
 
 
