@@ -479,6 +479,26 @@ def run_and_surface_errors(device, fn):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_attention_bad_shapes_raise_on_every_device(device):
+    """attention's argument checks (one, shared by the backends): each bad argument raises naming it, and the
+    caches are left as they were."""
+    r = lambda *shape: torch.randn(*shape).to(device)  # noqa: E731
+    kc, vc = r(2, 16, 64), r(2, 16, 64)
+    before = (kc.cpu().clone(), vc.cpu().clone())
+    bad = [
+        (r"attention: k must be \[kv_heads dividing 3, 7, 64\], got \[2, 7, 64\]", (r(3, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, 0)),
+        (r"attention: k_cache must be \[2, max_seq, 64\], got \[2, 16, 32\]",
+         (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), r(2, 16, 32), r(2, 16, 32), 0)),
+        (r"attention: pos -1 \+ seq 7 exceeds the cache's 16 rows", (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, -1)),
+        (r"attention: pos 12 \+ seq 7 exceeds the cache's 16 rows", (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, 12)),
+    ]
+    for message, args in bad:
+        with pytest.raises(RuntimeError, match=message):
+            run_and_surface_errors(device, lambda: ops.attention(*args))
+    assert torch.equal(kc.cpu(), before[0]) and torch.equal(vc.cpu(), before[1])
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_paged_attention_bad_indices_on_every_device(device, dtype):
     """Out-of-range block ids and seq_lens raise and name the argument on every device (bfloat16 with head_dim

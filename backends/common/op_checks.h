@@ -148,6 +148,39 @@ inline infiniStatus_t pagedCaching(const Layout &kc, const Layout &vc, const Lay
     return INFINI_STATUS_SUCCESS;
 }
 
+// attention: q/out [heads, seq, d], k/v [kv_heads dividing heads, seq, d], caches [kv_heads, max_seq, d], one dtype,
+// last dims contiguous, d <= 512, and the new rows inside the caches (pos + seq <= max_seq).
+inline infiniStatus_t attention(const Layout &out, const Layout &kc, const Layout &vc, const Layout &q, const Layout &k,
+                                const Layout &v, int64_t pos) {
+    const char *op = "attention";
+    if (q.ndim() != 3 || k.ndim() != 3 || kc.ndim() != 3) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE,
+                    "%s: q [heads, seq, d], k/v [kv_heads, seq, d] and caches [kv_heads, max_seq, d] are 3-D", op);
+    }
+    size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2], kvh = k.shape[0], max_seq = kc.shape[1];
+    if (kvh == 0 || heads % kvh != 0 || k.shape[1] != seq || k.shape[2] != d) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [kv_heads dividing %zu, %zu, %zu], got %s", op, heads, seq, d,
+                    k.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", v, k, "k"));
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
+    if (kc.shape[0] != kvh || kc.shape[2] != d) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [%zu, max_seq, %zu], got %s", op, kvh, d, kc.str().c_str());
+    }
+    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}, {"k", &k}, {"v", &v}}) {
+        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, q, "q"));
+        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
+    }
+    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "q", q));
+    if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
+    if (pos < 0 || static_cast<size_t>(pos) + seq > max_seq) {
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: pos %lld + seq %zu exceeds the cache's %zu rows", op, static_cast<long long>(pos), seq,
+                    max_seq);
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
 // paged_attention(_prefill): q/out [rows, heads, d], caches [blocks, kv_heads, block_size, d],
 // block_tables [seqs, max_blocks], seq_lens [seqs], alibi_slopes float32 [heads] or absent.
 inline infiniStatus_t paged(const char *op, const Layout &out, const Layout &q, const Layout &kc, const Layout &vc,

@@ -239,28 +239,8 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
     Layout out = layoutOf(p.tensors[0]), kc = layoutOf(p.tensors[1]), vc = layoutOf(p.tensors[2]), q = layoutOf(p.tensors[3]),
            kk = layoutOf(p.tensors[4]), vv = layoutOf(p.tensors[5]);
     int64_t pos = p.i[0];
-    if (q.ndim() != 3 || kk.ndim() != 3 || kc.ndim() != 3) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q [heads, seq, d], k/v [kv_heads, seq, d] and caches [kv_heads, max_seq, d] are 3-D", op);
-    }
-    size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2], kvh = kk.shape[0], max_seq = kc.shape[1];
-    if (kvh == 0 || heads % kvh != 0 || kk.shape[1] != seq || kk.shape[2] != d) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [kv_heads dividing %zu, %zu, %zu], got %s", op, heads, seq, d, kk.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", vv, kk, "k"));
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
-    if (kc.shape[0] != kvh || kc.shape[2] != d) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [%zu, max_seq, %zu], got %s", op, kvh, d, kc.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}, {"k", &kk}, {"v", &vv}}) {
-        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, q, "q"));
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "q", q));
-    if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
-    if (pos < 0 || static_cast<size_t>(pos) + seq > max_seq) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: pos %lld + seq %zu exceeds the cache's %zu rows", op, static_cast<long long>(pos), seq, max_seq);
-    }
+    INFINI_RETURN_IF_ERROR(checks::attention(out, kc, vc, q, kk, vv, pos));
+    size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2], kvh = kk.shape[0];
     float scale = 1.0f / std::sqrt(static_cast<float>(d));
     size_t group = heads / kvh, elem = dtypeSize(q.dtype);
     return dispatchFloat(q.dtype, op, [&](auto t) {

@@ -2603,26 +2603,8 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
     Layout out = layoutOf(prm.tensors[0]), kc = layoutOf(prm.tensors[1]), vc = layoutOf(prm.tensors[2]), q = layoutOf(prm.tensors[3]),
            k = layoutOf(prm.tensors[4]), v = layoutOf(prm.tensors[5]);
     long long pos = prm.i[0];
-    if (q.ndim() != 3) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q must be [heads, seq, head_dim], got %s", op, q.str().c_str());
+    INFINI_RETURN_IF_ERROR(checks::attention(out, kc, vc, q, k, v, pos));
     size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2];
-    if (k.ndim() != 3 || k.shape[0] == 0 || heads % k.shape[0] != 0 || k.shape[1] != seq || k.shape[2] != d) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [kv_heads dividing %zu, %zu, %zu], got %s", op, heads, seq, d, k.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", v, k, "k"));
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
-    if (kc.ndim() != 3 || kc.shape[0] != k.shape[0] || kc.shape[2] != d) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [%zu, max_seq, %zu], got %s", op, k.shape[0], d, kc.str().c_str());
-    }
-    INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"k", &k}, {"v", &v}, {"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}}) {
-        INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, q, "q"));
-        INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
-    }
-    INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "q", q));
-    if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
-    if (pos < 0 || static_cast<size_t>(pos) + seq > kc.shape[1]) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: pos %lld + seq %zu exceeds the cache's %zu rows", op, pos, seq, kc.shape[1]);
-    }
     AttnParams p{};
     p.q_row = q.strides[1];
     p.q_head = q.strides[0];
