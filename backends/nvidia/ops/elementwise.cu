@@ -2,6 +2,7 @@
 // tensors take a flat kernel with 16-byte loads; anything else a strided one.
 #include <algorithm>
 
+#include "../../common/erf_fit.h"
 #include "common.cuh"
 
 namespace infini::nvidia::ops {
@@ -20,22 +21,44 @@ struct SwiGLUF {  // a * silu(b): b is the gate
     __device__ float operator()(float a, float b) const { return a * siluF(b); }
 };
 struct SiluF {
-    static constexpr bool kOnePass = true;  // (the unary launch: unaryShot, one vector a thread)
+    static constexpr bool kOnePass = true, kSmallPieces = false;  // (the unary launch: unaryShot, one vector a thread)
     __device__ float operator()(float x) const { return siluF(x); }
 };
 struct ReluF {
-    static constexpr bool kOnePass = true;
+    static constexpr bool kOnePass = true, kSmallPieces = false;
     __device__ float operator()(float x) const { return x < 0.0f ? 0.0f : x; }  // -0 and NaN stay, as torch
 };
-struct GeluF {
+// erf(x) without a branch (backends/common/erf_fit.h: our fit, ~1 ulp, plus ex2.approx's 2 ulp on the
+// erfc part, under 0.5 ulp of erf). erff branches a lane into its |x| >= 1 range, and gelu with it waited
+// on the branch (H100, bf16, kernel us, erff -> this, main's launch: 1x11008 1.74 -> 1.64, 1024x11008
+// 19.55 -> 19.29, 8192x11008 130.32 -> 128.81; with unaryShot below: 1.44 / 17.88 / 125.59, torch.compile
+// 1.51 / 20.11 / 142.19, torch 2.03 / 19.03 / 134.15).
+__device__ __forceinline__ float erfNoBranch(float x) {
+    using namespace erf_fit;
+    const float ax = fabsf(x), u = x * x;
+    float q = erfQ(kQTerms - 1);
+#pragma unroll
+    for (int k = kQTerms - 2; k >= 0; --k) q = fmaf(q, u, erfQ(k));
+    const float small = fmaf(x, q, x);
+    const float t = ax > kErfClamp ? kErfClamp : ax;  // (NaN passes)
+    float r = erfR(kRTerms - 1);
+#pragma unroll
+    for (int k = kRTerms - 2; k >= 0; --k) r = fmaf(r, t, erfR(k));
+    float e;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(r));
+    return ax < kErfSplit ? small : copysignf(1.0f - e, x);
+}
+// kSmallPieces: decode-size inputs (under 2^18 elements) in 8-byte pieces, 128-thread blocks (more SMs
+// for the few rows: gelu 1x11008 kernel 1.51 -> 1.44 us in unaryShot)
+struct GeluF {  // x Phi(x) = x (1 + erf(x / sqrt 2)) / 2
+    static constexpr bool kOnePass = true, kSmallPieces = true;
+    __device__ float operator()(float x) const { return 0.5f * x * (1.0f + erfNoBranch(x * 0.7071067811865476f)); }
+};
+struct GeluTanhF {
     static constexpr bool kOnePass = false;
-    int tanh_form;
     __device__ float operator()(float x) const {
-        if (tanh_form) {
-            const float k = 0.7978845608028654f;  // sqrt(2 / pi)
-            return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
-        }
-        return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+        const float k = 0.7978845608028654f;  // sqrt(2 / pi)
+        return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
     }
 };
 
@@ -175,8 +198,10 @@ __global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long 
 // bf16, kernel us against unaryFlat (grid stride, 4 vectors a thread), 3 rounds, torch.compile alongside:
 // relu 1024x11008 14.30 -> 13.04 (compile 19.76, torch 12.99), 4096x11008 48.05 -> 44.22 (43.87),
 // 8192x11008 93.89 -> 86.13 (85.70); silu 1024x11008 13.33 -> 13.12 (13.25), 4096x11008 45.34 -> 43.95
-// (46.29), 8192x11008 88.14 -> 86.22 (91.15). 2 or 4 vectors a thread measured in between; gelu (erf,
-// heavier) slower in one pass (8192x11008 119.33 -> 124.72; 4 a thread 116.81): it keeps unaryFlat.
+// (46.29), 8192x11008 88.14 -> 86.22 (91.15). 2 or 4 vectors a thread measured in between. gelu with
+// erff was slower in one pass (8192x11008 119.33 -> 124.72; 4 a thread 116.81); with erfNoBranch faster
+// (H100, kernel us, against unaryFlat with erff: 1024x11008 19.55 -> 17.88, 8192x11008 130.32 -> 125.59).
+// gelu's tanh form keeps unaryFlat (not measured in one pass).
 template <typename T, int N, typename F>
 __global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, F f) {
     const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
@@ -284,7 +309,12 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             constexpr int N = kVec16<T>;
             if (flat && aligned16(py) && aligned16(px)) {
                 if constexpr (F::kOnePass) {
-                    unaryShot<T, N><<<static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream>>>(py, px, n, f);
+                    if (F::kSmallPieces && n < (1LL << 18)) {
+                        constexpr int M = N / 2;
+                        unaryShot<T, M><<<static_cast<unsigned>((n + 128LL * M - 1) / (128LL * M)), 128, 0, a.stream>>>(py, px, n, f);
+                    } else {
+                        unaryShot<T, N><<<static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream>>>(py, px, n, f);
+                    }
                 } else {
                     unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
                 }
@@ -386,7 +416,7 @@ infiniStatus_t makeSilu(const infiniopOpParams_t &p, int, Made *m) { return make
 infiniStatus_t makeRelu(const infiniopOpParams_t &p, int, Made *m) { return makeUnary("relu", p, m, ReluF{}); }
 infiniStatus_t makeGelu(const infiniopOpParams_t &p, int, Made *m) {
     if (p.i[0] != 0 && p.i[0] != 1) return fail(INFINI_STATUS_BAD_PARAM, "gelu: approximate must be 0 (none) or 1 (tanh)");
-    return makeUnary("gelu", p, m, GeluF{static_cast<int>(p.i[0])});
+    return p.i[0] == 1 ? makeUnary("gelu", p, m, GeluTanhF{}) : makeUnary("gelu", p, m, GeluF{});
 }
 
 infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m) {
