@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -396,7 +397,9 @@ struct GeluErfHalf : OpTraits {
         p = _mm512_mul_ps(p, p);  // ^4
         p = _mm512_mul_ps(p, p);  // ^8
         p = _mm512_mul_ps(p, p);  // ^16 (inf for large |z|: its reciprocal is 0, erf 1)
-        __m512 erf_abs = _mm512_sub_ps(_mm512_set1_ps(1.0f), recip512(p));
+        // (p clamped: recip512's Newton step made 1 / inf NaN, and gelu(+inf) NaN; min gives its second
+        // operand, p, when it is NaN)
+        __m512 erf_abs = _mm512_sub_ps(_mm512_set1_ps(1.0f), recip512(_mm512_min_ps(_mm512_set1_ps(FLT_MAX), p)));
         // erf(z) carries z's sign: copy the sign bit of z onto |erf|
         __m512 erf = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(erf_abs),
                                                          _mm512_and_si512(_mm512_castps_si512(z), _mm512_set1_epi32(INT32_MIN))));
