@@ -116,16 +116,22 @@ def test_unary_and_strided(device, dtype):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [5, 11008, 300_003])  # a tail only; decode size; over 2^18 with a tail
-def test_gelu_erf_accuracy(device, dtype, n):
-    """gelu (erf form) on contiguous inputs over [-12, 12] (both of erf's ranges and the seams at x / sqrt 2 = 1
-    and 4) against float64 from the same rounded inputs: within 4 float32 ulps of |x| (the size of the terms
-    x (1 + erf) / 2 cancels at negative x; erf's own error is 1-2 ulps) plus half an ulp of the output dtype."""
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_accuracy(device, dtype, n, approximate):
+    """gelu on contiguous inputs over [-12, 12] (for the erf form both of erf's ranges and the seams at x / sqrt 2 =
+    1 and 4) against float64 from the same rounded inputs: within 4 float32 ulps of |x| (the size of the terms
+    x (1 + erf) / 2 cancels at negative x; erf's or tanh's own error is 1-2 ulps) plus half an ulp of the output
+    dtype."""
     seams = torch.tensor([1.0, 4.0], dtype=torch.float64) * math.sqrt(2)
     x = torch.linspace(-12, 12, n, dtype=torch.float64)
     x[: min(n, 4)] = torch.cat([seams, -seams])[: min(n, 4)]
     x = x.to(dtype)
-    ref = 0.5 * x.double() * (1 + torch.special.erf(x.double() / math.sqrt(2)))
-    got = ops.gelu(x.to(device)).cpu()
+    xd = x.double()
+    if approximate == "tanh":
+        ref = 0.5 * xd * (1 + torch.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd ** 3)))
+    else:
+        ref = 0.5 * xd * (1 + torch.special.erf(xd / math.sqrt(2)))
+    got = ops.gelu(x.to(device), approximate).cpu()
     half_ulp = {torch.float32: 2.0 ** -24, torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8}[dtype]
     floor = torch.finfo(dtype).smallest_normal * 2.0 ** -10  # (output underflow at tiny results)
     tol = 4 * 2.0 ** -24 * x.double().abs() + half_ulp * ref.abs() + floor
@@ -136,7 +142,7 @@ def test_gelu_erf_accuracy(device, dtype, n):
     # torch's CPU gelu: on an AVX-512 host its +inf gives NaN.)
     special = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0], dtype=dtype)
     want = torch.tensor([float("nan"), float("inf"), float("nan"), 0.0, 0.0], dtype=dtype)
-    torch.testing.assert_close(ops.gelu(special.to(device)).cpu(), want, equal_nan=True)
+    torch.testing.assert_close(ops.gelu(special.to(device), approximate).cpu(), want, equal_nan=True)
 
 
 @pytest.mark.parametrize("device", DEVICES)

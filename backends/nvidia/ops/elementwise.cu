@@ -54,8 +54,11 @@ struct GeluF {  // x Phi(x) = x (1 + erf(x / sqrt 2)) / 2
     static constexpr bool kOnePass = true, kSmallPieces = true;
     __device__ float operator()(float x) const { return 0.5f * x * (1.0f + erfNoBranch(x * 0.7071067811865476f)); }
 };
+// the tanh form in one pass as well (H100, bf16, as the tool times, grid-stride -> this, torch / compile: 1x11008
+// 4.16 -> 3.97 us (4.58 / 4.00), 16x11008 4.43 -> 4.35 (4.54 / 4.99), 1024x11008 20.90 -> 19.90 (19.97 / 20.21),
+// 4096x11008 66.72 -> 63.97 (64.13 / 65.06), 8192x11008 127.06 -> 122.98 (122.98 / 125.09); 49th session)
 struct GeluTanhF {
-    static constexpr bool kOnePass = false;
+    static constexpr bool kOnePass = true, kSmallPieces = true;
     __device__ float operator()(float x) const {
         const float k = 0.7978845608028654f;  // sqrt(2 / pi)
         return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
@@ -200,8 +203,8 @@ __global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long 
 // 8192x11008 93.89 -> 86.13 (85.70); silu 1024x11008 13.33 -> 13.12 (13.25), 4096x11008 45.34 -> 43.95
 // (46.29), 8192x11008 88.14 -> 86.22 (91.15). 2 or 4 vectors a thread measured in between. gelu with
 // erff was slower in one pass (8192x11008 119.33 -> 124.72; 4 a thread 116.81); with erfNoBranch faster
-// (H100, kernel us, against unaryFlat with erff: 1024x11008 19.55 -> 17.88, 8192x11008 130.32 -> 125.59).
-// gelu's tanh form keeps unaryFlat (not measured in one pass).
+// (H100, kernel us, against unaryFlat with erff: 1024x11008 19.55 -> 17.88, 8192x11008 130.32 -> 125.59); so
+// is its tanh form (GeluTanhF).
 template <typename T, int N, typename F>
 __global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, F f) {
     const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
