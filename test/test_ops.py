@@ -115,6 +115,21 @@ def test_unary_and_strided(device, dtype):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_unary_far_inputs(device, dtype):
+    """silu and both gelu forms where their exponentials overflow (|x| up to 1e4, contiguous: the vectorized paths),
+    against float64: no NaN from an infinite intermediate."""
+    big = torch.tensor([-1e4, -300.0, -100.0, -90.0, -20.0, 10.0, 20.0, 90.0, 100.0, 300.0, 1e4] * 3, dtype=dtype)
+    xd = big.double()
+    silu = xd / (1 + torch.exp(-xd))
+    gelu = 0.5 * xd * (1 + torch.special.erf(xd / math.sqrt(2)))
+    gelu_t = 0.5 * xd * (1 + torch.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd ** 3)))
+    x = big.to(device)
+    for got, want in ((ops.silu(x), silu), (ops.gelu(x), gelu), (ops.gelu(x, "tanh"), gelu_t)):
+        close(got, want.to(dtype), dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [5, 11008, 300_003])  # a tail only; decode size; over 2^18 with a tail
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_accuracy(device, dtype, n, approximate):

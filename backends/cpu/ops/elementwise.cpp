@@ -276,6 +276,9 @@ inline float erfApprox(float x) {
 #ifdef __AVX512F__
 // 1 / d to about 1 ulp: the 14-bit reciprocal estimate and one Newton step.
 inline __m512 recip512(__m512 d) {
+    // d at most FLT_MAX: the Newton step made 1 / inf NaN (0 * inf), so on AVX-512 hosts silu(-100) and
+    // gelu(10), tanh form, were NaN (min gives its second operand, d, when it is NaN). For d > 0 or NaN.
+    d = _mm512_min_ps(_mm512_set1_ps(FLT_MAX), d);
     __m512 r = _mm512_rcp14_ps(d);
     return _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
 }
@@ -397,9 +400,7 @@ struct GeluErfHalf : OpTraits {
         p = _mm512_mul_ps(p, p);  // ^4
         p = _mm512_mul_ps(p, p);  // ^8
         p = _mm512_mul_ps(p, p);  // ^16 (inf for large |z|: its reciprocal is 0, erf 1)
-        // (p clamped: recip512's Newton step made 1 / inf NaN, and gelu(+inf) NaN; min gives its second
-        // operand, p, when it is NaN)
-        __m512 erf_abs = _mm512_sub_ps(_mm512_set1_ps(1.0f), recip512(_mm512_min_ps(_mm512_set1_ps(FLT_MAX), p)));
+        __m512 erf_abs = _mm512_sub_ps(_mm512_set1_ps(1.0f), recip512(p));
         // erf(z) carries z's sign: copy the sign bit of z onto |erf|
         __m512 erf = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(erf_abs),
                                                          _mm512_and_si512(_mm512_castps_si512(z), _mm512_set1_epi32(INT32_MIN))));
