@@ -421,6 +421,10 @@ inline __m512 exp512(__m512 x) {
     // below -104 e^x is 0 in float; keeps -inf out of r. (max returns its second operand, x, where it is
     // NaN: NaN stays NaN - with the operands the other way round a NaN became e^-104 = 0 and softmax lost it)
     x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
+    // above 100 e^x is inf in float (by the scalef below, from 88.73 on); keeps x * log2(e) small enough that
+    // x - n ln 2 stays in [-ln2/2, ln2/2]: at x = 7e10 (gelu's tanh form at x = 1e4) its rounding left r near
+    // -1600, the polynomial negative and e^x -inf (NaN downstream). min gives x when it is NaN.
+    x = _mm512_min_ps(_mm512_set1_ps(100.0f), x);
     __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);

@@ -4,7 +4,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -276,11 +275,11 @@ inline float erfApprox(float x) {
 #ifdef __AVX512F__
 // 1 / d to about 1 ulp: the 14-bit reciprocal estimate and one Newton step.
 inline __m512 recip512(__m512 d) {
-    // d at most FLT_MAX: the Newton step made 1 / inf NaN (0 * inf), so on AVX-512 hosts silu(-100) and
-    // gelu(10), tanh form, were NaN (min gives its second operand, d, when it is NaN). For d > 0 or NaN.
-    d = _mm512_min_ps(_mm512_set1_ps(FLT_MAX), d);
     __m512 r = _mm512_rcp14_ps(d);
-    return _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
+    r = _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
+    // 1 / inf is 0: the Newton step made it 0 * inf = NaN, so on AVX-512 hosts gelu's tanh form was NaN from
+    // x ~ 10 on, silu below x ~ -88 and the 16-bit erf gelu at +inf (silu(-inf) stays NaN, as torch's)
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), _mm512_setzero_ps());
 }
 inline __m512 silu512(__m512 x) {
     return _mm512_mul_ps(x, recip512(_mm512_add_ps(_mm512_set1_ps(1.0f), exp512(_mm512_sub_ps(_mm512_setzero_ps(), x)))));
