@@ -235,16 +235,20 @@ inline float exp2Erfc(float r) {
     for (int k = 5; k >= 0; --k) p = std::fma(p, f, kExp2F[k]);
     return std::ldexp(p, static_cast<int>(n));
 }
-inline float erfFit(float x) {
+inline float erfFit(float x) {  // (the scalar form: the vector loops' tails; one range evaluated)
     using namespace erf_fit;
-    float ax = std::fabs(x), u = x * x;
-    float q = erfQ(kQTerms - 1);
-    for (int k = kQTerms - 2; k >= 0; --k) q = std::fma(q, u, erfQ(k));
-    float t = ax > kErfClamp ? kErfClamp : ax;  // (NaN passes)
+    const float ax = std::fabs(x);
+    if (ax < kErfSplit) {
+        const float u = x * x;
+        float q = erfQ(kQTerms - 1);
+        for (int k = kQTerms - 2; k >= 0; --k) q = std::fma(q, u, erfQ(k));
+        return std::fma(x, q, x);
+    }
+    if (ax != ax) return x;  // NaN
+    const float t = ax > kErfClamp ? kErfClamp : ax;
     float r = erfR(kRTerms - 1);
     for (int k = kRTerms - 2; k >= 0; --k) r = std::fma(r, t, erfR(k));
-    if (ax < kErfSplit) return std::fma(x, q, x);
-    return r != r ? r : std::copysign(1.0f - exp2Erfc(r), x);
+    return std::copysign(1.0f - exp2Erfc(r), x);
 }
 #ifdef __AVX512F__
 inline __m512 exp2Erfc512(__m512 r) {

@@ -21,11 +21,11 @@ struct SwiGLUF {  // a * silu(b): b is the gate
     __device__ float operator()(float a, float b) const { return a * siluF(b); }
 };
 struct SiluF {
-    static constexpr bool kOnePass = true, kSmallPieces = false;  // (the unary launch: unaryShot, one vector a thread)
+    static constexpr bool kSmallPieces = false;  // (the unary launch: unaryShot, one vector a thread)
     __device__ float operator()(float x) const { return siluF(x); }
 };
 struct ReluF {
-    static constexpr bool kOnePass = true, kSmallPieces = false;
+    static constexpr bool kSmallPieces = false;
     __device__ float operator()(float x) const { return x < 0.0f ? 0.0f : x; }  // -0 and NaN stay, as torch
 };
 // erf(x) without a branch (backends/common/erf_fit.h: our fit, ~1 ulp, plus ex2.approx's 2 ulp on the
@@ -51,24 +51,19 @@ __device__ __forceinline__ float erfNoBranch(float x) {
 // kSmallPieces: decode-size inputs (under 2^18 elements) in 8-byte pieces, 128-thread blocks (more SMs
 // for the few rows: gelu 1x11008 kernel 1.51 -> 1.44 us in unaryShot)
 struct GeluF {  // x Phi(x) = x (1 + erf(x / sqrt 2)) / 2
-    static constexpr bool kOnePass = true, kSmallPieces = true;
+    static constexpr bool kSmallPieces = true;
     __device__ float operator()(float x) const { return 0.5f * x * (1.0f + erfNoBranch(x * 0.7071067811865476f)); }
 };
 // the tanh form in one pass as well (H100, bf16, as the tool times, grid-stride -> this, torch / compile: 1x11008
 // 4.16 -> 3.97 us (4.58 / 4.00), 16x11008 4.43 -> 4.35 (4.54 / 4.99), 1024x11008 20.90 -> 19.90 (19.97 / 20.21),
 // 4096x11008 66.72 -> 63.97 (64.13 / 65.06), 8192x11008 127.06 -> 122.98 (122.98 / 125.09); 49th session)
 struct GeluTanhF {
-    static constexpr bool kOnePass = true, kSmallPieces = true;
+    static constexpr bool kSmallPieces = true;
     __device__ float operator()(float x) const {
         const float k = 0.7978845608028654f;  // sqrt(2 / pi)
         return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
     }
 };
-
-// Flat kernels: a thread takes U vectors of N elements `step` apart (all loads issued before any
-// use: 4 x 16 bytes in flight per input per thread, as torch's vectorized kernels), then whatever the
-// grid has not covered one vector at a time, then the tail.
-constexpr int kUnroll = 4;
 
 // A 16-byte piece loaded with the L2 evict_first policy: streaming inputs that about fill the L2 leave
 // it to the output's lines (H100, bf16, kernel: swiglu 1024x11008 26.30 -> 25.97 us, silu_and_mul
@@ -84,12 +79,12 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
     return *reinterpret_cast<VT *>(&r);
 }
 
-// chunked: block b takes the contiguous chunk of blockDim x kUnroll vectors at b (then b + gridDim, ...),
+// chunked: block b takes the contiguous chunk of blockDim x U vectors at b (then b + gridDim, ...),
 // its thread t the chunk's vectors t, t + blockDim, ... (the binary ops with many vectors, in 128-thread
 // blocks; H200, bf16, kernel us against the grid-stride layout in 256-thread blocks: swiglu 1024x11008
 // 19.78 -> 19.02, 4096x4096 27.20 -> 26.42; add 1024x11008 19.54 -> 18.99, 4096x4096 26.90 -> 26.66;
-// 8192x11008 unchanged. relu measured 1% slower that way; the cheap unary ops take unaryShot below).
-// The binary kernels take 2 vectors a thread (not kUnroll): half the chunk, twice the blocks, and no
+// 8192x11008 unchanged. relu measured 1% slower that way; the unary ops take unaryShot below).
+// The binary kernels take 2 vectors a thread (not 4): half the chunk, twice the blocks, and no
 // partial last wave of big blocks (H200, bf16, kernel us, 4 -> 2, compile alongside: swiglu 1024x11008
 // 19.01 -> 18.66 (18.78), 8192x11008 126.10 -> 125.60 (125.54), 4096x4096 26.70 -> 26.75 (26.66); add
 // 1024x11008 18.99 -> 18.66 (18.67), 4096x4096 26.70 -> 26.30 (26.16); one vector: about the same as 2).
@@ -167,44 +162,24 @@ __global__ void binaryStrided(T *c, const T *a, const T *b, long long n, Dims dc
     }
 }
 
-template <typename T, int N, typename F>
-__global__ void __launch_bounds__(256, 4) unaryFlat(T *y, const T *x, long long n, F f) {
-    long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
-    long long step = static_cast<long long>(gridDim.x) * blockDim.x * N;
-    if constexpr (N > 1) {
-        for (; i + (kUnroll - 1) * step + N <= n; i += kUnroll * step) {
-            Vec<T, N> vx[kUnroll];
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u) vx[u] = *reinterpret_cast<const Vec<T, N> *>(x + i + u * step);
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
-                float v[N];
-                unpackF(vx[u], v);
-#pragma unroll
-                for (int k = 0; k < N; ++k) v[k] = f(v[k]);
-                storeF<T, N>(y + i + u * step, v);
-            }
-        }
+// Contiguous but not on 16 bytes: an element a thread, grid stride.
+template <typename T, typename F>
+__global__ void __launch_bounds__(256) unaryFlat(T *y, const T *x, long long n, F f) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        y[i] = fromF<T>(f(toF(x[i])));
     }
-    for (; i + N <= n; i += step) {
-        float v[N];
-        loadF<T, N>(x + i, v);
-#pragma unroll
-        for (int k = 0; k < N; ++k) v[k] = f(v[k]);
-        storeF<T, N>(y + i, v);
-    }
-    for (; i < n; ++i) y[i] = fromF<T>(f(toF(x[i])));
 }
 
 // One pass, no grid stride: thread t of block b the vector at b x blockDim + t (one load, one store);
-// the last partial vector element by element. For the cheap unary ops (kOnePass: relu, silu). H200,
-// bf16, kernel us against unaryFlat (grid stride, 4 vectors a thread), 3 rounds, torch.compile alongside:
+// the last partial vector element by element: every unary op's contiguous aligned launch. H200, bf16,
+// kernel us against a grid-stride kernel of 4 vectors a thread, 3 rounds, torch.compile alongside:
 // relu 1024x11008 14.30 -> 13.04 (compile 19.76, torch 12.99), 4096x11008 48.05 -> 44.22 (43.87),
 // 8192x11008 93.89 -> 86.13 (85.70); silu 1024x11008 13.33 -> 13.12 (13.25), 4096x11008 45.34 -> 43.95
 // (46.29), 8192x11008 88.14 -> 86.22 (91.15). 2 or 4 vectors a thread measured in between. gelu with
 // erff was slower in one pass (8192x11008 119.33 -> 124.72; 4 a thread 116.81); with erfNoBranch faster
-// (H100, kernel us, against unaryFlat with erff: 1024x11008 19.55 -> 17.88, 8192x11008 130.32 -> 125.59); so
-// is its tanh form (GeluTanhF).
+// (H100, kernel us, against the grid-stride kernel with erff: 1024x11008 19.55 -> 17.88, 8192x11008 130.32 ->
+// 125.59); so is its tanh form (GeluTanhF).
 template <typename T, int N, typename F>
 __global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, F f) {
     const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
@@ -232,10 +207,10 @@ unsigned flatBlocks(long long n, int n_per_thread, int threads) {
     return blocksFor((n + n_per_thread - 1) / n_per_thread, threads, 132LL * 16);
 }
 
-// The vectorized kernels' grid: one vector a thread while that fits in one wave of the GPU (132 SMs x
+// The binary kernels' grid: one vector a thread while that fits in one wave of the GPU (132 SMs x
 // 2048 threads: a single round trip per thread), else one pass with `unroll` vectors a thread.
 constexpr long long kOneWaveVecs = 132LL * 2048;
-unsigned vecBlocks(long long n, int n_per_vec, int threads, int unroll = kUnroll) {
+unsigned vecBlocks(long long n, int n_per_vec, int threads, int unroll) {
     long long vecs = (n + n_per_vec - 1) / n_per_vec;
     if (vecs <= kOneWaveVecs) return blocksFor(vecs, threads);
     return blocksFor((vecs + unroll - 1) / unroll, threads);
@@ -311,18 +286,14 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             const T *px = static_cast<const T *>(a.data[1]);
             constexpr int N = kVec16<T>;
             if (flat && aligned16(py) && aligned16(px)) {
-                if constexpr (F::kOnePass) {
-                    if (F::kSmallPieces && n < (1LL << 18)) {
-                        constexpr int M = N / 2;
-                        unaryShot<T, M><<<static_cast<unsigned>((n + 128LL * M - 1) / (128LL * M)), 128, 0, a.stream>>>(py, px, n, f);
-                    } else {
-                        unaryShot<T, N><<<static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream>>>(py, px, n, f);
-                    }
+                if (F::kSmallPieces && n < (1LL << 18)) {
+                    constexpr int M = N / 2;
+                    unaryShot<T, M><<<static_cast<unsigned>((n + 128LL * M - 1) / (128LL * M)), 128, 0, a.stream>>>(py, px, n, f);
                 } else {
-                    unaryFlat<T, N><<<vecBlocks(n, N, 256), 256, 0, a.stream>>>(py, px, n, f);
+                    unaryShot<T, N><<<static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream>>>(py, px, n, f);
                 }
             } else if (flat) {
-                unaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
+                unaryFlat<T><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
             } else {
                 unaryStrided<T><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, dy, dx, f);
             }
