@@ -747,10 +747,10 @@ __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const vo
 
 // lseMerge over the block's warps' partial results for head h, element e (every warp writes its own in
 // shared memory, tcFinish or decodeKernel: ALL may be set).
-template <bool ALL, int R, int D>
-__device__ __forceinline__ float blockWarpsAt(const float (&sm_acc)[kDecWarps][R][D], const float (&sm_ml)[kDecWarps][R][2],
+template <bool ALL, int W, int R, int D>
+__device__ __forceinline__ float blockWarpsAt(const float (&sm_acc)[W][R][D], const float (&sm_ml)[W][R][2],
                                               int h, int e, float &mm, float &ll) {
-    return lseMerge<kDecWarps, ALL>(kDecWarps, [&](int w) { return make_float2(sm_ml[w][h][0], sm_ml[w][h][1]); },
+    return lseMerge<W, ALL>(W, [&](int w) { return make_float2(sm_ml[w][h][0], sm_ml[w][h][1]); },
                                [&](int w) { return sm_acc[w][h][e]; }, mm, ll);
 }
 
@@ -759,12 +759,12 @@ __device__ __forceinline__ float blockWarpsAt(const float (&sm_acc)[kDecWarps][R
 // shared memory need no reply), then after the cluster barrier each owner merges its heads from its own
 // shared memory. (Reading the other blocks' shared memory after the barrier waited on a round trip per
 // rank and head, and needed a second barrier before any block could leave.)
-template <typename T, int D, int R>
-__device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const float (&sm_acc)[kDecWarps][R][D],
-                                             const float (&sm_ml)[kDecWarps][R][2], int hc, long long head0, long long seq) {
+template <typename T, int D, int R, int W>
+__device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const float (&sm_acc)[W][R][D],
+                                             const float (&sm_ml)[W][R][2], int hc, long long head0, long long seq) {
     namespace cg = cooperative_groups;
     cg::cluster_group cl = cg::this_cluster();
-    constexpr int kThreads = kDecWarps * 32;
+    constexpr int kThreads = W * 32;
     static_assert((R * D) % kThreads == 0, "whole passes");
     // the owner's slot of (its k-th head, source rank r): k * parts + r < R + parts - 1 <= 2R with parts <= R
     __shared__ float rcv[2 * R][D];
@@ -800,14 +800,14 @@ __device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const 
 // memory (log-sum-exp) for heads head0 .. head0 + hc, into the output or into the partition's slot.
 // CL: the partitions of (sequence, kv head) are one cluster of p.parts blocks that merge each other's
 // through distributed shared memory (mergeCluster: no workspace, no second kernel).
-template <typename T, int D, int R, bool CL>
-__device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const float (&sm_acc)[kDecWarps][R][D],
-                                           const float (&sm_ml)[kDecWarps][R][2], int hc, long long head0, long long seq,
+template <typename T, int D, int R, bool CL, int W>
+__device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const float (&sm_acc)[W][R][D],
+                                           const float (&sm_ml)[W][R][2], int hc, long long head0, long long seq,
                                            long long part, float *part_out, float *part_ml) {
     if constexpr (CL) {
         mergeCluster<T, D, R>(p, out, sm_acc, sm_ml, hc, head0, seq);
     } else {
-        for (int i = threadIdx.x; i < hc * D; i += kDecWarps * 32) {
+        for (int i = threadIdx.x; i < hc * D; i += W * 32) {
             int h = i / D, e = i % D;
             float mm, ll;
             const float o = blockWarpsAt<false>(sm_acc, sm_ml, h, e, mm, ll);  // (as measured before the helper)
@@ -1122,9 +1122,9 @@ __device__ __forceinline__ void tcUpdate(float (&sc)[2][2], unsigned vis, float 
 
 // A warp's end: the quad's partial denominators (m is the same in its 4 lanes), then its sums and (max,
 // denominator) of heads g < hc into shared memory for mergeWarps.
-template <int D, int NT>
-__device__ __forceinline__ void tcFinish(float l, float m, const float (&acc)[NT][2], float (&sm_acc)[kDecWarps][kTcRows][D],
-                                         float (&sm_ml)[kDecWarps][kTcRows][2], int hc) {
+template <int D, int NT, int W>
+__device__ __forceinline__ void tcFinish(float l, float m, const float (&acc)[NT][2], float (&sm_acc)[W][kTcRows][D],
+                                         float (&sm_ml)[W][kTcRows][2], int hc) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
@@ -1141,39 +1141,72 @@ __device__ __forceinline__ void tcFinish(float l, float m, const float (&acc)[NT
     }
 }
 
-template <typename T, int D, bool CL, bool NA>
-__global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                                   const void *bt, const void *lens, float *part_out,
-                                                                   float *part_ml, DeviceError *err) {
+// W warps a block: 4 (up to 3 blocks an SM) or 8 (one: little work, a block an SM; see makeDecodeFast). The
+// block's first reads - its sequence's length, its warp's first block ids and the queries - are issued together,
+// before any is waited for: the block ids speculatively, for tokens inside the block table's width, and checked
+// against the length once it is in (H100, bf16, kernel us, one read after the other -> together: 8x512x32/8x128
+// 14.96 -> 14.73, 16x1024 33.36 -> 33.03, attention 1 + 2047 keys 27.82 -> 27.16). Each warp walks steps of 16
+// tokens, a step's loads all issued before any is used (two steps' loads at once, 242 registers, measured slower:
+// H100 8x512 14.50 -> 15.15 us at 8 warps).
+template <int W>
+constexpr int tcMinBlocks() { return W == 4 ? 3 : 1; }
+template <typename T, int D, bool CL, bool NA, int W = kDecWarps>
+__global__ void __launch_bounds__(W * 32, tcMinBlocks<W>()) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
+                                                                          const void *bt, const void *lens, float *part_out,
+                                                                          float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     constexpr int KP = D / 32, NT = D / 8, VP = NT / 8;  // key pieces a token, n-tiles, value pieces a token
-    __shared__ float sm_acc[kDecWarps][kTcRows][D];
-    __shared__ float sm_ml[kDecWarps][kTcRows][2];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
-    const DecodeBlock at = decodeBlock(p, lens, kTcRows, err);
-    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0;
-    const int hc = at.hc, t0 = static_cast<int>(at.t0), t1 = static_cast<int>(at.t1);
+    __shared__ float sm_acc[W][kTcRows][D];
+    __shared__ float sm_ml[W][kTcRows][2];
     __shared__ uint4 sm_q[KP][32];
-    tcQuery<T, KP>(sm_q, p, q, seq, head0, hc);
+    dependentsMayLaunch();  // (as decodeBlock)
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+    const int bmask = static_cast<int>(p.block_size) - 1, shift = p.block_shift;
+    const int nblocks = static_cast<int>(p.num_blocks);
+    const long long part = blockIdx.x, seq = blockIdx.z, kvh = blockIdx.y / p.hpasses;
+    const int h0 = static_cast<int>(blockIdx.y % p.hpasses) * kTcRows, hc = min(kTcRows, static_cast<int>(p.group) - h0);
+    const long long head0 = kvh * p.group + h0, bt_row = seq * p.bt_s0;
+    const int t0 = static_cast<int>(part * p.part_len);
+    // the block table's entries of tokens s and s + 8 (0 at or past `limit`)
+    auto rawIds = [&](int s, long long limit, long long &x, long long &y) {
+        x = s < limit ? readIndex(bt, p.bt64, bt_row + (s >> shift) * p.bt_s1) : 0;
+        y = s + 8 < limit ? readIndex(bt, p.bt64, bt_row + ((s + 8) >> shift) * p.bt_s1) : 0;
+    };
+    // their block ids, -1 where bad (reported); tokens at or past t1 take 0
+    auto checkIds = [&](int s, int t1, long long x, long long y, int &a, int &b) {
+        x = s < t1 ? x : 0;
+        y = s + 8 < t1 ? y : 0;
+        a = x >= 0 && x < nblocks ? static_cast<int>(x) : -1;
+        b = y >= 0 && y < nblocks ? static_cast<int>(y) : -1;
+        if (a < 0 || b < 0) reportError(err, kErrIndex, p.op, kArgBlockTables, a < 0 ? x : y, p.num_blocks);
+    };
+    long long n = readIndex(lens, p.len64, seq * p.len_s0);
+    long long x0, y0;
+    rawIds(t0 + warp * 16, p.max_tokens, x0, y0);
+    uint4 qw[KP];
+#pragma unroll
+    for (int jj = 0; jj < KP; ++jj) {
+        qw[jj] = warp == 0 && g < hc ? *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c)
+                                     : make_uint4(0, 0, 0, 0);
+    }
+    if (n < 0 || n > p.max_tokens) {  // (as rowMeta: reported once, by the sequence's first block)
+        if (part == 0 && blockIdx.y == 0 && threadIdx.x == 0) reportError(err, kErrSeqLen, p.op, kArgSeqLens, seq, n, 0, p.max_tokens);
+        n = 0;
+    }
+    const int t1 = static_cast<int>(min(n, static_cast<long long>(t0) + p.part_len));
+    if (warp == 0) {  // the queries of head g as stored (see tcQuery)
+#pragma unroll
+        for (int jj = 0; jj < KP; ++jj) sm_q[jj][lane] = qw[jj];
+    }
+    int ida = 0, idb = 0, na = 0, nb = 0;
+    if (t0 + warp * 16 < t1) checkIds(t0 + warp * 16, t1, x0, y0, ida, idb);
     __syncthreads();
     float acc[NT][2];
 #pragma unroll
     for (int i = 0; i < NT; ++i) acc[i][0] = acc[i][1] = 0.0f;
     float m = -INFINITY, l = 0.0f;
     const T *kbase = kc + kvh * p.k_s1, *vbase = vc + kvh * p.v_s1;
-    const int bmask = static_cast<int>(p.block_size) - 1, shift = p.block_shift;
-    const long long bt_row = seq * p.bt_s0;
-    const int nblocks = static_cast<int>(p.num_blocks);
-    auto readIds = [&](int s, int &a, int &b) {  // the blocks of tokens s..s+7, s+8..s+15 (-1 when out of range)
-        long long x = s < t1 ? readIndex(bt, p.bt64, bt_row + (s >> shift) * p.bt_s1) : 0;
-        long long y = s + 8 < t1 ? readIndex(bt, p.bt64, bt_row + ((s + 8) >> shift) * p.bt_s1) : 0;
-        a = x >= 0 && x < nblocks ? static_cast<int>(x) : -1;
-        b = y >= 0 && y < nblocks ? static_cast<int>(y) : -1;
-        if (a < 0 || b < 0) reportError(err, kErrIndex, p.op, kArgBlockTables, a < 0 ? x : y, p.num_blocks);
-    };
-    int ida = 0, idb = 0, na = 0, nb = 0;
-    if (t0 + warp * 16 < t1) readIds(t0 + warp * 16, ida, idb);
-    for (int s0 = t0 + warp * 16; s0 < t1; s0 += kDecWarps * 16) {
+    for (int s0 = t0 + warp * 16; s0 < t1; s0 += W * 16) {
         bool bada = ida < 0, badb = idb < 0;
         // keys: tokens s0 + g (tile 0) and s0 + 8 + g (tile 1); values: tokens 2c, 2c+1 (block a), 2c+8, 2c+9 (b)
         uint4 kr[2][KP], vr[4][VP];
@@ -1193,7 +1226,11 @@ __global__ void __launch_bounds__(kDecWarps * 32, 3) decodeTcKernel(AttnParams p
 #pragma unroll
             for (int i = 0; i < VP; ++i) vr[u][i] = ok ? loadKV<NA>(row + 64 * i) : make_uint4(0, 0, 0, 0);
         }
-        if (s0 + kDecWarps * 16 < t1) readIds(s0 + kDecWarps * 16, na, nb);
+        if (s0 + W * 16 < t1) {
+            long long x, y;
+            rawIds(s0 + W * 16, t1, x, y);
+            checkIds(s0 + W * 16, t1, x, y, na, nb);
+        }
         float sc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [tile][token 2c, 2c+1] for head g
         tcScores<T, KP>(sc, sm_q, [&](int tile, int jj) { return kr[tile][jj]; });
         unsigned vis = 0;
@@ -1367,6 +1404,23 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     long long part_len = (p.max_tokens + want - 1) / want;
     part_len = std::max(unit, (part_len + unit - 1) / unit * unit);
     long long parts = p.max_tokens <= 0 ? 1 : (p.max_tokens + part_len - 1) / part_len;
+    // The tensor-core kernel with little work in blocks of 8 warps, one an SM (partitions twice as long: a
+    // warp's steps halve, the cluster's merge has fewer ranks), where that still gives at least half the SMs a
+    // block and needs no second kernel (H200, bf16, kernel us, 4 warps -> 8: 8x512x32/8x128 13.41 -> 12.43
+    // (SDPA 10.56), 16x1024 25.85 -> 24.96 (26.01); H100 14.73 -> 14.50, 33.03 -> 32.34; attention with 1 +
+    // 511 keys, 32 blocks of 8 warps against 64 of 4: 8.20 -> 8.76 on the H200, so not there)
+    int warps = kDecWarps;
+    if (tc && little) {
+        const long long unit8 = 8 * 16, want8 = std::max(1LL, 132LL / pairs);
+        long long len8 = (p.max_tokens + want8 - 1) / want8;
+        len8 = std::max(unit8, (len8 + unit8 - 1) / unit8 * unit8);
+        const long long parts8 = p.max_tokens <= 0 ? 1 : (p.max_tokens + len8 - 1) / len8;
+        if (pairs * parts8 >= 66 && (parts8 == 1 || (parts8 <= 8 && clustersAvailable()))) {
+            warps = 8;
+            part_len = len8;
+            parts = parts8;
+        }
+    }
     if (parts > 65535) return false;
     p.part_len = static_cast<int>(part_len);
     p.parts = static_cast<int>(parts);
@@ -1382,7 +1436,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // atomic in every block, was slower: GQA 149.3 -> 155.6 us kernel time, MHA 542.9 -> 557.3.)
     const bool cl = tc && little && parts >= 2 && parts <= 8 && clustersAvailable();
     made->workspace = parts > 1 && !cl ? static_cast<size_t>(p.rows * p.heads * parts) * (p.d + 2) * sizeof(float) : 0;
-    auto launch = [p, G, tc, cl, bulk, little, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
+    auto launch = [p, G, tc, cl, bulk, little, warps, has_alibi](auto ttag, const LaunchArgs &a) -> infiniStatus_t {
         using T = typename decltype(ttag)::type;
         T *out = static_cast<T *>(a.data[0]);
         const T *q = static_cast<const T *>(a.data[1]);
@@ -1402,8 +1456,11 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
                 launchClusters(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
                                a.data[5], part_out, part_ml, a.err);
             } else {  // (if the ring's shared memory is refused: the register kernel)
-                auto kern = cl ? decodeTcKernel<T, DD, true, true> : little ? decodeTcKernel<T, DD, false, true> : decodeTcKernel<T, DD, false, false>;
-                launchClusters(kern, grid, kDecWarps * 32, 0, cl ? static_cast<int>(gp) : 0, a.stream, p, out, q, kc, vc, a.data[4],
+                auto kern = warps == 8 ? (cl ? decodeTcKernel<T, DD, true, true, 8> : decodeTcKernel<T, DD, false, true, 8>)
+                            : cl       ? decodeTcKernel<T, DD, true, true>
+                            : little   ? decodeTcKernel<T, DD, false, true>
+                                       : decodeTcKernel<T, DD, false, false>;
+                launchClusters(kern, grid, warps * 32, 0, cl ? static_cast<int>(gp) : 0, a.stream, p, out, q, kc, vc, a.data[4],
                                a.data[5], part_out, part_ml, a.err);
             }
         };
