@@ -414,6 +414,16 @@ def test_attention_with_cache(device, dtype, heads, kv_heads, d, pos, seq):
     check_attention(device, dtype, heads, kv_heads, d, pos, seq)
 
 
+# One new row after a long history, 32 query heads on 8 kv heads (the decode plans that take blocks of 8 warps in
+# at most 8 partitions of a cluster on the GPU) and on 32 (MHA).
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kv_heads", [8, 32])
+@pytest.mark.parametrize("pos", [1000, 2047])
+def test_attention_decode_after_long_history(device, dtype, kv_heads, pos):
+    check_attention(device, dtype, 32, kv_heads, 128, pos, 1)
+
+
 def check_attention(device, dtype, heads, kv_heads, d, pos, seq):
     """attention of seq new rows after pos cached ones: the caches hold the new keys and values at [pos, pos + seq),
     the rest unchanged, and the output matches a causal float32 reference."""

@@ -1404,18 +1404,20 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     long long part_len = (p.max_tokens + want - 1) / want;
     part_len = std::max(unit, (part_len + unit - 1) / unit * unit);
     long long parts = p.max_tokens <= 0 ? 1 : (p.max_tokens + part_len - 1) / part_len;
-    // The tensor-core kernel with little work in blocks of 8 warps, one an SM (partitions twice as long: a
-    // warp's steps halve, the cluster's merge has fewer ranks), where that still gives at least half the SMs a
-    // block and needs no second kernel (H200, bf16, kernel us, 4 warps -> 8: 8x512x32/8x128 13.41 -> 12.43
-    // (SDPA 10.56), 16x1024 25.85 -> 24.96 (26.01); H100 14.73 -> 14.50, 33.03 -> 32.34; attention with 1 +
-    // 511 keys, 32 blocks of 8 warps against 64 of 4: 8.20 -> 8.76 on the H200, so not there)
+    // The tensor-core kernel with little work in blocks of 8 warps, one an SM, in at most 8 partitions (one
+    // cluster, no second kernel; partitions at least twice as long: a warp's steps halve, the cluster's merge has
+    // fewer ranks), where that still gives 64+ blocks (H200, bf16, kernel us, 4 warps -> 8: 8x512x32/8x128 13.41
+    // -> 12.43 (SDPA 10.56), 16x1024 25.85 -> 24.96 (26.01); H100 14.73 -> 14.50, 33.03 -> 32.34. attention, one
+    // row after 2047 keys, 8 kv heads, H100: 16 partitions of 4 warps and combineKernel 27.06 us -> 8 of 8 warps
+    // 13.15 (compile 13.93); after 511 keys, 32 blocks of 8 warps against 64 of 4: 8.20 -> 8.76 on the H200, so
+    // not there)
     int warps = kDecWarps;
     if (tc && little) {
         const long long unit8 = 8 * 16, want8 = std::max(1LL, 132LL / pairs);
-        long long len8 = (p.max_tokens + want8 - 1) / want8;
+        long long len8 = std::max((p.max_tokens + want8 - 1) / want8, (p.max_tokens + 7) / 8);
         len8 = std::max(unit8, (len8 + unit8 - 1) / unit8 * unit8);
-        const long long parts8 = p.max_tokens <= 0 ? 1 : (p.max_tokens + len8 - 1) / len8;
-        if (pairs * parts8 >= 66 && (parts8 == 1 || (parts8 <= 8 && clustersAvailable()))) {
+        const long long parts8 = p.max_tokens <= 0 ? 1 : (p.max_tokens + len8 - 1) / len8;  // at most 8
+        if (pairs * parts8 >= 64 && (parts8 == 1 || clustersAvailable())) {
             warps = 8;
             part_len = len8;
             parts = parts8;
