@@ -1,9 +1,11 @@
 // attention.cuh: attention (dense KV cache), paged_attention (decode) and paged_attention_prefill. Compiled as
-// three translation units, one an op (attention_decode.cu, attention_prefill.cu, attention_dense.cu, each defining
-// its INFINI_ATTN_* before including this), so that the nvidia build's longest compile is split three ways (one
-// file took 149 s of the H100 machine's 168 s backend build). Each unit defines its op's entry point and the
-// non-template helpers only it uses; the templates it instantiates are its own (the decode fast path's plan,
-// makeDecodeFast, is defined in the decode unit and called from the dense one: attention's decode-sized calls take it).
+// four translation units (attention_decode.cu, attention_prefill.cu, attention_prefill_bf16.cu, attention_dense.cu,
+// each defining its INFINI_ATTN_* before including this), so that the nvidia build's longest compile is split (one
+// file took 149 s of the H100 machine's 168 s backend build; as three units, one an op, the prefill's took 92 s of
+// 111). Each unit defines its op's entry point and the non-template helpers only it uses; the templates it
+// instantiates are its own (the decode fast path's plan, makeDecodeFast, is defined in the decode unit and called
+// from the dense one: attention's decode-sized calls take it; the prefill's tiled kernels for bf16, flashPrefillBf16,
+// are instantiated in their own unit: nvcc here, one job, 122 s for the prefill unit -> 72 s + 57 s).
 // The general kernel (every dtype, head_dim, alibi; and rows too few for the tiled one) is split-K: a
 // block takes one query row, the query heads that share one kv head, and one partition of the keys.
 // Scores: each lane of a warp takes its own key row (the warp's 32 rows stay in L1 while it reads them 16
@@ -20,8 +22,8 @@
 
 #include "common.cuh"
 
-#if !defined(INFINI_ATTN_DECODE) && !defined(INFINI_ATTN_PREFILL) && !defined(INFINI_ATTN_DENSE)
-#error "attention.cuh: define INFINI_ATTN_DECODE, INFINI_ATTN_PREFILL or INFINI_ATTN_DENSE before including it"
+#if !defined(INFINI_ATTN_DECODE) && !defined(INFINI_ATTN_PREFILL) && !defined(INFINI_ATTN_PREFILL_BF16) && !defined(INFINI_ATTN_DENSE)
+#error "attention.cuh: define INFINI_ATTN_DECODE, INFINI_ATTN_PREFILL, INFINI_ATTN_PREFILL_BF16 or INFINI_ATTN_DENSE before including it"
 #endif
 
 namespace infini::nvidia::ops {
@@ -51,6 +53,21 @@ struct AttnParams {
 // The decode fast path's plan, or false when the shape or dtype is not one it takes. Defined in the decode unit
 // (external linkage, as AttnParams has) and called by the dense one too: attention's decode-sized calls take it.
 bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *made);
+
+// A tiled-kernel plan (makeFlash): the call's params, the gathered form's (pg), where the gathered keys and values
+// lie in the workspace, the gathered slots, the row tiles' cap, the form (0 paged, 1 gathered, 2 split), the
+// grouping G4 and the rows a block.
+struct FlashPlan {
+    AttnParams p, pg;
+    size_t g_off, g_bytes;
+    long long slots, cap;
+    int form, G4, rb;
+};
+
+// The tiled prefill's launch for fp16 and for bf16: each dtype's kernels in their own unit (attention_prefill.cu,
+// attention_prefill_bf16.cu), so that the build's longest compile is split two ways.
+infiniStatus_t flashPrefillF16(const FlashPlan &f, const LaunchArgs &a);
+infiniStatus_t flashPrefillBf16(const FlashPlan &f, const LaunchArgs &a);
 
 namespace {
 
@@ -2376,6 +2393,103 @@ inline bool flashSplitPays(const AttnParams &p) {
 
 // The tiled kernel's plan for paged_attention_prefill (M = kPrefill) and attention (kDense), or false
 // when the dtype, head_dim, alibi or strides are not its own; ws: the tile list's bytes (prefill).
+// The tiled kernel's launch for dtype TT under plan f (makeFlash): the prefill's checks and tile list, its gather
+// where the plan has one, then the kernel of the plan's form.
+template <Mode M, typename TT>
+infiniStatus_t flashRun(const FlashPlan &f, const LaunchArgs &a) {
+    const AttnParams &p = f.p, &pg = f.pg;
+    const size_t g_off = f.g_off, g_bytes = f.g_bytes;
+    const long long slots = f.slots, cap = f.cap;
+    const int form = f.form, G4 = f.G4, rb = f.rb;
+    // (Hopper: the tiled kernel, and the gather, launched as programmatic dependents of the kernel before
+    // them, H100, 38th session: prefill 4 x 64 15.9 -> 14.7 us, 1 x 512 25.7 -> 24.8, 4 x 1024 133.1 -> 130.8;
+    // attention 1024 38.8 -> 37.7, 2048 101.0 -> 99.9; and with the kernels before them letting them be placed
+    // at their start (dependentsMayLaunch): 4 x 64 15.15 -> 14.70, 1 x 512 25.14 -> 24.83, attention 1024
+    // 38.03 -> 37.41, 2048 100.19 -> 99.46)
+    const bool wg = flashWgmma(), pdl = wg;
+    const bool pre = M == Mode::kPrefill;
+    const void *q = a.data[pre ? 1 : 3], *kc = a.data[pre ? 2 : 1], *vc = a.data[pre ? 3 : 2], *bt = pre ? a.data[4] : nullptr;
+    const void *lens = pre ? a.data[5] : nullptr, *cu = pre ? a.data[6] : nullptr;
+    // the tiled kernel, form WW (its tiles by pk.self_tiles)
+    auto flash = [&](auto ttag, auto dtag, auto gtag, auto wtag, const AttnParams &pk, const void *k, const void *v) {
+        using T = typename decltype(ttag)::type;
+        constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
+        constexpr int WW = decltype(wtag)::value;
+        auto kern = flashKernel<M, T, DD, GG, WW>;
+        static SmemAllowance allowance;
+        allowance.ensure(kern, kFlashSmem<M, DD, WW>);  // (if refused, the launch reports it)
+        const int4 *tiles = pre ? static_cast<const int4 *>(a.workspace) : nullptr;
+        // (WG 2: a block a tile, or persistent - at most a block an SM - where the tiles' order is the longest
+        // first: dense attention, a prefill of one sequence (a call of several orders its tiles sequence by
+        // sequence, which the hardware's placement balances and a fixed round-robin did not: 4 x 1024 118.6 ->
+        // 157.8 us); see flashKernel)
+        const long long items = p.heads / GG * cap;
+        const bool persist = WW == 2 && (M == Mode::kDense || p.seqs == 1);
+        dim3 grid = WW == 2 ? dim3(static_cast<unsigned>(persist ? std::min<long long>(items, smCount()) : items), 1)
+                            : dim3(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
+        launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, pk, static_cast<T *>(a.data[0]),
+                 static_cast<const T *>(q), static_cast<const T *>(k), static_cast<const T *>(v), bt, tiles, a.err, lens, cu);
+    };
+    auto byW = [&](auto ttag, auto dtag, auto gtag) {
+        using I0 = std::integral_constant<int, 0>;
+        using I1 = std::integral_constant<int, 1>;
+        using I2 = std::integral_constant<int, 2>;
+        if constexpr (M == Mode::kDense) {
+            if (!wg) flash(ttag, dtag, gtag, I0{}, p, kc, vc);
+            else flash(ttag, dtag, gtag, I2{}, p, kc, vc);
+        } else {
+            // the checks of cu_seqlens_q and seq_lens, and the tile list where the blocks take it
+            const bool list = !wg || p.self_tiles == kTilesList;
+            flashTilesKernel<<<1, 256, 0, a.stream>>>(p, lens, cu, rb, list ? static_cast<int>(cap) : 0,
+                                                      list ? static_cast<int4 *>(a.workspace) : nullptr, a.err);
+            if (!wg) {  // (planned where wg held: this device lacks sm_90a, so the list and no gather)
+                AttnParams pk = p;
+                pk.self_tiles = kTilesList;
+                flash(ttag, dtag, gtag, I0{}, pk, kc, vc);
+            } else if (form == 0) {
+                flash(ttag, dtag, gtag, I1{}, p, kc, vc);
+            } else {
+                using T = typename decltype(ttag)::type;
+                constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
+                // the gather: (pieces, kv heads, slots) blocks, at most 1024 a slot and head; a split call's
+                // (pieces, kv heads), at most ~512 (a wave at 4 an SM: most such calls gather little or none)
+                unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
+                const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
+                const long long gx = std::min(per, form == 2 ? std::max(1LL, 512 / p.kv_heads) : 1024LL);
+                dim3 ggrid(static_cast<unsigned>(gx), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(form == 2 ? 1 : slots));
+                AttnParams pq = p;
+                if (form == 2) pq.self_tiles = kTilesGathered;
+                launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, pq, static_cast<const uint16_t *>(kc),
+                         static_cast<const uint16_t *>(vc), bt, lens, cu, L, reinterpret_cast<uint16_t *>(gk),
+                         reinterpret_cast<uint16_t *>(gv), a.err);
+                if (form == 1) {
+                    flash(ttag, dtag, gtag, I2{}, pg, gk, gv);
+                } else {
+                    auto kern = flashSplitKernel<T, DD, GG>;
+                    constexpr int smem = std::max(kFlashSmem<M, DD, 1>, kFlashSmem<M, DD, 2>);
+                    static SmemAllowance allowance;
+                    allowance.ensure(kern, smem);
+                    dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
+                    // (launched plainly: as the gather's programmatic dependent, its paged tiles starting while
+                    // the gather ran, it took 3-5 us more where nothing is gathered: 16 x 128 / 2048 230.9 vs
+                    // 227.6, 64 x 32 / 2048 262.2 vs 257.2; and at most 2.3 us less where some is, H100)
+                    launchEx(kern, grid, kFlashWarps * 32, smem, a.stream, 0, false, p, pg, static_cast<T *>(a.data[0]),
+                             static_cast<const T *>(q), static_cast<const T *>(kc), static_cast<const T *>(vc),
+                             reinterpret_cast<const T *>(gk), reinterpret_cast<const T *>(gv), bt, a.err, lens, cu);
+                }
+            }
+        }
+    };
+    auto byG = [&](auto ttag, auto dtag) {
+        if (G4 == 4) byW(ttag, dtag, std::integral_constant<int, 4>{});
+        else if (G4 == 2) byW(ttag, dtag, std::integral_constant<int, 2>{});
+        else byW(ttag, dtag, std::integral_constant<int, 1>{});
+    };
+    if (p.d == 64) byG(TypeTag<TT>{}, std::integral_constant<int, 64>{});
+    else byG(TypeTag<TT>{}, std::integral_constant<int, 128>{});
+    return launched(M == Mode::kPrefill ? "paged_attention_prefill" : "attention");
+}
+
 template <Mode M>
 bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch, size_t *ws) {
     if (dtype != INFINI_DTYPE_F16 && dtype != INFINI_DTYPE_BF16) return false;
@@ -2421,100 +2535,13 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
         }
     }
     p.self_tiles = pg.self_tiles = tmode;
+    const FlashPlan f{p, pg, g_off, g_bytes, slots, cap, form, G4, rb};
     const bool bf = dtype == INFINI_DTYPE_BF16;
-    *launch = [p, pg, g_off, g_bytes, slots, form, G4, rb, cap, bf](const LaunchArgs &a) -> infiniStatus_t {
-        // (Hopper: the tiled kernel, and the gather, launched as programmatic dependents of the kernel before
-        // them, H100, 38th session: prefill 4 x 64 15.9 -> 14.7 us, 1 x 512 25.7 -> 24.8, 4 x 1024 133.1 -> 130.8;
-        // attention 1024 38.8 -> 37.7, 2048 101.0 -> 99.9; and with the kernels before them letting them be placed
-        // at their start (dependentsMayLaunch): 4 x 64 15.15 -> 14.70, 1 x 512 25.14 -> 24.83, attention 1024
-        // 38.03 -> 37.41, 2048 100.19 -> 99.46)
-        const bool wg = flashWgmma(), pdl = wg;
-        const bool pre = M == Mode::kPrefill;
-        const void *q = a.data[pre ? 1 : 3], *kc = a.data[pre ? 2 : 1], *vc = a.data[pre ? 3 : 2], *bt = pre ? a.data[4] : nullptr;
-        const void *lens = pre ? a.data[5] : nullptr, *cu = pre ? a.data[6] : nullptr;
-        // the tiled kernel, form WW (its tiles by pk.self_tiles)
-        auto flash = [&](auto ttag, auto dtag, auto gtag, auto wtag, const AttnParams &pk, const void *k, const void *v) {
-            using T = typename decltype(ttag)::type;
-            constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
-            constexpr int WW = decltype(wtag)::value;
-            auto kern = flashKernel<M, T, DD, GG, WW>;
-            static SmemAllowance allowance;
-            allowance.ensure(kern, kFlashSmem<M, DD, WW>);  // (if refused, the launch reports it)
-            const int4 *tiles = pre ? static_cast<const int4 *>(a.workspace) : nullptr;
-            // (WG 2: a block a tile, or persistent - at most a block an SM - where the tiles' order is the longest
-            // first: dense attention, a prefill of one sequence (a call of several orders its tiles sequence by
-            // sequence, which the hardware's placement balances and a fixed round-robin did not: 4 x 1024 118.6 ->
-            // 157.8 us); see flashKernel)
-            const long long items = p.heads / GG * cap;
-            const bool persist = WW == 2 && (M == Mode::kDense || p.seqs == 1);
-            dim3 grid = WW == 2 ? dim3(static_cast<unsigned>(persist ? std::min<long long>(items, smCount()) : items), 1)
-                                : dim3(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-            launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, pk, static_cast<T *>(a.data[0]),
-                     static_cast<const T *>(q), static_cast<const T *>(k), static_cast<const T *>(v), bt, tiles, a.err, lens, cu);
-        };
-        auto byW = [&](auto ttag, auto dtag, auto gtag) {
-            using I0 = std::integral_constant<int, 0>;
-            using I1 = std::integral_constant<int, 1>;
-            using I2 = std::integral_constant<int, 2>;
-            if constexpr (M == Mode::kDense) {
-                if (!wg) flash(ttag, dtag, gtag, I0{}, p, kc, vc);
-                else flash(ttag, dtag, gtag, I2{}, p, kc, vc);
-            } else {
-                // the checks of cu_seqlens_q and seq_lens, and the tile list where the blocks take it
-                const bool list = !wg || p.self_tiles == kTilesList;
-                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, lens, cu, rb, list ? static_cast<int>(cap) : 0,
-                                                          list ? static_cast<int4 *>(a.workspace) : nullptr, a.err);
-                if (!wg) {  // (planned where wg held: this device lacks sm_90a, so the list and no gather)
-                    AttnParams pk = p;
-                    pk.self_tiles = kTilesList;
-                    flash(ttag, dtag, gtag, I0{}, pk, kc, vc);
-                } else if (form == 0) {
-                    flash(ttag, dtag, gtag, I1{}, p, kc, vc);
-                } else {
-                    using T = typename decltype(ttag)::type;
-                    constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
-                    // the gather: (pieces, kv heads, slots) blocks, at most 1024 a slot and head; a split call's
-                    // (pieces, kv heads), at most ~512 (a wave at 4 an SM: most such calls gather little or none)
-                    unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
-                    const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
-                    const long long gx = std::min(per, form == 2 ? std::max(1LL, 512 / p.kv_heads) : 1024LL);
-                    dim3 ggrid(static_cast<unsigned>(gx), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(form == 2 ? 1 : slots));
-                    AttnParams pq = p;
-                    if (form == 2) pq.self_tiles = kTilesGathered;
-                    launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, pq, static_cast<const uint16_t *>(kc),
-                             static_cast<const uint16_t *>(vc), bt, lens, cu, L, reinterpret_cast<uint16_t *>(gk),
-                             reinterpret_cast<uint16_t *>(gv), a.err);
-                    if (form == 1) {
-                        flash(ttag, dtag, gtag, I2{}, pg, gk, gv);
-                    } else {
-                        auto kern = flashSplitKernel<T, DD, GG>;
-                        constexpr int smem = std::max(kFlashSmem<M, DD, 1>, kFlashSmem<M, DD, 2>);
-                        static SmemAllowance allowance;
-                        allowance.ensure(kern, smem);
-                        dim3 grid(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
-                        // (launched plainly: as the gather's programmatic dependent, its paged tiles starting while
-                        // the gather ran, it took 3-5 us more where nothing is gathered: 16 x 128 / 2048 230.9 vs
-                        // 227.6, 64 x 32 / 2048 262.2 vs 257.2; and at most 2.3 us less where some is, H100)
-                        launchEx(kern, grid, kFlashWarps * 32, smem, a.stream, 0, false, p, pg, static_cast<T *>(a.data[0]),
-                                 static_cast<const T *>(q), static_cast<const T *>(kc), static_cast<const T *>(vc),
-                                 reinterpret_cast<const T *>(gk), reinterpret_cast<const T *>(gv), bt, a.err, lens, cu);
-                    }
-                }
-            }
-        };
-        auto byG = [&](auto ttag, auto dtag) {
-            if (G4 == 4) byW(ttag, dtag, std::integral_constant<int, 4>{});
-            else if (G4 == 2) byW(ttag, dtag, std::integral_constant<int, 2>{});
-            else byW(ttag, dtag, std::integral_constant<int, 1>{});
-        };
-        auto byD = [&](auto ttag) {
-            if (p.d == 64) byG(ttag, std::integral_constant<int, 64>{});
-            else byG(ttag, std::integral_constant<int, 128>{});
-        };
-        if (bf) byD(TypeTag<__nv_bfloat16>{});
-        else byD(TypeTag<__half>{});
-        return launched(M == Mode::kPrefill ? "paged_attention_prefill" : "attention");
-    };
+    if constexpr (M == Mode::kPrefill) {  // (each dtype's kernels in their own unit)
+        *launch = [f, bf](const LaunchArgs &a) { return bf ? flashPrefillBf16(f, a) : flashPrefillF16(f, a); };
+    } else {
+        *launch = [f, bf](const LaunchArgs &a) { return bf ? flashRun<M, __nv_bfloat16>(f, a) : flashRun<M, __half>(f, a); };
+    }
     return true;
 }
 
@@ -2626,6 +2653,13 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &prm, int, Made *m) {
     return INFINI_STATUS_SUCCESS;
 }
 #endif  // INFINI_ATTN_DECODE
+
+#ifdef INFINI_ATTN_PREFILL
+infiniStatus_t flashPrefillF16(const FlashPlan &f, const LaunchArgs &a) { return flashRun<Mode::kPrefill, __half>(f, a); }
+#endif
+#ifdef INFINI_ATTN_PREFILL_BF16
+infiniStatus_t flashPrefillBf16(const FlashPlan &f, const LaunchArgs &a) { return flashRun<Mode::kPrefill, __nv_bfloat16>(f, a); }
+#endif
 
 #ifdef INFINI_ATTN_PREFILL  // paged_attention_prefill: the general kernel and the tiled one's paged forms
 infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Made *m) {
