@@ -90,6 +90,15 @@ def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
     check_decode(device, dtype, [1, 300, 1029, 2048], heads, kv_heads, d, 16, torch.rand(heads) / 64 if alibi else None)
 
 
+# Many short sequences, 32 query heads on 8 kv heads: on the GPU the little decode plan of one 8-warp block a
+# (sequence, kv head), one partition (16 sequences x 8 kv heads fill the SMs); lengths 1 to the table's 512 tokens.
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("d", [64, 128])
+def test_paged_attention_decode_many_short_sequences(device, dtype, d):
+    check_decode(device, dtype, [1, 16, 17, 100, 255, 256, 257, 300, 384, 400, 450, 480, 500, 511, 512, 3], 32, 8, d, 16, None)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("heads, kv_heads, d", [(32, 8, 128), (8, 8, 128), (4, 2, 64)])
