@@ -81,6 +81,15 @@ struct RowMeta {
     long long seq, n, qpos;  // n keys visible; qpos the query's position
 };
 
+// A decode row's key count from its seq_lens entry n: 0 where n is outside [0, max_tokens] (reported if `report`).
+__device__ __forceinline__ long long decodeLength(const AttnParams &p, long long row, long long n, DeviceError *err, bool report) {
+    if (n < 0 || n > p.max_tokens) {
+        if (report) reportError(err, kErrSeqLen, p.op, kArgSeqLens, row, n, 0, p.max_tokens);
+        return 0;
+    }
+    return n;
+}
+
 template <Mode M>
 __device__ RowMeta rowMeta(const AttnParams &p, long long row, const void *lens, const void *cu, DeviceError *err,
                            bool report) {
@@ -90,11 +99,7 @@ __device__ RowMeta rowMeta(const AttnParams &p, long long row, const void *lens,
         r.qpos = p.pos + row;
     } else if constexpr (M == Mode::kDecode) {
         r.seq = row;
-        long long n = readIndex(lens, p.len64, row * p.len_s0);
-        if (n < 0 || n > p.max_tokens) {
-            if (report) reportError(err, kErrSeqLen, p.op, kArgSeqLens, row, n, 0, p.max_tokens);
-            n = 0;
-        }
+        const long long n = decodeLength(p, row, readIndex(lens, p.len64, row * p.len_s0), err, report);
         r.n = n;
         r.qpos = n - 1;
     } else {
@@ -746,7 +751,9 @@ struct DecodeBlock {
 };
 
 // (Every decode kernel starts here: it also lets the partitions' combineKernel be placed, see launchDependent.)
-__device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const void *lens, int R, DeviceError *err) {
+// decodePlace: the block's place alone (no memory read: a kernel may issue its first reads beside the length's);
+// decodeSetLength then takes the sequence's seq_lens entry n. decodeBlock: both, the length read between.
+__device__ __forceinline__ DecodeBlock decodePlace(const AttnParams &p, int R) {
     dependentsMayLaunch();
     DecodeBlock b;
     b.part = blockIdx.x;
@@ -755,10 +762,16 @@ __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const vo
     int h0 = static_cast<int>(blockIdx.y % p.hpasses) * R;
     b.hc = min(R, static_cast<int>(p.group) - h0);
     b.head0 = b.kvh * p.group + h0;
-    bool report = b.part == 0 && blockIdx.y == 0 && threadIdx.x == 0;
-    b.n = rowMeta<Mode::kDecode>(p, b.seq, lens, nullptr, err, report).n;
     b.t0 = b.part * p.part_len;
+    return b;
+}
+__device__ __forceinline__ void decodeSetLength(DecodeBlock &b, const AttnParams &p, long long n, DeviceError *err) {
+    b.n = decodeLength(p, b.seq, n, err, b.part == 0 && blockIdx.y == 0 && threadIdx.x == 0);
     b.t1 = min(b.n, b.t0 + p.part_len);
+}
+__device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const void *lens, int R, DeviceError *err) {
+    DecodeBlock b = decodePlace(p, R);
+    decodeSetLength(b, p, readIndex(lens, p.len64, b.seq * p.len_s0), err);
     return b;
 }
 
@@ -1063,19 +1076,30 @@ __device__ __forceinline__ uint4 loadKV(const void *p) {
 // The tensor-core decode's pieces that its two kernels (keys/values through registers, or by bulk copies
 // into shared memory) share.
 // Query pieces of head g as stored, into shared memory by warp 0 (each lane reads back its own each step:
-// fewer registers): words 0-1 feed k-step 2jj, words 2-3 k-step 2jj+1.
+// fewer registers): words 0-1 feed k-step 2jj, words 2-3 k-step 2jj+1. tcQueryLoad: warp 0's loads (zeros
+// elsewhere), tcQueryStore: into shared memory; tcQuery: both.
+template <typename T, int KP>
+__device__ __forceinline__ void tcQueryLoad(uint4 (&qw)[KP], const AttnParams &p, const T *q, long long seq, long long head0, int hc) {
+    const int lane = threadIdx.x % 32, g = lane / 4, c = lane % 4;
+#pragma unroll
+    for (int jj = 0; jj < KP; ++jj) {
+        qw[jj] = threadIdx.x / 32 == 0 && g < hc ? *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c)
+                                                 : make_uint4(0, 0, 0, 0);
+    }
+}
+template <int KP>
+__device__ __forceinline__ void tcQueryStore(uint4 (&sm_q)[KP][32], const uint4 (&qw)[KP]) {
+    if (threadIdx.x / 32 == 0) {
+#pragma unroll
+        for (int jj = 0; jj < KP; ++jj) sm_q[jj][threadIdx.x % 32] = qw[jj];
+    }
+}
 template <typename T, int KP>
 __device__ __forceinline__ void tcQuery(uint4 (&sm_q)[KP][32], const AttnParams &p, const T *q, long long seq, long long head0,
                                         int hc) {
-    const int lane = threadIdx.x % 32, g = lane / 4, c = lane % 4;
-    if (threadIdx.x / 32 == 0) {
-#pragma unroll
-        for (int jj = 0; jj < KP; ++jj) {
-            uint4 w = make_uint4(0, 0, 0, 0);
-            if (g < hc) w = *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c);
-            sm_q[jj][lane] = w;
-        }
-    }
+    uint4 qw[KP];
+    tcQueryLoad<T, KP>(qw, p, q, seq, head0, hc);
+    tcQueryStore<KP>(sm_q, qw);
 }
 
 // A step's scores sc[tile][e] (head g, token tile * 8 + 2c + e) = Q K^T; key(tile, jj): the lane's key
@@ -1176,14 +1200,12 @@ __global__ void __launch_bounds__(W * 32, tcMinBlocks<W>()) decodeTcKernel(AttnP
     __shared__ float sm_acc[W][kTcRows][D];
     __shared__ float sm_ml[W][kTcRows][2];
     __shared__ uint4 sm_q[KP][32];
-    dependentsMayLaunch();  // (as decodeBlock)
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
     const int bmask = static_cast<int>(p.block_size) - 1, shift = p.block_shift;
     const int nblocks = static_cast<int>(p.num_blocks);
-    const long long part = blockIdx.x, seq = blockIdx.z, kvh = blockIdx.y / p.hpasses;
-    const int h0 = static_cast<int>(blockIdx.y % p.hpasses) * kTcRows, hc = min(kTcRows, static_cast<int>(p.group) - h0);
-    const long long head0 = kvh * p.group + h0, bt_row = seq * p.bt_s0;
-    const int t0 = static_cast<int>(part * p.part_len);
+    DecodeBlock at = decodePlace(p, kTcRows);
+    const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0, bt_row = seq * p.bt_s0;
+    const int hc = at.hc, t0 = static_cast<int>(at.t0);
     // the block table's entries of tokens s and s + 8 (0 at or past `limit`)
     auto rawIds = [&](int s, long long limit, long long &x, long long &y) {
         x = s < limit ? readIndex(bt, p.bt64, bt_row + (s >> shift) * p.bt_s1) : 0;
@@ -1197,24 +1219,14 @@ __global__ void __launch_bounds__(W * 32, tcMinBlocks<W>()) decodeTcKernel(AttnP
         b = y >= 0 && y < nblocks ? static_cast<int>(y) : -1;
         if (a < 0 || b < 0) reportError(err, kErrIndex, p.op, kArgBlockTables, a < 0 ? x : y, p.num_blocks);
     };
-    long long n = readIndex(lens, p.len64, seq * p.len_s0);
+    const long long len = readIndex(lens, p.len64, seq * p.len_s0);
     long long x0, y0;
     rawIds(t0 + warp * 16, p.max_tokens, x0, y0);
     uint4 qw[KP];
-#pragma unroll
-    for (int jj = 0; jj < KP; ++jj) {
-        qw[jj] = warp == 0 && g < hc ? *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c)
-                                     : make_uint4(0, 0, 0, 0);
-    }
-    if (n < 0 || n > p.max_tokens) {  // (as rowMeta: reported once, by the sequence's first block)
-        if (part == 0 && blockIdx.y == 0 && threadIdx.x == 0) reportError(err, kErrSeqLen, p.op, kArgSeqLens, seq, n, 0, p.max_tokens);
-        n = 0;
-    }
-    const int t1 = static_cast<int>(min(n, static_cast<long long>(t0) + p.part_len));
-    if (warp == 0) {  // the queries of head g as stored (see tcQuery)
-#pragma unroll
-        for (int jj = 0; jj < KP; ++jj) sm_q[jj][lane] = qw[jj];
-    }
+    tcQueryLoad<T, KP>(qw, p, q, seq, head0, hc);
+    decodeSetLength(at, p, len, err);
+    const int t1 = static_cast<int>(at.t1);
+    tcQueryStore<KP>(sm_q, qw);
     int ida = 0, idb = 0, na = 0, nb = 0;
     if (t0 + warp * 16 < t1) checkIds(t0 + warp * 16, t1, x0, y0, ida, idb);
     __syncthreads();
@@ -1417,10 +1429,12 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // (decodeBulkKernel; compute capability 9.0+, as clusters).
     const bool bulk = tc && !little && p.k_s2 == p.d && p.v_s2 == p.d && clustersAvailable();
     long long target = 132LL * (tc ? (little ? 1 : (bulk ? 8 : 4)) : 16);
-    long long want = std::max(1LL, (target + pairs - 1) / pairs);
-    long long part_len = (p.max_tokens + want - 1) / want;
-    part_len = std::max(unit, (part_len + unit - 1) / unit * unit);
-    long long parts = p.max_tokens <= 0 ? 1 : (p.max_tokens + part_len - 1) / part_len;
+    // partitions of at least min_len tokens, a multiple of u; and how many cover the keys
+    auto partLen = [&](long long min_len, long long u) { return std::max(u, (min_len + u - 1) / u * u); };
+    auto partsOf = [&](long long len) { return p.max_tokens <= 0 ? 1 : (p.max_tokens + len - 1) / len; };
+    const long long want = std::max(1LL, (target + pairs - 1) / pairs);
+    long long part_len = partLen((p.max_tokens + want - 1) / want, unit);
+    long long parts = partsOf(part_len);
     // The tensor-core kernel with little work in blocks of 8 warps, one an SM, in at most 8 partitions (one
     // cluster, no second kernel; partitions at least twice as long: a warp's steps halve, the cluster's merge has
     // fewer ranks), where that still gives 64+ blocks (H200, bf16, kernel us, 4 warps -> 8: 8x512x32/8x128 13.41
@@ -1430,10 +1444,9 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     // not there)
     int warps = kDecWarps;
     if (tc && little) {
-        const long long unit8 = 8 * 16, want8 = std::max(1LL, 132LL / pairs);
-        long long len8 = std::max((p.max_tokens + want8 - 1) / want8, (p.max_tokens + 7) / 8);
-        len8 = std::max(unit8, (len8 + unit8 - 1) / unit8 * unit8);
-        const long long parts8 = p.max_tokens <= 0 ? 1 : (p.max_tokens + len8 - 1) / len8;  // at most 8
+        const long long want8 = std::max(1LL, 132LL / pairs);
+        const long long len8 = partLen(std::max((p.max_tokens + want8 - 1) / want8, (p.max_tokens + 7) / 8), 8 * 16);
+        const long long parts8 = partsOf(len8);  // at most 8
         if (pairs * parts8 >= 64 && (parts8 == 1 || clustersAvailable())) {
             warps = 8;
             part_len = len8;
