@@ -523,6 +523,69 @@ def test_out_forms(device):
         I.add.out(x, x, out=torch.empty(7, 64, dtype=torch.float16, device=device))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("rows, hidden", [(16, 4096), (512, 2048)])
+def test_dependent_ops_back_to_back(device, dtype, rows, hidden):
+    """A chain of ops, each reading what the kernel just before it wrote (ours and torch's in turn), queued
+    back to back behind a busy GPU: on sm_90+ the nvidia backend launches its memory-bound kernels as
+    programmatic dependents, whose start overlaps the end of the kernel before them. Every output buffer
+    starts as NaN and every step is checked against a float32 reference of its own inputs, so a step that
+    read its input before the kernel writing it had finished fails. On CUDA tensors the chain is also
+    captured in a CUDA graph and replayed on new input."""
+    steps = 6
+    w = rand(hidden, dtype=dtype, device=device)
+    x0 = rand(rows, hidden, dtype=dtype, device=device)
+
+    def nan(*shape):
+        return torch.full(shape, float("nan"), dtype=dtype, device=device)
+
+    bufs = [dict(a=nan(rows, hidden), b=nan(rows, hidden), c=nan(rows, hidden), d=nan(rows, hidden),
+                 cd=nan(rows, 2 * hidden), g=nan(rows, hidden), x=nan(rows, hidden)) for _ in range(steps)]
+
+    def chain(x):
+        for o in bufs:
+            I.rms_norm.out(x, w, 1e-6, out=o["a"])
+            I.add.out(o["a"], x, out=o["b"])
+            torch.mul(o["b"], 0.5, out=o["c"])  # a torch kernel between ours
+            I.softmax.out(o["c"], -1, out=o["d"])
+            torch.cat([o["c"], o["d"]], -1, out=o["cd"])
+            I.silu_and_mul.out(o["cd"], out=o["g"])
+            I.add.out(o["g"], o["c"], out=o["x"])
+            x = o["x"]
+
+    def check(x):
+        for o in bufs:
+            a, b, c, d, cd, g = f32(o["a"], o["b"], o["c"], o["d"], o["cd"], o["g"])
+            close(o["a"], ref_rms(x, w, 1e-6), dtype, scale=2)
+            close(o["b"], a + x.cpu().float(), dtype)
+            close(o["d"], torch.softmax(c, -1), dtype)
+            close(o["g"], F.silu(cd[:, :hidden]) * cd[:, hidden:], dtype)
+            close(o["x"], g + c, dtype)
+            assert torch.equal(o["c"].cpu(), (b * 0.5).to(dtype))
+            x = o["x"]
+
+    if device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda._sleep(20_000_000)  # the GPU busy for milliseconds: the whole chain is queued behind it
+    chain(x0)
+    check(x0)
+    if device == "cuda":
+        graph = torch.cuda.CUDAGraph()
+        static_x = x0.clone()
+        torch.cuda.synchronize()
+        with torch.cuda.graph(graph):
+            chain(static_x)
+        for o in bufs:
+            for t in o.values():
+                t.fill_(float("nan"))
+        static_x.copy_(rand(rows, hidden, dtype=dtype, device=device))
+        torch.cuda._sleep(20_000_000)
+        graph.replay()
+        torch.cuda.synchronize()
+        check(static_x)
+
+
 # ---- opcheck ---------------------------------------------------------------------------------------
 
 def opcheck_cases(device):

@@ -93,6 +93,7 @@ constexpr int kBinaryUnroll = 2;
 // KEEP: the output stored evict_last (common.cuh's storeVec).
 template <typename T, int N, typename F, bool EF = false, int U = kBinaryUnroll, bool KEEP = false>
 __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *b, long long n, F f, bool chunked) {
+    opEntry();
     long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
     long long step = static_cast<long long>(gridDim.x) * blockDim.x * N, outer = U * step;
     if (chunked) {
@@ -140,6 +141,7 @@ __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *
 // 1.57 -> 1.44-1.47 us with 8-byte pieces, 1.50 with 16-byte ones; 16x11008 2.05-2.08 -> 2.02).
 template <typename T, int N, typename F>
 __global__ void __launch_bounds__(128) binarySmall(T *c, const T *a, const T *b, int n, F f) {
+    opEntry();
     const int i = (blockIdx.x * blockDim.x + threadIdx.x) * N;
     if (i + N <= n) {
         Vec<T, N> va = *reinterpret_cast<const Vec<T, N> *>(a + i), vb = *reinterpret_cast<const Vec<T, N> *>(b + i);
@@ -156,6 +158,7 @@ __global__ void __launch_bounds__(128) binarySmall(T *c, const T *a, const T *b,
 
 template <typename T, typename F>
 __global__ void binaryStrided(T *c, const T *a, const T *b, long long n, Dims dc, Dims da, Dims db, F f) {
+    opEntry();
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
         c[offsetOf(dc, i)] = fromF<T>(f(toF(a[offsetOf(da, i)]), toF(b[offsetOf(db, i)])));
@@ -165,6 +168,7 @@ __global__ void binaryStrided(T *c, const T *a, const T *b, long long n, Dims dc
 // Contiguous but not on 16 bytes: an element a thread, grid stride.
 template <typename T, typename F>
 __global__ void __launch_bounds__(256) unaryFlat(T *y, const T *x, long long n, F f) {
+    opEntry();
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
         y[i] = fromF<T>(f(toF(x[i])));
@@ -182,6 +186,7 @@ __global__ void __launch_bounds__(256) unaryFlat(T *y, const T *x, long long n, 
 // 125.59); so is its tanh form (GeluTanhF).
 template <typename T, int N, typename F>
 __global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, F f) {
+    opEntry();
     const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
     if (i + N <= n) {
         float w[N];
@@ -196,6 +201,7 @@ __global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, 
 
 template <typename T, typename F>
 __global__ void unaryStrided(T *y, const T *x, long long n, Dims dy, Dims dx, F f) {
+    opEntry();
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
         y[offsetOf(dy, i)] = fromF<T>(f(toF(x[offsetOf(dx, i)])));
@@ -242,7 +248,7 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
             if (flat && aligned16(pc) && aligned16(pa) && aligned16(pb)) {
                 if (n < (1LL << 18)) {
                     constexpr int M = N / 2;  // 8-byte pieces, 128-thread blocks: more SMs for few rows
-                    binarySmall<T, M><<<static_cast<unsigned>((n + 128 * M - 1) / (128 * M)), 128, 0, x.stream>>>(
+                    launchOp(binarySmall<T, M, F>, static_cast<unsigned>((n + 128 * M - 1) / (128 * M)), 128, 0, x.stream,
                         pc, pa, pb, static_cast<int>(n), f);
                 } else {
                     const bool chunked = (n + N - 1) / N > kOneWaveVecs;
@@ -253,15 +259,15 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
                     // 182.13 -> 179.49; 6 calls back to back 0.976-0.999 of the plain stores' time, a call and then
                     // y * 2 0.87-0.98; probe/keep_ab.py, 45th session)
                     if (stream_in_l2) {
-                        binaryFlat<T, N, F, true, kBinaryUnroll, true><<<blocks, threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
+                        launchOp(binaryFlat<T, N, F, true, kBinaryUnroll, true>, blocks, threads, 0, x.stream, pc, pa, pb, n, f, chunked);
                     } else {
-                        binaryFlat<T, N, F, false, kBinaryUnroll, true><<<blocks, threads, 0, x.stream>>>(pc, pa, pb, n, f, chunked);
+                        launchOp(binaryFlat<T, N, F, false, kBinaryUnroll, true>, blocks, threads, 0, x.stream, pc, pa, pb, n, f, chunked);
                     }
                 }
             } else if (flat) {
-                binaryFlat<T, 1><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, f, false);
+                launchOp(binaryFlat<T, 1, F>, flatBlocks(n, 1, 256), 256, 0, x.stream, pc, pa, pb, n, f, false);
             } else {
-                binaryStrided<T><<<flatBlocks(n, 1, 256), 256, 0, x.stream>>>(pc, pa, pb, n, dc, da, db, f);
+                launchOp(binaryStrided<T, F>, flatBlocks(n, 1, 256), 256, 0, x.stream, pc, pa, pb, n, dc, da, db, f);
             }
             return launched(op);
         };
@@ -288,14 +294,14 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             if (flat && aligned16(py) && aligned16(px)) {
                 if (F::kSmallPieces && n < (1LL << 18)) {
                     constexpr int M = N / 2;
-                    unaryShot<T, M><<<static_cast<unsigned>((n + 128LL * M - 1) / (128LL * M)), 128, 0, a.stream>>>(py, px, n, f);
+                    launchOp(unaryShot<T, M, F>, static_cast<unsigned>((n + 128LL * M - 1) / (128LL * M)), 128, 0, a.stream, py, px, n, f);
                 } else {
-                    unaryShot<T, N><<<static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream>>>(py, px, n, f);
+                    launchOp(unaryShot<T, N, F>, static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream, py, px, n, f);
                 }
             } else if (flat) {
-                unaryFlat<T><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, f);
+                launchOp(unaryFlat<T, F>, flatBlocks(n, 1, 256), 256, 0, a.stream, py, px, n, f);
             } else {
-                unaryStrided<T><<<flatBlocks(n, 1, 256), 256, 0, a.stream>>>(py, px, n, dy, dx, f);
+                launchOp(unaryStrided<T, F>, flatBlocks(n, 1, 256), 256, 0, a.stream, py, px, n, dy, dx, f);
             }
             return launched(op);
         };
@@ -305,6 +311,7 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
 // y[r, j] = silu(x[r, j]) * x[r, d + j]; one thread per N outputs; rows addressed through Dims.
 template <typename T, int N>
 __global__ void siluAndMulKernel(T *y, const T *x, long long rows, long long d, Dims ry, Dims rx) {
+    opEntry();
     long long per_row = d / N;
     long long total = rows * per_row;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
@@ -328,6 +335,7 @@ __global__ void siluAndMulKernel(T *y, const T *x, long long rows, long long d, 
 // evict_last (H100, bf16, as the tool times one call: 4096x11008 93.89 -> 91.25 us, 8192x11008 181.94 -> 179.84).
 template <typename T, int N, bool EF = false>
 __global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_row, long long d, long long sy, long long sx) {
+    opEntry();
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= per_row) return;
     for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
@@ -353,6 +361,7 @@ __global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_ro
 // for the row): 1x11008 1.38 -> 1.34, 16x11008 1.79 -> 1.76 (Triton 1.34 / 1.79, compile 1.38 / 1.82).
 template <typename T, int N>
 __global__ void __launch_bounds__(128) siluAndMulTileKernel(T *y, const T *x, int d, int sy, int sx) {
+    opEntry();
     const int c = blockIdx.y * (128 * N) + threadIdx.x * N;
     const T *xr = x + static_cast<long long>(blockIdx.x) * sx;
     const int cl = min(c, d - N);  // (d >= N)
@@ -366,6 +375,7 @@ __global__ void __launch_bounds__(128) siluAndMulTileKernel(T *y, const T *x, in
 
 template <typename T>
 __global__ void scaleCopyKernel(T *dst, Dims dd, const T *src, Dims ds, long long n, float scale) {
+    opEntry();
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
         dst[offsetOf(dd, i)] = fromF<T>(src != nullptr ? scale * toF(src[offsetOf(ds, i)]) : 0.0f);
@@ -378,7 +388,7 @@ infiniStatus_t launchScaleCopy(infiniDtype_t dtype, void *dst, const Dims &ddst,
                                long long n, float scale, cudaStream_t stream) {
     if (n == 0) return INFINI_STATUS_SUCCESS;
     return INFINI_NV_DISPATCH_FLOAT(dtype, "gemm", {
-        scaleCopyKernel<T><<<flatBlocks(n, 1, 256), 256, 0, stream>>>(static_cast<T *>(dst), ddst, static_cast<const T *>(src),
+        launchOp(scaleCopyKernel<T>, flatBlocks(n, 1, 256), 256, 0, stream, static_cast<T *>(dst), ddst, static_cast<const T *>(src),
                                                                       dsrc, n, scale);
     });
 }
@@ -419,21 +429,21 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m) 
                     // 1.66 -> 1.57 us, 16x11008 2.15 -> 2.11)
                     constexpr int M = N / 2;
                     dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>((d + 128 * M - 1) / (128 * M)));
-                    siluAndMulTileKernel<T, M><<<grid, 128, 0, a.stream>>>(py, px, static_cast<int>(d), static_cast<int>(sy),
+                    launchOp(siluAndMulTileKernel<T, M>, grid, 128, 0, a.stream, py, px, static_cast<int>(d), static_cast<int>(sy),
                                                                           static_cast<int>(sx));
                 } else {
                     int per_row = static_cast<int>(d / N);
                     dim3 grid(static_cast<unsigned>((per_row + 255) / 256), static_cast<unsigned>(std::min<long long>(rows, 65535)));
                     if (stream_in_l2) {
-                        siluAndMulRowKernel<T, N, true><<<grid, 256, 0, a.stream>>>(py, px, rows, per_row, d, sy, sx);
+                        launchOp(siluAndMulRowKernel<T, N, true>, grid, 256, 0, a.stream, py, px, rows, per_row, d, sy, sx);
                     } else {
-                        siluAndMulRowKernel<T, N><<<grid, 256, 0, a.stream>>>(py, px, rows, per_row, d, sy, sx);
+                        launchOp(siluAndMulRowKernel<T, N>, grid, 256, 0, a.stream, py, px, rows, per_row, d, sy, sx);
                     }
                 }
             } else if (vec) {
-                siluAndMulKernel<T, N><<<flatBlocks(rows * d, N, 256), 256, 0, a.stream>>>(py, px, rows, d, ry, rx);
+                launchOp(siluAndMulKernel<T, N>, flatBlocks(rows * d, N, 256), 256, 0, a.stream, py, px, rows, d, ry, rx);
             } else {
-                siluAndMulKernel<T, 1><<<flatBlocks(rows * d, 1, 256), 256, 0, a.stream>>>(py, px, rows, d, ry, rx);
+                launchOp(siluAndMulKernel<T, 1>, flatBlocks(rows * d, 1, 256), 256, 0, a.stream, py, px, rows, d, ry, rx);
             }
             return launched(op);
         };

@@ -14,6 +14,7 @@ template <int B>  // bytes per piece: 16 or the element size
 __global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i64, long long tokens, long long row_bytes,
                                 long long w_row_bytes, long long vocab, Dims didx, Dims dy_rows, long long elem,
                                 DeviceError *err) {
+    opEntry();
     using P = Vec<char, B>;
     for (long long t = blockIdx.x; t < tokens; t += gridDim.x) {
         long long v = readIndex(idx, i64, offsetOf(didx, t));
@@ -43,6 +44,7 @@ template <typename I, int PER>
 __global__ void __launch_bounds__(128) embeddingRowKernel(uint4 *y, const char *w, const I *idx, long long idx_stride,
                                                           int pieces, long long w_row_bytes, long long vocab,
                                                           long long tokens, DeviceError *err) {
+    opEntry();
     const int c0 = blockIdx.x * (128 * PER) + threadIdx.x;
     long long t = blockIdx.y;
     do {
@@ -84,6 +86,7 @@ __global__ void ropeKernel(T *y, const T *x, const void *pos, bool i64, const S 
                            long long tokens, long long seq, long long heads, long long half, int algo, long long max_pos,
                            long long sin_row, long long cos_row, Dims dx, Dims dy, long long pos_s0, long long pos_s1,
                            bool pos_2d, DeviceError *err) {
+    opEntry();
     long long total = tokens * heads * half;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -122,6 +125,7 @@ __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const
                               long long tokens, long long seq, long long heads, long long half, int algo,
                               long long max_pos, long long sin_row, long long cos_row, Dims dx, Dims dy, long long pos_s0,
                               long long pos_s1, bool pos_2d, DeviceError *err) {
+    opEntry();
     long long chunks = half / V;
     long long total = tokens * heads * chunks;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
@@ -176,6 +180,7 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
                                  long long capacity, long long slot_stride, long long k_s0, long long k_s1,
                                  long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2,
                                  long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err) {
+    opEntry();
     using P = Vec<char, 16>;
     long long total = tokens * heads * pieces;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
@@ -206,6 +211,7 @@ __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *
                                  unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0, long long k_s1,
                                  long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2,
                                  long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err, long long tokens) {
+    opEntry();
     const int q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
     const long long hr = h < heads ? h : 0;
     long long s[TZ];
@@ -239,6 +245,7 @@ __global__ void cachingKernel(T *kc, T *vc, const T *k, const T *v, const void *
                               long long k_s0, long long k_s1, long long v_s0, long long v_s1, long long kc_s0,
                               long long kc_s1, long long kc_s2, long long vc_s0, long long vc_s1, long long vc_s2,
                               DeviceError *err) {
+    opEntry();
     for (long long r = blockIdx.x; r < tokens * heads; r += gridDim.x) {
         long long h;
         const long long t = divMod(r, heads, &h);
@@ -288,6 +295,7 @@ __global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, cons
                                 int seq, int heads, int half, int algo, long long max_pos, long long sin_row,
                                 long long cos_row, long long xs_tok, long long xs_head, long long ys_tok, long long ys_head,
                                 long long pos_s0, long long pos_s1, bool pos_2d, DeviceError *err) {
+    opEntry();
     using VT = Vec<T, V>;
     const int chunks = half / V, per_tok = heads * chunks;
     // piece offsets within a row: (first, second) = (c, half + c) pieces (gpt_neox) or (2c, 2c + 1) (gpt_j)
@@ -339,6 +347,7 @@ template <typename T, typename S, int V, int P, int ALGO, typename I, bool KEEP>
 __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const I *pos, const S *sin_t, const S *cos_t, int heads,
                                                         int max_pos, int sin_row, int cos_row, int xs_tok, int xs_head, int ys_tok,
                                                         int ys_head, int pos_s, DeviceError *err) {
+    opEntry();
     using VT = Vec<T, V>;
     const int tok = blockIdx.x, c = threadIdx.x, h0 = blockIdx.y * blockDim.y * P + threadIdx.y;
     const long long p = pos[tok * pos_s];
@@ -419,7 +428,7 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
             auto go = [&](auto itag) {
                 using I = decltype(itag);
                 auto kern = one ? embeddingRowKernel<I, 1> : embeddingRowKernel<I, 2>;
-                kern<<<row_blocks, 128, 0, a.stream>>>(static_cast<uint4 *>(a.data[0]), pw, static_cast<const I *>(a.data[1]),
+                launchOp(kern, row_blocks, 128, 0, a.stream, static_cast<uint4 *>(a.data[0]), pw, static_cast<const I *>(a.data[1]),
                                                        idx_stride, pieces, w_row_bytes, vocab, tokens, a.err);
             };
             if (i64) go(static_cast<long long>(0)); else go(0);
@@ -427,12 +436,12 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
         }
         if (v) {
             int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, row_bytes / 16)));
-            embeddingKernel<16><<<grid, threads, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
+            launchOp(embeddingKernel<16>, grid, threads, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
                                                                 vocab, didx, dy, elem, a.err);
         } else if (elem == 4) {
-            embeddingKernel<4><<<grid, 256, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
+            launchOp(embeddingKernel<4>, grid, 256, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
         } else {
-            embeddingKernel<2><<<grid, 256, 0, a.stream>>>(py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
+            launchOp(embeddingKernel<2>, grid, 256, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
         }
         return launched(op);
     };
@@ -504,7 +513,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                         // 95.36 -> 9.49 / 24.50 / 93.10 us)
                         constexpr bool K = P == 2;
                         auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I, K> : ropeRowKernel<T, S, VV, P, 1, I, K>;
-                        kern<<<grid, block, 0, a.stream>>>(
+                        launchOp(kern, grid, block, 0, a.stream,
                             py, px, static_cast<const I *>(a.data[2]), static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
                             static_cast<int>(nheads), static_cast<int>(max_pos), static_cast<int>(sin_row), static_cast<int>(cos_row),
                             static_cast<int>(xs_tok), static_cast<int>(xs_head), static_cast<int>(ys_tok), static_cast<int>(ys_head),
@@ -522,7 +531,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     if (tokens <= 4 && row(stag, One{}, std::integral_constant<int, V / 2>{})) return;
                     if (tokens < 512 && row(stag, One{}, std::integral_constant<int, V>{})) return;
                     if (row(stag, std::integral_constant<int, 2>{}, std::integral_constant<int, V>{})) return;
-                    ropeTokenKernel<T, S, V, P><<<grid, threads, 0, a.stream>>>(
+                    launchOp(ropeTokenKernel<T, S, V, P>, grid, threads, 0, a.stream,
                         py, px, a.data[2], i64, static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
                         static_cast<int>(tokens), static_cast<int>(nseq), static_cast<int>(nheads), static_cast<int>(half), algo,
                         max_pos, sin_row, cos_row, xs_tok, xs_head, ys_tok, ys_head, pos_s0, pos_s1, pos_2d, a.err);
@@ -533,11 +542,11 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
             if (v) {
                 unsigned vgrid = blocksFor(total / V, 256, 132LL * 32);
                 if (s32) {
-                    ropeVecKernel<T, float, V><<<vgrid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
+                    launchOp(ropeVecKernel<T, float, V>, vgrid, 256, 0, a.stream, py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
                         static_cast<const float *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
                         pos_s0, pos_s1, pos_2d, a.err);
                 } else {
-                    ropeVecKernel<T, T, V><<<vgrid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const T *>(a.data[3]),
+                    launchOp(ropeVecKernel<T, T, V>, vgrid, 256, 0, a.stream, py, px, a.data[2], i64, static_cast<const T *>(a.data[3]),
                         static_cast<const T *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
                         pos_s0, pos_s1, pos_2d, a.err);
                 }
@@ -545,11 +554,11 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
             }
             unsigned grid = blocksFor(total, 256, 132LL * 32);
             if (s32) {
-                ropeKernel<T, float><<<grid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
+                launchOp(ropeKernel<T, float>, grid, 256, 0, a.stream, py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
                     static_cast<const float *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
                     pos_s0, pos_s1, pos_2d, a.err);
             } else {
-                ropeKernel<T, T><<<grid, 256, 0, a.stream>>>(py, px, a.data[2], i64, static_cast<const T *>(a.data[3]),
+                launchOp(ropeKernel<T, T>, grid, 256, 0, a.stream, py, px, a.data[2], i64, static_cast<const T *>(a.data[3]),
                     static_cast<const T *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
                     pos_s0, pos_s1, pos_2d, a.err);
             }
@@ -578,7 +587,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
         long long rows = tokens * heads;
         unsigned grid = static_cast<unsigned>(rows < 65535 * 4 ? rows : 65535 * 4);
         int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, (d + 31) / 32 * 32)));
-        cachingKernel<T><<<grid, threads, 0, a.stream>>>(static_cast<T *>(a.data[0]), static_cast<T *>(a.data[1]),
+        launchOp(cachingKernel<T>, grid, threads, 0, a.stream, static_cast<T *>(a.data[0]), static_cast<T *>(a.data[1]),
             static_cast<const T *>(a.data[2]), static_cast<const T *>(a.data[3]), a.data[4], i64, tokens, heads, d, block,
             capacity, ss, ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], kcs[2], vcs[0], vcs[1], vcs[2], a.err);
         return launched(op);
@@ -622,7 +631,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                         constexpr bool kKeep = sizeof(P) == 16;
                         auto kern = tz == 4 ? cachingRowKernel<P, I, 4, kKeep>
                                             : rows > resident ? cachingRowKernel<P, I, 1, kKeep> : cachingRowKernel<P, I, 1>;
-                        kern<<<grid, blk, 0, a.stream>>>(
+                        launchOp(kern, grid, blk, 0, a.stream,
                             static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
                             static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]), static_cast<int>(heads),
                             static_cast<int>(block), bmul, bsh, static_cast<int>(capacity), ss, ks[0] * e, ks[1] * e, vs[0] * e,
@@ -633,7 +642,7 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                 if (tokens <= 8 && pieces <= 64) go(uint2{}, 2 * pieces); else go(uint4{}, pieces);
                 return launched(op);
             }
-            cachingVecKernel<<<blocksFor(total, 256, 132LL * 32), 256, 0, a.stream>>>(
+            launchOp(cachingVecKernel, blocksFor(total, 256, 132LL * 32), 256, 0, a.stream,
                 static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
                 static_cast<const char *>(a.data[3]), a.data[4], i64, tokens, heads, pieces, block, capacity, ss,
                 ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e,

@@ -41,6 +41,7 @@ constexpr int kNormMinBlocks(int threads, bool few, bool many) { return many ? 6
 template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false, bool MANY = false>
 __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMinBlocks(kSmallRowThreads(PER, CACHED, PLAIN), FEW, MANY)) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
                            RowsOf<PLAIN> dy, RowsOf<PLAIN> dres, RowsOf<PLAIN> da, RowsOf<PLAIN> db, float inv_n) {  // inv_n = 1 / n
+    opEntry();
     __shared__ float smem[32];
     long long row = blockIdx.x;
     T *yr = y + rowOffset(dy, row);
@@ -265,7 +266,7 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                 auto run = [&](auto kern, long long want) {
                     int threads = static_cast<int>(std::min<long long>(1024, (want + 31) / 32 * 32));
                     threads = std::min(threads, maxThreads(kern));
-                    kern<<<grid, threads, 0, x.stream>>>(py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias),
+                    launchOp(kern, grid, threads, 0, x.stream, py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias),
                                                          n, eps, RowsArg{dy}, RowsArg{dres}, RowsArg{da}, RowsArg{db}, 1.0f / static_cast<float>(n));
                 };
                 if constexpr (NN > 1) {

@@ -116,6 +116,7 @@ __device__ __forceinline__ void scaleStore(T *p, const Vec<T, N> &piece, float s
 template <typename T, int N, bool CACHED, bool PLAIN>
 __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long long sx, RowsOf<PLAIN> dy, RowsOf<PLAIN> dx,
                               long long causal_q) {
+    opEntry();
     __shared__ float smem[32];
     long long row = blockIdx.x;
     const T *xr = x + rowOffset(dx, row);
@@ -287,6 +288,7 @@ template <> struct MaxAcc<__half> {
 template <typename T, bool CLUSTER, bool CAUSAL>
 __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, const T *x, int n, Dims dy, Dims dx,
                                                                           long long causal_q, int C, int per) {
+    if constexpr (!CLUSTER) opEntry();  // (the clustered launches are plain: see launchOp's note)
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900 || !CLUSTER)
     constexpr int N = kVec16<T>;
     using V = Vec<T, N>;
@@ -632,6 +634,7 @@ __device__ __forceinline__ float lineReduce(float v, float *sm, Op op) {
 template <typename T, int VPL, int G>
 __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n, int rows, long long sy, long long sx,
                                                          int causal_q) {
+    opEntry();
     constexpr int N = kVec16<T>, L = 32 * G;
     using V = Vec<T, N>;
     __shared__ float sm[2 * G];
@@ -744,7 +747,7 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             if (v && nv >= 256 && nv <= static_cast<long long>(kClusterThreads) * kClusterVecs && rows < (1LL << 31) &&
                 rows * packed_threads >= (1LL << 18)) {
                 auto kern = causal_q > 0 ? softmaxPackedKernel<T, false, true> : softmaxPackedKernel<T, false, false>;
-                kern<<<static_cast<unsigned>(rows), static_cast<unsigned>((packed_threads + 31) / 32 * 32), 0, a.stream>>>(
+                launchOp(kern, static_cast<unsigned>(rows), static_cast<unsigned>((packed_threads + 31) / 32 * 32), 0, a.stream,
                     py, px, static_cast<int>(n), dy, dx, causal_q, 1, static_cast<int>(nv));
                 return launched(op);
             }
@@ -762,9 +765,9 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 int ni = static_cast<int>(n), ri = static_cast<int>(rows), qi = static_cast<int>(causal_q);
                 long long ry = dy.ndim ? dy.strides[0] : 0, rx = dx.ndim ? dx.strides[0] : 0;
                 unsigned lines = static_cast<unsigned>(rows);
-                if (nv <= 32) softmaxWarpKernel<T, 1, 1><<<(lines + 3) / 4, 128, 0, a.stream>>>(py, px, ni, ri, ry, rx, qi);
-                else if (nv <= 128) softmaxWarpKernel<T, 1, 4><<<lines, 128, 0, a.stream>>>(py, px, ni, ri, ry, rx, qi);
-                else softmaxWarpKernel<T, 2, 4><<<lines, 128, 0, a.stream>>>(py, px, ni, ri, ry, rx, qi);
+                if (nv <= 32) launchOp(softmaxWarpKernel<T, 1, 1>, (lines + 3) / 4, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
+                else if (nv <= 128) launchOp(softmaxWarpKernel<T, 1, 4>, lines, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
+                else launchOp(softmaxWarpKernel<T, 2, 4>, lines, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
                 return launched(op);
             }
             int C = 0, threads = 0;
@@ -815,14 +818,14 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                         int threads = rowThreads(nv, rows);
                         int cached_threads = std::min(threads, maxThreads(softmaxKernel<T, N, true, P>));
                         if (nv <= static_cast<long long>(kMaxVecs) * cached_threads) {
-                            softmaxKernel<T, N, true, P><<<grid, cached_threads, 0, a.stream>>>(py, px, n, 1, 1, ry, rx, causal_q);
+                            launchOp(softmaxKernel<T, N, true, P>, grid, cached_threads, 0, a.stream, py, px, n, 1, 1, ry, rx, causal_q);
                         } else {
-                            softmaxKernel<T, N, false, P><<<grid, std::min(threads, maxThreads(softmaxKernel<T, N, false, P>)), 0,
-                                                            a.stream>>>(py, px, n, 1, 1, ry, rx, causal_q);
+                            launchOp(softmaxKernel<T, N, false, P>, grid, std::min(threads, maxThreads(softmaxKernel<T, N, false, P>)), 0,
+                                                            a.stream, py, px, n, 1, 1, ry, rx, causal_q);
                         }
                     } else {
-                        softmaxKernel<T, 1, false, P><<<grid, std::min(rowThreads(n, rows), maxThreads(softmaxKernel<T, 1, false, P>)), 0,
-                                                        a.stream>>>(py, px, n, sy, sx, ry, rx, causal_q);
+                        launchOp(softmaxKernel<T, 1, false, P>, grid, std::min(rowThreads(n, rows), maxThreads(softmaxKernel<T, 1, false, P>)), 0,
+                                                        a.stream, py, px, n, sy, sx, ry, rx, causal_q);
                     }
                 };
                 if (dy.ndim <= 1 && dx.ndim <= 1) run(std::true_type{}); else run(std::false_type{});
