@@ -583,6 +583,7 @@ template <typename T>
 __global__ void appendKernel(T *kc, T *vc, const T *k, const T *v, long long kv_heads, long long seq, long long d,
                              long long pos, long long kc_s0, long long kc_s1, long long vc_s0, long long vc_s1,
                              long long k_s0, long long k_s1, long long v_s0, long long v_s1) {
+    opEntry();
     long long total = kv_heads * seq * d;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -599,7 +600,7 @@ __global__ void appendKernel(T *kc, T *vc, const T *k, const T *v, long long kv_
 __global__ void __launch_bounds__(256) appendKernel16(char *kc, char *vc, const char *k, const char *v, int seq, int cpr, long long pos,
                                                       long long kc_s0, long long kc_s1, long long vc_s0, long long vc_s1,
                                                       long long k_s0, long long k_s1, long long v_s0, long long v_s1) {
-    dependentsMayLaunch();  // (the tiled kernel after it may be placed)
+    opEntry();  // (the tiled kernel after it may be placed)
     const long long h = blockIdx.y;
     const int n = seq * cpr, step = static_cast<int>(gridDim.x) * 256;
     const char *kh = k + h * k_s0, *vh = v + h * v_s0;
@@ -750,11 +751,12 @@ struct DecodeBlock {
     int hc;
 };
 
-// (Every decode kernel starts here: it also lets the partitions' combineKernel be placed, see launchDependent.)
+// (Every decode kernel starts here: it lets the partitions' combineKernel be placed, see launchDependent, and waits
+// for the kernel before it, as launchOp's kernels do: the decode kernels are launched as its dependents.)
 // decodePlace: the block's place alone (no memory read: a kernel may issue its first reads beside the length's);
 // decodeSetLength then takes the sequence's seq_lens entry n. decodeBlock: both, the length read between.
 __device__ __forceinline__ DecodeBlock decodePlace(const AttnParams &p, int R) {
-    dependentsMayLaunch();
+    opEntry();
     DecodeBlock b;
     b.part = blockIdx.x;
     b.seq = blockIdx.z;
@@ -1485,21 +1487,21 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             constexpr int DD = decltype(dtag)::value;
             static SmemAllowance ring_smem;
             if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
-                launchClusters(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, 0, a.stream, p, out, q, kc, vc, a.data[4],
+                launchEx(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, a.stream, 0, opsDependent(), p, out, q, kc, vc, a.data[4],
                                a.data[5], part_out, part_ml, a.err);
             } else {  // (if the ring's shared memory is refused: the register kernel)
                 auto kern = warps == 8 ? (cl ? decodeTcKernel<T, DD, true, true, 8> : decodeTcKernel<T, DD, false, true, 8>)
                             : cl       ? decodeTcKernel<T, DD, true, true>
                             : little   ? decodeTcKernel<T, DD, false, true>
                                        : decodeTcKernel<T, DD, false, false>;
-                launchClusters(kern, grid, warps * 32, 0, cl ? static_cast<int>(gp) : 0, a.stream, p, out, q, kc, vc, a.data[4],
+                launchEx(kern, grid, warps * 32, 0, a.stream, cl ? static_cast<int>(gp) : 0, opsDependent(), p, out, q, kc, vc, a.data[4],
                                a.data[5], part_out, part_ml, a.err);
             }
         };
         auto go = [&](auto dtag, auto gtag) {
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
-            decodeKernel<T, DD, GG><<<grid, kDecWarps * 32, 0, a.stream>>>(p, out, q, kc, vc, a.data[4], a.data[5], alibi,
-                                                                           part_out, part_ml, a.err);
+            launchOp(decodeKernel<T, DD, GG>, grid, kDecWarps * 32, 0, a.stream, p, out, q, kc, vc, a.data[4], a.data[5], alibi,
+                     part_out, part_ml, a.err);
         };
         auto byD = [&](auto gtag) {
             if (p.d == 64) go(std::integral_constant<int, 64>{}, gtag);
@@ -2754,13 +2756,13 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
             if (total > 0 && vec && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[4]) && aligned16(a.data[5])) {
                 const long long n = nseq * cpr;
                 dim3 grid(static_cast<unsigned>(std::min((n + 511) / 512, 4096LL)), static_cast<unsigned>(kvh));
-                appendKernel16<<<grid, 256, 0, a.stream>>>(static_cast<char *>(a.data[1]), static_cast<char *>(a.data[2]),
+                launchOp(appendKernel16, grid, 256, 0, a.stream, static_cast<char *>(a.data[1]), static_cast<char *>(a.data[2]),
                                                            static_cast<const char *>(a.data[4]), static_cast<const char *>(a.data[5]),
                                                            static_cast<int>(nseq), static_cast<int>(cpr), pos, kcs[0] * es, kcs[1] * es,
                                                            vcs[0] * es, vcs[1] * es, ks[0] * es, ks[1] * es, vs[0] * es, vs[1] * es);
                 INFINI_RETURN_IF_ERROR(launched(op));
             } else if (total > 0) {
-                appendKernel<T><<<blocksFor(total, 256, 132LL * 16), 256, 0, a.stream>>>(
+                launchOp(appendKernel<T>, blocksFor(total, 256, 132LL * 16), 256, 0, a.stream,
                     static_cast<T *>(a.data[1]), static_cast<T *>(a.data[2]), static_cast<const T *>(a.data[4]),
                     static_cast<const T *>(a.data[5]), kvh, nseq, dd, pos, kcs[0], kcs[1], vcs[0], vcs[1], ks[0], ks[1], vs[0], vs[1]);
                 INFINI_RETURN_IF_ERROR(launched(op));

@@ -53,6 +53,7 @@ __device__ __forceinline__ void finish(T *out, float acc, float alpha, float bet
 // B column-major: out[m, n] = sum_k a[m, k] b[n * ldb + k]. wpr warps (1, 2, 4 or 8) share column n.
 template <typename T, int M>
 __global__ void __launch_bounds__(kThreads) gemvDotKernel(GemvArgs p, int wpr) {
+    opEntry();
     constexpr int V = kVec16<T>;
     __shared__ float red[kWarps][M];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -232,7 +233,7 @@ infiniStatus_t launchM(const GemvArgs &p, cudaStream_t stream) {
         while (wpr < kWarps && p.N * p.batch * wpr < 4LL * kWarps * smCount()) wpr *= 2;
         const long long per_block = kWarps / wpr;
         dim3 grid(static_cast<unsigned>((p.N + per_block - 1) / per_block), 1, static_cast<unsigned>(p.batch));
-        gemvDotKernel<T, M><<<grid, kThreads, 0, stream>>>(p, wpr);
+        launchOp(gemvDotKernel<T, M>, grid, kThreads, 0, stream, p, wpr);
         return launched("gemm");
     }
     return launchRows<T, M, kRowsAcross, kRowsThreads>(p, stream);

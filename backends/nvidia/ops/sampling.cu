@@ -18,6 +18,7 @@ __device__ __forceinline__ bool ranksBefore(float p, long long i, float q, long 
 template <typename T>
 __global__ void topkSoftmaxKernel(float *w, long long *idx, const T *x, long long rows, long long experts, int k,
                                   bool renormalize, long long xs0, long long ws0, long long is0) {
+    opEntry();
     int lane = threadIdx.x % 32;
     long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
     if (row >= rows) return;
@@ -535,7 +536,7 @@ infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, int, Made *m) {
         m->launch = [=](const LaunchArgs &a) {
             if (tokens == 0) return INFINI_STATUS_SUCCESS;
             unsigned grid = static_cast<unsigned>((tokens + 7) / 8);
-            topkSoftmaxKernel<T><<<grid, 256, 0, a.stream>>>(static_cast<float *>(a.data[0]), static_cast<long long *>(a.data[1]),
+            launchOp(topkSoftmaxKernel<T>, grid, 256, 0, a.stream, static_cast<float *>(a.data[0]), static_cast<long long *>(a.data[1]),
                 static_cast<const T *>(a.data[2]), tokens, experts, k, renormalize, xs0, ws0, is0);
             return launched(op);
         };
