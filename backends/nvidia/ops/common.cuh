@@ -471,13 +471,16 @@ inline bool opsDependent() {
     return on;
 }
 
-// The memory-bound ops' launches (norms, element-wise, softmax, rope, caching, embedding): as programmatic
+// The memory-bound ops' launches (norms, element-wise, softmax, rope, caching, embedding, topk_softmax, the
+// gemv dot kernel; the decode attention kernels through launchEx with opsDependent): as programmatic
 // dependents of the kernel before them, whose end their start then overlaps; their kernels begin with
 // opEntry. A model's back-to-back small ops gain the gap between kernels: H100, bf16, 200 calls in a row,
 // us a call, plain -> dependent: rms_norm 16x4096 2.65 -> 1.55, swiglu 1x4096 2.04 -> 1.13; each after a
 // torch multiply (no trigger of its own) 4.71 -> 3.62 and 4.09 -> 3.00 (51st session, probe/pdl_loop.py).
 // One call between events (the comparison tool's timing) gains nothing: the start event stands between.
-// Not the clustered softmax kernels: softmax 16x128256 (clusters of 8) back to back went 6.85 -> 8.83 us.
+// Not the clustered softmax kernels: softmax 16x128256 (clusters of 8) back to back went 6.85 -> 8.83 us
+// (after a torch kernel 10.17 -> 9.16). The gemv dot kernel (one wave) shows the same: linear 1x4096x4096
+// back to back 9.41 -> 10.36 us, after a torch kernel 11.15 -> 9.18 (the next call's blocks placed early).
 template <typename... P, typename... A>
 inline cudaError_t launchOp(void (*kern)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, A... args) {
     return launchEx(kern, grid, block, smem, stream, 0, opsDependent(), args...);
