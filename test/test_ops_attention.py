@@ -90,6 +90,49 @@ def test_paged_attention_decode_long(device, dtype, heads, kv_heads, d, alibi):
     check_decode(device, dtype, [1, 300, 1029, 2048], heads, kv_heads, d, 16, torch.rand(heads) / 64 if alibi else None)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("heads, kv_heads", [(32, 8), (8, 8)])
+def test_decode_step_back_to_back(device, dtype, heads, kv_heads):
+    """A decode step's chain, each op reading what the kernel just before it wrote: linear over 4 rows (the GPU's
+    gemv), paged_attention (the tensor-core decode for 32/8 heads, the CUDA-core one for 8/8), linear, three times,
+    queued behind a busy GPU (on sm_90+ the nvidia backend launches these kernels as programmatic dependents). Every
+    output buffer starts as NaN and each step is checked against float32 of its own inputs."""
+    d, seq_lens = 64, [1, 300, 1029, 77]
+    hidden, seqs, scale = heads * d, len(seq_lens), 1 / math.sqrt(64)
+    kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, 16, dtype)
+    wq = (torch.randn(hidden, hidden) / math.sqrt(hidden)).to(dtype)
+    wo = (torch.randn(hidden, hidden) / math.sqrt(hidden)).to(dtype)
+    x0 = torch.randn(seqs, hidden).to(dtype)
+    dev = [t.to(device) for t in (kc, vc, tables, torch.tensor(seq_lens), wq, wo, x0)]
+    kcd, vcd, tbd, lensd, wqd, wod, x0d = dev
+
+    def nan(*shape):
+        return torch.full(shape, float("nan"), dtype=dtype, device=device)
+
+    bufs = [dict(q=nan(seqs, hidden), a=nan(seqs, heads, d), x=nan(seqs, hidden)) for _ in range(3)]
+    if device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda._sleep(20_000_000)  # the GPU busy for milliseconds: the whole chain is queued behind it
+    x = x0d
+    for o in bufs:
+        I.linear.out(x, wqd, None, out=o["q"])
+        I.paged_attention.out(o["q"].view(seqs, heads, d), kcd, vcd, tbd, lensd, None, scale, out=o["a"])
+        I.linear.out(o["a"].view(seqs, hidden), wod, None, out=o["x"])
+        x = o["x"]
+    x = x0
+    group = heads // kv_heads
+    for o in bufs:
+        q, a = o["q"].cpu(), o["a"].cpu()
+        close(q, x.float() @ wq.float().T, dtype)
+        ref = torch.stack([torch.stack([attend(q.view(seqs, heads, d)[s, h], keys[s][:, h // group],
+                                               values[s][:, h // group], scale) for h in range(heads)])
+                           for s in range(seqs)])
+        close(a, ref, dtype)
+        close(o["x"], a.view(seqs, hidden).float() @ wo.float().T, dtype)
+        x = o["x"].cpu()
+
+
 # Many short sequences, 32 query heads on 8 kv heads: on the GPU the little decode plan of one 8-warp block a
 # (sequence, kv head), one partition (16 sequences x 8 kv heads fill the SMs); lengths 1 to the table's 512 tokens.
 @pytest.mark.parametrize("device", DEVICES)
