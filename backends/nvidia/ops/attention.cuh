@@ -751,8 +751,8 @@ struct DecodeBlock {
     int hc;
 };
 
-// (Every decode kernel starts here: it lets the partitions' combineKernel be placed, see launchDependent, and waits
-// for the kernel before it, as launchOp's kernels do: the decode kernels are launched as its dependents.)
+// (Every decode kernel starts here: it lets the partitions' combineKernel be placed and waits for the kernel before
+// it, as launchOp's kernels do: the decode kernels and combineKernel are launched as dependents, see launchOp.)
 // decodePlace: the block's place alone (no memory read: a kernel may issue its first reads beside the length's);
 // decodeSetLength then takes the sequence's seq_lens entry n. decodeBlock: both, the length read between.
 __device__ __forceinline__ DecodeBlock decodePlace(const AttnParams &p, int R) {
@@ -1516,7 +1516,7 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         else byD(std::integral_constant<int, 1>{});
         if (p.parts > 1 && !cl) {
             dim3 cg(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows));
-            launchDependent(combineKernel<T>, cg, 128, 0, a.stream, p, out, part_out, part_ml);
+            launchOp(combineKernel<T>, cg, 128, 0, a.stream, p, out, part_out, part_ml);
         }
         return launched("paged_attention");
     };
@@ -2420,8 +2420,8 @@ infiniStatus_t flashRun(const FlashPlan &f, const LaunchArgs &a) {
     // them, H100, 38th session: prefill 4 x 64 15.9 -> 14.7 us, 1 x 512 25.7 -> 24.8, 4 x 1024 133.1 -> 130.8;
     // attention 1024 38.8 -> 37.7, 2048 101.0 -> 99.9; and with the kernels before them letting them be placed
     // at their start (dependentsMayLaunch): 4 x 64 15.15 -> 14.70, 1 x 512 25.14 -> 24.83, attention 1024
-    // 38.03 -> 37.41, 2048 100.19 -> 99.46)
-    const bool wg = flashWgmma(), pdl = wg;
+    // 38.03 -> 37.41, 2048 100.19 -> 99.46; INFINI_PDL=0 turns it off, as for every kernel: opsDependent)
+    const bool wg = flashWgmma(), pdl = wg && opsDependent();
     const bool pre = M == Mode::kPrefill;
     const void *q = a.data[pre ? 1 : 3], *kc = a.data[pre ? 2 : 1], *vc = a.data[pre ? 3 : 2], *bt = pre ? a.data[4] : nullptr;
     const void *lens = pre ? a.data[5] : nullptr, *cu = pre ? a.data[6] : nullptr;

@@ -403,7 +403,7 @@ inline int smCount() {
 
 // Launches kern over `grid` blocks of `block` threads with `smem` bytes of dynamic shared memory on `stream`,
 // in clusters of C blocks along x (C 0: no clusters), and as a programmatic dependent of the kernel
-// ahead of it in the stream where `dependent` (see launchDependent). Returns the launch's status.
+// ahead of it in the stream where `dependent` (see launchOp). Returns the launch's status.
 template <typename... P, typename... A>
 inline cudaError_t launchEx(void (*kern)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, int C, bool dependent, A... args) {
     cudaLaunchConfig_t cfg = {};
@@ -437,8 +437,8 @@ inline cudaError_t launchClusters(void (*kern)(P...), dim3 grid, int threads, si
     return launchEx(kern, grid, threads, smem, stream, C, false, args...);
 }
 
-// Programmatic dependent launch (compute capability 9.0+; no-ops before): a kernel launched by
-// launchDependent may be scheduled before the kernel ahead of it in the stream has finished, once every
+// Programmatic dependent launch (compute capability 9.0+; no-ops before): a kernel launched as a dependent
+// (launchOp, or launchEx with `dependent`) may be scheduled before the kernel ahead of it in the stream has finished, once every
 // block of that kernel has called dependentsMayLaunch (or exited); it must call waitForPrerequisites
 // before it reads what that kernel wrote (it returns when that kernel has finished and its writes are seen).
 __device__ __forceinline__ void dependentsMayLaunch() {
@@ -461,8 +461,8 @@ __device__ __forceinline__ void opEntry() {
     waitForPrerequisites();
 }
 
-// Whether launchOp launches as programmatic dependents: on compute capability 9.0+, unless INFINI_PDL=0
-// (read once).
+// Whether kernels are launched as programmatic dependents (launchOp, and the attention kernels launchEx
+// launches): on compute capability 9.0+, unless INFINI_PDL=0 (read once).
 inline bool opsDependent() {
     static const bool on = [] {
         const char *e = std::getenv("INFINI_PDL");
@@ -484,11 +484,6 @@ inline bool opsDependent() {
 template <typename... P, typename... A>
 inline cudaError_t launchOp(void (*kern)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, A... args) {
     return launchEx(kern, grid, block, smem, stream, 0, opsDependent(), args...);
-}
-
-template <typename... P, typename... A>
-inline void launchDependent(void (*kern)(P...), dim3 grid, int threads, size_t smem, cudaStream_t stream, A... args) {
-    launchEx(kern, grid, threads, smem, stream, 0, true, args...);
 }
 
 // Lets one kernel take more dynamic shared memory than the default 48 KiB. CUDA keeps that attribute per

@@ -389,7 +389,7 @@ infiniStatus_t launchScaleCopy(infiniDtype_t dtype, void *dst, const Dims &ddst,
     if (n == 0) return INFINI_STATUS_SUCCESS;
     return INFINI_NV_DISPATCH_FLOAT(dtype, "gemm", {
         launchOp(scaleCopyKernel<T>, flatBlocks(n, 1, 256), 256, 0, stream, static_cast<T *>(dst), ddst, static_cast<const T *>(src),
-                                                                      dsrc, n, scale);
+            dsrc, n, scale);
     });
 }
 
@@ -430,7 +430,7 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m) 
                     constexpr int M = N / 2;
                     dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>((d + 128 * M - 1) / (128 * M)));
                     launchOp(siluAndMulTileKernel<T, M>, grid, 128, 0, a.stream, py, px, static_cast<int>(d), static_cast<int>(sy),
-                                                                          static_cast<int>(sx));
+                        static_cast<int>(sx));
                 } else {
                     int per_row = static_cast<int>(d / N);
                     dim3 grid(static_cast<unsigned>((per_row + 255) / 256), static_cast<unsigned>(std::min<long long>(rows, 65535)));

@@ -429,7 +429,7 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
                 using I = decltype(itag);
                 auto kern = one ? embeddingRowKernel<I, 1> : embeddingRowKernel<I, 2>;
                 launchOp(kern, row_blocks, 128, 0, a.stream, static_cast<uint4 *>(a.data[0]), pw, static_cast<const I *>(a.data[1]),
-                                                       idx_stride, pieces, w_row_bytes, vocab, tokens, a.err);
+                    idx_stride, pieces, w_row_bytes, vocab, tokens, a.err);
             };
             if (i64) go(static_cast<long long>(0)); else go(0);
             return launched(op);
@@ -437,7 +437,7 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
         if (v) {
             int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, row_bytes / 16)));
             launchOp(embeddingKernel<16>, grid, threads, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
-                                                                vocab, didx, dy, elem, a.err);
+                vocab, didx, dy, elem, a.err);
         } else if (elem == 4) {
             launchOp(embeddingKernel<4>, grid, 256, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
         } else {

@@ -267,7 +267,7 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                     int threads = static_cast<int>(std::min<long long>(1024, (want + 31) / 32 * 32));
                     threads = std::min(threads, maxThreads(kern));
                     launchOp(kern, grid, threads, 0, x.stream, py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias),
-                                                         n, eps, RowsArg{dy}, RowsArg{dres}, RowsArg{da}, RowsArg{db}, 1.0f / static_cast<float>(n));
+                        n, eps, RowsArg{dy}, RowsArg{dres}, RowsArg{da}, RowsArg{db}, 1.0f / static_cast<float>(n));
                 };
                 if constexpr (NN > 1) {
                     // a cached kernel must cover the row: its register limit may allow fewer threads

@@ -821,11 +821,11 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                             launchOp(softmaxKernel<T, N, true, P>, grid, cached_threads, 0, a.stream, py, px, n, 1, 1, ry, rx, causal_q);
                         } else {
                             launchOp(softmaxKernel<T, N, false, P>, grid, std::min(threads, maxThreads(softmaxKernel<T, N, false, P>)), 0,
-                                                            a.stream, py, px, n, 1, 1, ry, rx, causal_q);
+                                a.stream, py, px, n, 1, 1, ry, rx, causal_q);
                         }
                     } else {
                         launchOp(softmaxKernel<T, 1, false, P>, grid, std::min(rowThreads(n, rows), maxThreads(softmaxKernel<T, 1, false, P>)), 0,
-                                                        a.stream, py, px, n, sy, sx, ry, rx, causal_q);
+                            a.stream, py, px, n, sy, sx, ry, rx, causal_q);
                     }
                 };
                 if (dy.ndim <= 1 && dx.ndim <= 1) run(std::true_type{}); else run(std::false_type{});
