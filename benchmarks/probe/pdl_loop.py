@@ -1,7 +1,8 @@
 """Back-to-back calls: each implementation called R times in a row (GPU kept busy first, so that the host has
 enqueued them all before the first runs), events around the whole loop: us a call = loop time / R. "solo": the
 op alone, call after call; "mixed": each call after a torch kernel (an elementwise multiply of the op's first
-input into a spare buffer), as in a model, where the op's kernel follows another's. Ours under each value of a
+input into a spare buffer), as in a model, where the op's kernel follows another's; "ours": each call after our
+swiglu of that input (a dependent launch that triggers early, as rms_norm before a linear). Ours under each value of a
 launch-time knob. Usage: python3 benchmarks/probe/pdl_loop.py VAR=0,1 op[:set] ... [--rounds R] [--impls peers]"""
 import os
 import statistics
@@ -15,13 +16,17 @@ R = args.reps
 for (op, label), g in grouped(args.items, args.impls, dev, var, values).items():
     inputs = g["inputs"]
     spare = torch.empty_like(inputs[0])
-    for mode in ("solo", "mixed"):
+    for mode in ("solo", "mixed", "ours"):
         per = {name: [] for name, _ in g["fns"]}
         late = 0
         for rnd in range(args.rounds):
             for name, fn in g["fns"]:
                 if mode == "solo":
                     body = fn
+                elif mode == "ours":
+                    def body(*a, fn=fn):
+                        torch.ops.infini.swiglu(a[0], a[0])
+                        return fn(*a)
                 else:
                     def body(*a, fn=fn):
                         torch.mul(a[0], 1.0, out=spare)

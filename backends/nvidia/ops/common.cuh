@@ -472,15 +472,23 @@ inline bool opsDependent() {
 }
 
 // The memory-bound ops' launches (norms, element-wise, softmax, rope, caching, embedding, topk_softmax, the
-// gemv dot kernel; the decode attention kernels through launchEx with opsDependent): as programmatic
-// dependents of the kernel before them, whose end their start then overlaps; their kernels begin with
-// opEntry. A model's back-to-back small ops gain the gap between kernels: H100, bf16, 200 calls in a row,
-// us a call, plain -> dependent: rms_norm 16x4096 2.65 -> 1.55, swiglu 1x4096 2.04 -> 1.13; each after a
-// torch multiply (no trigger of its own) 4.71 -> 3.62 and 4.09 -> 3.00 (51st session, probe/pdl_loop.py).
+// gemv dot kernel; the decode attention kernels, the clustered softmax kernels and random_sample's through
+// launchEx with opsDependent): as programmatic dependents of the kernel before them, whose end their start
+// then overlaps; their kernels begin with opEntry. A model's back-to-back small ops gain the gap between
+// kernels: H100, bf16, 200 calls in a row, us a call, plain -> dependent: rms_norm 16x4096 2.65 -> 1.55,
+// swiglu 1x4096 2.04 -> 1.13; each after a torch multiply (no trigger of its own) 4.71 -> 3.62 and
+// 4.09 -> 3.00 (51st session, probe/pdl_loop.py).
 // One call between events (the comparison tool's timing) gains nothing: the start event stands between.
-// Not the clustered softmax kernels: softmax 16x128256 (clusters of 8) back to back went 6.85 -> 8.83 us
-// (after a torch kernel 10.17 -> 9.16). The gemv dot kernel (one wave) shows the same: linear 1x4096x4096
-// back to back 9.41 -> 10.36 us, after a torch kernel 11.15 -> 9.18 (the next call's blocks placed early).
+// A kernel whose early trigger slows the call after it (its successor's blocks placed early take its
+// room) begins with waitForPrerequisites alone: a dependent that waits but lets its dependents launch only
+// when it ends, gaining the launch gap before it and losing nothing after: the clustered softmax kernel
+// (softmax 16x128256 bf16, clusters of 8, us a call: back to back plain 6.96 -> 5.74, triggering early it
+// was 8.83; after a torch kernel 10.40 -> 9.18) and the gemv dot kernel (linear 1x4096x4096 back to back:
+// plain 9.21, triggering 10.13, waiting only 8.09; H100, 51st and 52nd sessions, probe/pdl_loop.py).
+// Waiting only as well, never measured triggering: random_sample's kernel (1x128256 float32 back to back
+// plain 35.11 -> 34.00, 64x128256 62.03 -> 60.92, after a torch kernel 70.83 -> 69.42) and the bulk and
+// hold softmax kernels (256x128256 bf16 47.36 -> 45.67, 512x128256 90.98 -> 89.27; 52nd session, one
+// process, knob values interleaved, probe/wait_s52.patch).
 template <typename... P, typename... A>
 inline cudaError_t launchOp(void (*kern)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, A... args) {
     return launchEx(kern, grid, block, smem, stream, 0, opsDependent(), args...);

@@ -158,6 +158,7 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
                                                                     long long xs0, long long rs0, long long os0, long long kk,
                                                                     float topp, float temp, bool sample) {
     namespace cg = cooperative_groups;
+    waitForPrerequisites();  // a dependent that waits only (launchOp's note)
     __shared__ float smem[32];
     __shared__ unsigned counts[256];
     __shared__ float mass[256];
@@ -566,7 +567,7 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
         auto kern = C == 8 ? randomSampleKernel<T, 8> : C == 4 ? randomSampleKernel<T, 4> : C == 2 ? randomSampleKernel<T, 2> : randomSampleKernel<T, 1>;
         m->launch = [=](const LaunchArgs &a) {
             if (batch == 0) return INFINI_STATUS_SUCCESS;
-            launchClusters(kern, dim3(static_cast<unsigned>(batch * C)), kSampleThreads, 0, C > 1 ? C : 0, a.stream,
+            launchEx(kern, dim3(static_cast<unsigned>(batch * C)), kSampleThreads, 0, a.stream, C > 1 ? C : 0, opsDependent(),
                            static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
                            static_cast<const float *>(a.data[2]), vocab, xs0, rs0, os0, kk, topp, temperature, sample);
             return launched(op);

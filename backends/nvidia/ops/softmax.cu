@@ -288,7 +288,9 @@ template <> struct MaxAcc<__half> {
 template <typename T, bool CLUSTER, bool CAUSAL>
 __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, const T *x, int n, Dims dy, Dims dx,
                                                                           long long causal_q, int C, int per) {
-    if constexpr (!CLUSTER) opEntry();  // (the clustered launches are plain: see launchOp's note)
+    // the clustered launches are dependents that wait but do not trigger (launchOp's note)
+    if constexpr (!CLUSTER) opEntry();
+    else waitForPrerequisites();
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900 || !CLUSTER)
     constexpr int N = kVec16<T>;
     using V = Vec<T, N>;
@@ -367,6 +369,7 @@ constexpr int kBulkThreads = 256, kBulkPartBytes = 64 * 1024;
 template <typename T, bool CAUSAL>
 __global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T *x, int n, Dims dy, Dims dx, long long causal_q, int C,
                                                          int per) {
+    waitForPrerequisites();  // a dependent that waits only (launchOp's note)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int N = kVec16<T>;
     using V = Vec<T, N>;
@@ -518,6 +521,7 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
 // 68.29, <4,4,7> 74.18 (spills), all 64 KiB in registers <16,0,2> 68.59 (probe/hold_variants_s26.patch).
 template <typename T, int R, int S, int MINB>
 __global__ void __launch_bounds__(kHoldThreads, MINB) softmaxHoldKernel(T *y, const T *x, int n, Dims dy, Dims dx, int C, int per) {
+    waitForPrerequisites();  // a dependent that waits only (launchOp's note)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int N = kVec16<T>, WV = 32 * (R + S);
     using V = Vec<T, N>;
@@ -706,8 +710,8 @@ int launchHoldSplit(T *py, const T *px, long long rows, long long n, const Dims 
     const int C = fewestBlocks(n / kVec16<T>, 32LL * (R + S) * kHoldWarps, &per);
     if (C == 0) return -1;
     if (rows * C >= (1LL << 31)) return 0;
-    if (launchClusters(softmaxHoldKernel<T, R, S, MINB>, dim3(static_cast<unsigned>(rows * C)), kHoldThreads, 32 * S * kHoldWarps * sizeof(Vec<T, kVec16<T>>),
-                       C, stream, py, px, static_cast<int>(n), dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
+    if (launchEx(softmaxHoldKernel<T, R, S, MINB>, dim3(static_cast<unsigned>(rows * C)), kHoldThreads, 32 * S * kHoldWarps * sizeof(Vec<T, kVec16<T>>),
+                 stream, C, opsDependent(), py, px, static_cast<int>(n), dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
         cudaGetLastError();  // (not launched: the caller takes another kernel)
         return 0;
     }
@@ -800,14 +804,14 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             long long pc = 0;
             const int c = fewestBlocks(nv, kBulkPartBytes / 16, &pc);
             if (C > 0 && c > 0 && rows * C >= 4LL * smCount() && bulk_smem[causal].ensure(bulk_kern, kBulkPartBytes)) {
-                launchClusters(bulk_kern, dim3(static_cast<unsigned>(rows * c)), kBulkThreads, static_cast<size_t>(pc * 16), c, a.stream, py, px, static_cast<int>(n), dy,
-                               dx, causal_q, c, static_cast<int>(pc));
+                launchEx(bulk_kern, dim3(static_cast<unsigned>(rows * c)), kBulkThreads, static_cast<size_t>(pc * 16), a.stream, c, opsDependent(), py, px,
+                         static_cast<int>(n), dy, dx, causal_q, c, static_cast<int>(pc));
                 return launched(op);
             }
             if (C > 0) {
                 auto kern = causal_q > 0 ? softmaxPackedKernel<T, true, true> : softmaxPackedKernel<T, true, false>;
-                launchClusters(kern, dim3(static_cast<unsigned>(rows * C)), threads, 0, C, a.stream, py, px, static_cast<int>(n), dy, dx, causal_q, C,
-                               static_cast<int>(per));
+                launchEx(kern, dim3(static_cast<unsigned>(rows * C)), threads, 0, a.stream, C, opsDependent(), py, px, static_cast<int>(n), dy, dx,
+                         causal_q, C, static_cast<int>(per));
             } else {
                 // a block a line; lines collapsed to one dimension get their row strides, not two Dims
                 auto run = [&](auto plain) {
