@@ -107,6 +107,54 @@ def test_random_sample_long_rows(device, dtype, batch):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype, rows", [(torch.bfloat16, 16), (torch.bfloat16, 256), (torch.float32, 16)])
+def test_sampling_step_back_to_back(device, dtype, rows):
+    """A sampling step's chain over a 128256-token vocabulary, each op reading what the kernel just before it wrote:
+    a torch multiply writes the logits, our softmax reads them (on the GPU: split over a cluster of blocks at 16
+    rows, the bulk / hold kernels at 256), our add writes logits + probabilities, random_sample reads them - three
+    steps queued behind a busy GPU (on sm_90+ the nvidia backend launches these kernels as programmatic dependents
+    that wait for the kernel before them). Outputs start as NaN; softmax and add are checked against float32 torch
+    of their inputs, and each sample against OPS.md's rule applied to its logits as stored."""
+    vocab, steps, topp, topk, temp = 128256, 3, 0.9, 50, 1.0
+    g = torch.Generator().manual_seed(rows)
+    xs = [torch.randn(rows, vocab, generator=g).to(dtype).to(device) for _ in range(steps)]
+    rs = [torch.rand(rows, generator=g).to(device) for _ in range(steps)]
+
+    def nan():
+        return torch.full((rows, vocab), float("nan"), dtype=dtype, device=device)
+
+    logits, probs, mixed = [nan() for _ in range(steps)], [nan() for _ in range(steps)], [nan() for _ in range(steps)]
+    if device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda._sleep(20_000_000)  # the GPU busy for milliseconds: the whole chain is queued behind it
+    samples = []
+    for k in range(steps):
+        torch.mul(xs[k], 4.0, out=logits[k])  # a torch kernel writes the logits
+        I.softmax.out(logits[k], -1, out=probs[k])
+        I.add.out(logits[k], probs[k], out=mixed[k])
+        samples.append(ops.random_sample(mixed[k], rs[k], topp, topk, temp))
+    tol = dict(rtol=1.6e-2, atol=1e-6) if dtype == torch.bfloat16 else dict(rtol=1e-4, atol=1e-6)
+    for k in range(steps):
+        lg, p, m = logits[k].cpu().float(), probs[k].cpu().float(), mixed[k].cpu().float()
+        torch.testing.assert_close(p, torch.softmax(lg, -1).to(dtype).float(), **tol)
+        torch.testing.assert_close(m, (lg + p).to(dtype).float(), **tol)
+        # OPS.md's rule on every row at once: sort, softmax of value / temperature, cumulative sum, the first
+        # position above min(top-k mass, top-p) * r (a position within float32 rounding of it may go either way)
+        values, order = torch.sort(m, dim=-1, descending=True, stable=True)
+        c = torch.cumsum(torch.softmax(values / temp, -1), -1)
+        thr = torch.minimum(c[:, topk - 1], torch.tensor(topp)) * rs[k].cpu()
+        i = (c > thr[:, None]).int().argmax(-1)
+        want = order.gather(-1, i[:, None]).squeeze(-1)
+        ci = c.gather(-1, i[:, None]).squeeze(-1)
+        before = c.gather(-1, (i - 1).clamp(min=0)[:, None]).squeeze(-1)
+        near = ((ci - thr).abs() < 1e-5) | ((i > 0) & ((before - thr).abs() < 1e-5))
+        got = samples[k].cpu()
+        assert got.shape == (rows,) and got.dtype == torch.int64
+        assert torch.equal(got[~near], want[~near]), (k, got[~near][:8], want[~near][:8])
+        assert int(near.sum()) <= rows // 4 and int((i > 0).sum()) >= rows // 2  # decided rows, and not all argmax
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_random_sample_argmax_modes_and_ties(device):
     logits = torch.tensor([0.5, 2.0, 2.0, -1.0]).to(device)
     assert int(ops.random_sample(logits, 0.99, 0.9, 1, 1.0)) == 1  # topk <= 1
