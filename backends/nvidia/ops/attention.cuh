@@ -1488,14 +1488,14 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             static SmemAllowance ring_smem;
             if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
                 launchEx(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, a.stream, 0, opsDependent(), p, out, q, kc, vc, a.data[4],
-                               a.data[5], part_out, part_ml, a.err);
+                         a.data[5], part_out, part_ml, a.err);
             } else {  // (if the ring's shared memory is refused: the register kernel)
                 auto kern = warps == 8 ? (cl ? decodeTcKernel<T, DD, true, true, 8> : decodeTcKernel<T, DD, false, true, 8>)
                             : cl       ? decodeTcKernel<T, DD, true, true>
                             : little   ? decodeTcKernel<T, DD, false, true>
                                        : decodeTcKernel<T, DD, false, false>;
                 launchEx(kern, grid, warps * 32, 0, a.stream, cl ? static_cast<int>(gp) : 0, opsDependent(), p, out, q, kc, vc, a.data[4],
-                               a.data[5], part_out, part_ml, a.err);
+                         a.data[5], part_out, part_ml, a.err);
             }
         };
         auto go = [&](auto dtag, auto gtag) {
@@ -2757,9 +2757,9 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
                 const long long n = nseq * cpr;
                 dim3 grid(static_cast<unsigned>(std::min((n + 511) / 512, 4096LL)), static_cast<unsigned>(kvh));
                 launchOp(appendKernel16, grid, 256, 0, a.stream, static_cast<char *>(a.data[1]), static_cast<char *>(a.data[2]),
-                                                           static_cast<const char *>(a.data[4]), static_cast<const char *>(a.data[5]),
-                                                           static_cast<int>(nseq), static_cast<int>(cpr), pos, kcs[0] * es, kcs[1] * es,
-                                                           vcs[0] * es, vcs[1] * es, ks[0] * es, ks[1] * es, vs[0] * es, vs[1] * es);
+                         static_cast<const char *>(a.data[4]), static_cast<const char *>(a.data[5]),
+                         static_cast<int>(nseq), static_cast<int>(cpr), pos, kcs[0] * es, kcs[1] * es,
+                         vcs[0] * es, vcs[1] * es, ks[0] * es, ks[1] * es, vs[0] * es, vs[1] * es);
                 INFINI_RETURN_IF_ERROR(launched(op));
             } else if (total > 0) {
                 launchOp(appendKernel<T>, blocksFor(total, 256, 132LL * 16), 256, 0, a.stream,

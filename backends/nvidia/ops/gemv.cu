@@ -51,11 +51,11 @@ __device__ __forceinline__ void finish(T *out, float acc, float alpha, float bet
 }
 
 // B column-major: out[m, n] = sum_k a[m, k] b[n * ldb + k]. wpr warps (1, 2, 4 or 8) share column n.
-template <typename T, int M>
 // Launched as a dependent that waits but does not trigger its own dependents early (launchOp's note):
 // H100, bf16, linear 1x4096x4096, 200 calls in a row, us a call, triggering / waiting only / plain: back to
 // back 10.13 / 8.09 / 9.21, after a torch kernel 10.07 / 10.06 / 11.42, after our swiglu 11.27 / 9.86 / 10.16
 // (52nd session, probe/gemv_s52.patch).
+template <typename T, int M>
 __global__ void __launch_bounds__(kThreads) gemvDotKernel(GemvArgs p, int wpr) {
     waitForPrerequisites();
     constexpr int V = kVec16<T>;

@@ -568,8 +568,8 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
         m->launch = [=](const LaunchArgs &a) {
             if (batch == 0) return INFINI_STATUS_SUCCESS;
             launchEx(kern, dim3(static_cast<unsigned>(batch * C)), kSampleThreads, 0, a.stream, C > 1 ? C : 0, opsDependent(),
-                           static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
-                           static_cast<const float *>(a.data[2]), vocab, xs0, rs0, os0, kk, topp, temperature, sample);
+                     static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
+                     static_cast<const float *>(a.data[2]), vocab, xs0, rs0, os0, kk, topp, temperature, sample);
             return launched(op);
         };
     });
