@@ -430,13 +430,6 @@ inline cudaError_t launchEx(void (*kern)(P...), dim3 grid, dim3 block, size_t sm
     return cudaLaunchKernelEx(&cfg, kern, args...);
 }
 
-// Launches kern over `grid` blocks of `threads` in clusters of C blocks along x (C 0: a plain launch),
-// with `smem` bytes of dynamic shared memory, on `stream`. Returns the launch's status.
-template <typename... P, typename... A>
-inline cudaError_t launchClusters(void (*kern)(P...), dim3 grid, int threads, size_t smem, int C, cudaStream_t stream, A... args) {
-    return launchEx(kern, grid, threads, smem, stream, C, false, args...);
-}
-
 // Programmatic dependent launch (compute capability 9.0+; no-ops before): a kernel launched as a dependent
 // (launchOp, or launchEx with `dependent`) may be scheduled before the kernel ahead of it in the stream has finished, once every
 // block of that kernel has called dependentsMayLaunch (or exited); it must call waitForPrerequisites

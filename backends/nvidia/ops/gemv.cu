@@ -225,7 +225,7 @@ infiniStatus_t launchRows(const GemvArgs &p, cudaStream_t stream) {
     }
     const long long k_slice = (p.K + slices - 1) / slices;
     dim3 grid(static_cast<unsigned>(slices), static_cast<unsigned>(col_blocks), static_cast<unsigned>(p.batch));
-    launchClusters(gemvRowsKernel<T, M, CT, NT>, grid, NT, 0, slices > 1 ? slices : 0, stream, p, k_slice);
+    launchEx(gemvRowsKernel<T, M, CT, NT>, grid, NT, 0, stream, slices > 1 ? slices : 0, false, p, k_slice);  // (plain: not a dependent)
     return launched("gemm");
 }
 
