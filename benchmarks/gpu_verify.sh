@@ -14,7 +14,8 @@
 # (to the call's deadline; with "others" every op of the tool); "others": the tool over the other bars' ops (paged_attention and SDPA,
 # random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; attention and paged_attention_prefill
 # (the tiled kernel) against SDPA, bf16; ~150 s). Logs under $OUT.
-# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|full|others
+# "sanitizers": racecheck, synccheck and initcheck over the op tests at once, to the deadline (first in the 54th session).
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|bars|full|others
 START=$(date +%s)  # the call's start: check's limits count to START + DEADLINE_S (the device tool stops a call at 600 s)
 DEADLINE_S=${DEADLINE_S:-585}
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
@@ -59,6 +60,33 @@ memcheck() {  # LIMIT [TEST FILES] (default: the op tests)
   echo "memcheck rc $rc $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt
   grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt; return $rc
 }
+# sanitize TOOL NAME LIMIT FILTER TEST FILES...: compute-sanitizer's TOOL (racecheck: shared-memory hazards; synccheck:
+# barrier misuse; initcheck: reads of global memory never written) over the tests, its reports into $OUT/NAME.txt.
+# FILTER "ours": only our kernels instrumented (their names hold infini::nvidia::ops), the rest run as they are
+# (racecheck and synccheck look inside one kernel, so torch's need not be watched); "all": every kernel (initcheck
+# must see torch's writes, or the inputs they fill read as never written)
+sanitize() {
+  local tool=$1 name=$2 lim=$3 filt=$4 t=$(date +%s) rc; shift 4
+  local args=(--tool $tool --error-exitcode 7 --print-limit 50 --log-file /tmp/$name.log)
+  [ $filt = ours ] && args+=(--kernel-name kns=infini)
+  [ $tool = racecheck ] && args+=(--racecheck-report all)
+  timeout -s INT -k 15 $lim /usr/local/cuda/bin/compute-sanitizer "${args[@]}" python3 -m pytest -q "$@" -p no:cacheprovider \
+    > /tmp/$name.pytest.txt 2>&1; rc=$?
+  { echo "$name: $tool ($filt) rc $rc $(( $(date +%s) - t )) s over $*"; tail -1 /tmp/$name.pytest.txt
+    grep -E "SUMMARY" /tmp/$name.log | tail -3; grep -hE "^FAILED|^ERROR" /tmp/$name.pytest.txt | head -5
+    grep -vE "^========= (ERROR|RACECHECK) SUMMARY|^=========\s*$" /tmp/$name.log | head -150; } > $OUT/$name.txt
+  head -4 $OUT/$name.txt
+}
+if [ "$1" = sanitizers ]; then  # the four at once (their GPU work is small), each to the deadline
+  export OMP_NUM_THREADS=4
+  l=$(left)
+  sanitize racecheck race_attention $l ours test/test_ops_attention.py &
+  sanitize racecheck race_ops $l ours test/test_ops.py test/test_ops_sampling.py test/test_ops_gemm.py &
+  sanitize synccheck sync $l ours test/test_ops.py test/test_ops_attention.py test/test_ops_sampling.py test/test_ops_gemm.py &
+  sanitize initcheck init $l all test/test_ops.py test/test_ops_attention.py test/test_ops_sampling.py test/test_ops_gemm.py &
+  wait; /usr/local/cuda/bin/compute-sanitizer --version | tail -1
+  exit 0
+fi
 if [ "$1" = check ]; then  # the suite and memcheck at once (their outputs in separate files; each prints its line)
   # Four test processes on 16 cores: each gets 4 of torch's CPU threads (with torch's default of one per core the
   # four oversubscribed the cores 4x; the 48th session's first call, so, finished none of its parts in 330 s)
@@ -85,7 +113,7 @@ elif [ "$1" = others ]; then
     $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt $OUT/bench_attention.txt
   exit 0
 elif [ "$1" != bars ] && [ "$1" != full ]; then
-  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|bars|full|others"; exit 2
+  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|bars|full|others"; exit 2
 fi
 timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
 lim=330; [ "$1" = full ] && lim=$(( $(left) - 60 < 330 ? $(left) - 60 : 330 ))
