@@ -60,31 +60,51 @@ memcheck() {  # LIMIT [TEST FILES] (default: the op tests)
   echo "memcheck rc $rc $(( $(date +%s) - t )) s"; grep -E "passed|failed|ERROR SUMMARY" /tmp/memcheck.txt | tail -2 | tee $OUT/memcheck_tail.txt
   grep -B2 -A12 -m3 "Invalid\|Error" /tmp/memcheck.txt > $OUT/memcheck_errors.txt; return $rc
 }
-# sanitize TOOL NAME LIMIT FILTER TEST FILES...: compute-sanitizer's TOOL (racecheck: shared-memory hazards; synccheck:
-# barrier misuse; initcheck: reads of global memory never written) over the tests, its reports into $OUT/NAME.txt.
+# sanitize TOOL NAME LIMIT FILTER PYTEST ARGS...: compute-sanitizer's TOOL (racecheck: shared-memory hazards; synccheck:
+# barrier misuse; initcheck: reads of global memory never written) over the tests, a digest of its reports
+# (benchmarks/sanitize_digest.py: each distinct report once, with its count, lanes, blocks and test) into $OUT/NAME.txt.
 # FILTER "ours": only our kernels instrumented (their names hold infini::nvidia::ops), the rest run as they are
 # (racecheck and synccheck look inside one kernel, so torch's need not be watched); "all": every kernel (initcheck
-# must see torch's writes, or the inputs they fill read as never written)
+# must see torch's writes, or the inputs they fill read as never written). A kernel a tool stops leaves the process's
+# context broken: the tests after it then error, so each area runs in a process of its own.
 sanitize() {
-  local tool=$1 name=$2 lim=$3 filt=$4 t=$(date +%s) rc; shift 4
-  local args=(--tool $tool --error-exitcode 7 --print-limit 50 --log-file /tmp/$name.log)
+  local tool=$1 name=$2 lim=$3 filt=$4 t=$(date +%s) rc bt=device; shift 4
+  [ $tool = initcheck ] && bt=host
+  local args=(--tool $tool --error-exitcode 7 --print-limit 20000 --show-backtrace $bt --log-file /tmp/$name.log)
   [ $filt = ours ] && args+=(--kernel-name kns=infini)
   [ $tool = racecheck ] && args+=(--racecheck-report all)
   timeout -s INT -k 15 $lim /usr/local/cuda/bin/compute-sanitizer "${args[@]}" python3 -m pytest -q "$@" -p no:cacheprovider \
     > /tmp/$name.pytest.txt 2>&1; rc=$?
   { echo "$name: $tool ($filt) rc $rc $(( $(date +%s) - t )) s over $*"; tail -1 /tmp/$name.pytest.txt
-    grep -E "SUMMARY" /tmp/$name.log | tail -3; grep -hE "^FAILED|^ERROR" /tmp/$name.pytest.txt | head -5
-    grep -vE "^========= (ERROR|RACECHECK) SUMMARY|^=========\s*$" /tmp/$name.log | head -150; } > $OUT/$name.txt
-  head -4 $OUT/$name.txt
+    grep -hE "^FAILED|^ERROR" /tmp/$name.pytest.txt | head -5; python3 benchmarks/sanitize_digest.py /tmp/$name.log; } > $OUT/$name.txt 2>&1
+  head -3 $OUT/$name.txt
 }
-if [ "$1" = sanitizers ]; then  # the four at once (their GPU work is small), each to the deadline
-  export OMP_NUM_THREADS=4
-  l=$(left)
-  sanitize racecheck race_attention $l ours test/test_ops_attention.py &
-  sanitize racecheck race_ops $l ours test/test_ops.py test/test_ops_sampling.py test/test_ops_gemm.py &
-  sanitize synccheck sync $l ours test/test_ops.py test/test_ops_attention.py test/test_ops_sampling.py test/test_ops_gemm.py &
-  sanitize initcheck init $l all test/test_ops.py test/test_ops_attention.py test/test_ops_sampling.py test/test_ops_gemm.py &
-  wait; /usr/local/cuda/bin/compute-sanitizer --version | tail -1
+# syncprobe: synccheck over one random_sample call a process (benchmarks/probe/sync_sample.py), a line each
+syncprobe() {
+  local c
+  for c in "140 40000 50 0.9 0.7 float32 0" "140 40000 1000000 0.8 1.0 float32 1" "140 40000 50 0.9 1.0 float32 1" \
+           "140 1000 50 0.9 0.7 float32 0" "140 40000 50 0.9 0.7 bfloat16 0" "132 40000 50 0.9 0.7 float32 0" \
+           "16 40000 50 0.9 0.7 float32 0" "4 1000 50 0.9 1.0 float32 0"; do
+    timeout 60 /usr/local/cuda/bin/compute-sanitizer --tool synccheck --kernel-name kns=infini --print-limit 2000 --show-backtrace device \
+      --log-file /tmp/sp.log python3 benchmarks/probe/sync_sample.py $c > /tmp/sp.txt 2>&1
+    echo "[$c] rc $? $(tail -1 /tmp/sp.txt | cut -c1-60) | $(grep -h SUMMARY /tmp/sp.log | head -1)"
+    python3 benchmarks/sanitize_digest.py /tmp/sp.log --top 3 | sed -n 3,8p
+  done
+}
+if [ "$1" = sanitizers ]; then  # the tools at once (their GPU work is small), each to the deadline
+  export OMP_NUM_THREADS=3
+  # first, alone on the GPU: the changed kernels' tests, and paged decode timed (the cluster merge's wait)
+  { timeout 120 python3 -m pytest -q -p no:cacheprovider test/test_ops_sampling.py test/test_ops_attention.py -k "sampl or decode or cache" 2>&1 | tail -3
+    timeout 90 python3 -m infinicore_torch.bench --device cuda --ops paged_attention,attention --shapes decode --impls infini,torch \
+      --dtypes bfloat16 --budget 0.2 --busy-us 100 2>&1 | grep -E "^(paged_attention|attention) " ; } > $OUT/tests.txt 2>&1
+  cat $OUT/tests.txt
+  l=$(( $(left) - 30 ))
+  sanitize racecheck race_attention $l ours test/test_ops_attention.py -k "decode or cache or opcheck" &
+  sanitize racecheck race_ops $l ours test/test_ops_sampling.py test/test_ops_gemm.py test/test_ops.py -k "sampl or caching or topk or few_rows or norm or softmax or embedding or rope" &
+  sanitize synccheck sync $l ours test/test_ops_attention.py test/test_ops.py test/test_ops_gemm.py &
+  sanitize initcheck init $l all test/test_ops_sampling.py test/test_ops.py test/test_ops_gemm.py &
+  syncprobe > $OUT/syncprobe.txt 2>&1; wait
+  /usr/local/cuda/bin/compute-sanitizer --version | tail -1; rm -f $OUT/build.log $OUT/pip_wheels.log
   exit 0
 fi
 if [ "$1" = check ]; then  # the suite and memcheck at once (their outputs in separate files; each prints its line)

@@ -790,7 +790,10 @@ __device__ __forceinline__ float blockWarpsAt(const float (&sm_acc)[W][R][D], co
 // result straight into the shared memory of the head's owner (rank h % parts; stores to another block's
 // shared memory need no reply), then after the cluster barrier each owner merges its heads from its own
 // shared memory. (Reading the other blocks' shared memory after the barrier waited on a round trip per
-// rank and head, and needed a second barrier before any block could leave.)
+// rank and head, and needed a second barrier before any block could leave.) The kernel arrived
+// (clusterArriveRelaxed) when it started; the wait before the stores makes sure every owner has started
+// (racecheck, 54th session: without it, "Potential invalid __shared__ write ... in a block that might not
+// have entered yet"); by the merge every block has long arrived, so it returns at once.
 template <typename T, int D, int R, int W>
 __device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const float (&sm_acc)[W][R][D],
                                              const float (&sm_ml)[W][R][2], int hc, long long head0, long long seq) {
@@ -802,6 +805,7 @@ __device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const 
     __shared__ float rcv[2 * R][D];
     __shared__ float rcv_ml[2 * R][2];
     const int nr = p.parts, rank = static_cast<int>(cl.block_rank());
+    clusterWait();  // (the kernel's clusterArriveRelaxed: every block of the cluster has started)
 #pragma unroll
     for (int k = 0; k < R * D / kThreads; ++k) {
         const int i = k * kThreads + static_cast<int>(threadIdx.x), h = i / D, e = i % D;
@@ -1208,6 +1212,7 @@ __global__ void __launch_bounds__(W * 32, tcMinBlocks<W>()) decodeTcKernel(AttnP
     DecodeBlock at = decodePlace(p, kTcRows);
     const long long part = at.part, seq = at.seq, kvh = at.kvh, head0 = at.head0, bt_row = seq * p.bt_s0;
     const int hc = at.hc, t0 = static_cast<int>(at.t0);
+    if constexpr (CL) clusterArriveRelaxed();  // this block has started (mergeCluster waits for every block's)
     // the block table's entries of tokens s and s + 8 (0 at or past `limit`)
     auto rawIds = [&](int s, long long limit, long long &x, long long &y) {
         x = s < limit ? readIndex(bt, p.bt64, bt_row + (s >> shift) * p.bt_s1) : 0;

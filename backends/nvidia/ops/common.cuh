@@ -446,6 +446,27 @@ __device__ __forceinline__ void waitForPrerequisites() {
 #endif
 }
 
+// barrier.cluster in halves (compute capability 9.0+; no-ops before): arrive (relaxed, or release: this block's
+// earlier writes, those into other blocks' shared memory included, become visible) and wait (acquire). A block may
+// write another block's shared memory only once that block is known to have started: every kernel that does
+// arrives (relaxed) when it starts and waits before its first such write (compute-sanitizer's racecheck reports the
+// write otherwise: "a block that might not have entered yet").
+__device__ __forceinline__ void clusterArriveRelaxed() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void clusterArrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void clusterWait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+
 // The first step of every kernel that launchOp launches, before it touches global memory: lets a kernel
 // launched as its programmatic dependent be placed (its blocks then wait in turn), then waits for the
 // kernel ahead of it in the stream to finish, its writes seen.

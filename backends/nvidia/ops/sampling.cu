@@ -331,6 +331,7 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
                                       : (static_cast<double>(base_m + im) > target);
                 unsigned ballot = __ballot_sync(0xffffffffu, hit);
                 int first = ballot ? __ffs(ballot) - 1 : 31;
+                __syncwarp();  // every lane has read st before lane `first` writes it (racecheck's warp-level WAR)
                 if (lane == first) {
                     long long c = base_c + ic - lc;
                     float ms = base_m + im - lm;

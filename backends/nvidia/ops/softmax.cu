@@ -232,12 +232,6 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
 // arithmetic 93.6).
 constexpr int kClusterThreads = 512, kClusterVecs = 8;
 
-// barrier.cluster in halves: arrive (relaxed, or release: this block's earlier writes, those into other
-// blocks' shared memory included, become visible) and wait (acquire).
-__device__ __forceinline__ void clusterArriveRelaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void clusterArrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void clusterWait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
-
 // The line's (max, sum) from each of the cluster's C blocks' (m, s) (this block: `rank`), into m and s.
 // Every block writes its pair into slot `rank` of every block's `slots` (C entries), then one cluster
 // barrier; each reads its own copy, so no block reads another's memory after the barrier and none has

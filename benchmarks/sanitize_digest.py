@@ -1,0 +1,101 @@
+"""Digest of a compute-sanitizer log: each distinct report (its kind and where, addresses and thread numbers taken
+out) once, with how many times it was printed, which lanes and blocks it came from, and the test it came from where
+the host backtrace names one; then the tool's summary lines.
+
+    python3 benchmarks/sanitize_digest.py LOG [--top N]
+
+(benchmarks/gpu_verify.sh's `sanitizers` mode runs it over each tool's --log-file.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+
+PREFIX = "========="
+HEX = re.compile(r"0x[0-9a-fA-F]+")
+THREAD = re.compile(r"thread \((\d+),(\d+),(\d+)\)", re.IGNORECASE)
+BLOCK = re.compile(r"block \((\d+),(\d+),(\d+)\)")
+TEST = re.compile(r"(test_\w+) in (test_\w+\.py):(\d+)")
+
+
+def reports(lines):
+    """Yields each report as its list of lines (the prefix taken off): a report starts at a line that is not
+    indented past the prefix."""
+    cur = []
+    for raw in lines:
+        if not raw.startswith(PREFIX):
+            continue
+        body = raw[len(PREFIX):].rstrip("\n")
+        if not body.strip():
+            continue
+        if not body.startswith("     "):  # a new report (or a summary line)
+            if cur:
+                yield cur
+            cur = [body.strip()]
+        else:
+            cur.append(body.strip())
+    if cur:
+        yield cur
+
+
+def signature(rep):
+    """The report's kind and places, without addresses, offsets or thread numbers."""
+    keep = [HEX.sub("0x_", rep[0])]
+    for ln in rep[1:]:
+        if ln.startswith(("at ", "Read Thread", "Write Thread", "Device Frame", "Uninitialized access", "Address")):
+            s = HEX.sub("0x_", THREAD.sub("thread (_)", ln))
+            keep.append(s[:400])
+    return "\n    ".join(keep)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("log")
+    ap.add_argument("--top", type=int, default=40)
+    a = ap.parse_args()
+    with open(a.log, errors="replace") as f:
+        lines = f.readlines()
+    count = collections.Counter()
+    lanes = collections.defaultdict(collections.Counter)
+    blocks = collections.defaultdict(set)
+    tests = collections.defaultdict(collections.Counter)
+    summary = []
+    for rep in reports(lines):
+        head = rep[0]
+        if "SUMMARY" in head or head.startswith(("COMPUTE-SANITIZER", "Target application returned")):
+            summary.append(head)
+            continue
+        sig = signature(rep)
+        count[sig] += 1
+        for ln in rep:
+            m = THREAD.search(ln)
+            if m and ("by thread" in ln or ln.startswith(("Read Thread", "Write Thread"))):
+                lanes[sig][int(m.group(1)) % 32] += 1
+                break
+        for ln in rep:
+            m = BLOCK.search(ln)
+            if m:
+                blocks[sig].add(m.groups())
+                break
+        for ln in rep:
+            m = TEST.search(ln)
+            if m:
+                tests[sig][f"{m.group(2)}:{m.group(3)} {m.group(1)}"] += 1
+                break
+    print(f"{sum(count.values())} reports printed, {len(count)} distinct")
+    for sig, n in count.most_common(a.top):
+        print(f"\n[{n}x] {sig}")
+        if lanes[sig]:
+            ls = sorted(lanes[sig])
+            print(f"    lanes: {len(ls)} distinct ({ls[:8]}{'...' if len(ls) > 8 else ''}); blocks: {len(blocks[sig])}")
+        for t, k in tests[sig].most_common(3):
+            print(f"    from {t} ({k}x)")
+    print()
+    for s in summary:
+        print(s)
+
+
+if __name__ == "__main__":
+    main()
