@@ -235,6 +235,11 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
     // from the top first exceeds target. Returns in st: prefix = that key, above_* = what lies above it.
     // count_only: counts without mass, warp-aggregated (lanes with the same digit add once)
     auto search = [&](bool count_mode, double target, bool count_only, long long stop_at) {
+        // every thread has read the state the last search left (the candidates' count after the first: without
+        // this barrier thread 0 could reset it first, and a late thread then took the candidates' path alone -
+        // the block's threads at different barriers; racecheck and synccheck, 54th session, clusters of 4 and
+        // single blocks at 140 rows of 40000 with 1100 ties)
+        __syncthreads();
         if (threadIdx.x == 0) st = RadixState{0u, 0u, 0, 0.0f, 0};
         __syncthreads();
         for (int shift = 24; shift >= 0; shift -= 8) {
