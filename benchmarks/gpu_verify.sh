@@ -14,8 +14,9 @@
 # (to the call's deadline; with "others" every op of the tool); "others": the tool over the other bars' ops (paged_attention and SDPA,
 # random_sample and torch's sampler, gemm/linear and torch, bf16 and fp32; attention and paged_attention_prefill
 # (the tiled kernel) against SDPA, bf16; ~150 s). Logs under $OUT.
-# "sanitizers": racecheck, synccheck and initcheck over the op tests at once, to the deadline (first in the 54th session).
-# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|bars|full|others
+# "sanitizers": racecheck, synccheck and initcheck over the op tests at once, to the deadline (first in the 54th session);
+# "sanitizers2": the areas those calls did not reach, in eleven processes (prepared in the 54th session).
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|sanitizers2|bars|full|others
 START=$(date +%s)  # the call's start: check's limits count to START + DEADLINE_S (the device tool stops a call at 600 s)
 DEADLINE_S=${DEADLINE_S:-585}
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
@@ -107,6 +108,29 @@ if [ "$1" = sanitizers ]; then  # the tools at once (their GPU work is small), e
   /usr/local/cuda/bin/compute-sanitizer --version | tail -1; rm -f $OUT/build.log $OUT/pip_wheels.log
   exit 0
 fi
+if [ "$1" = sanitizers2 ]; then  # (prepared in the 54th session, not yet run) what calls 2 and 3 there did not reach,
+  # in ten processes at once (each its own area, so that one stopped kernel spoils only its area), to the deadline:
+  # racecheck over the tiled attention kernels, dense attention with a cache, the decode tests, the norms, softmax,
+  # embedding / rope, sampling / gemv; the decode step's racecheck stop with and without dependent launches
+  # (INFINI_PDL=0); synccheck over sampling (25f770f's barrier); initcheck over the attention tests. One file back.
+  export OMP_NUM_THREADS=1
+  l=$(( $(left) - 20 ))
+  sanitize racecheck r_tiled $l ours test/test_ops_attention.py -k "prefill or persistent or many_rows" &
+  sanitize racecheck r_dense $l ours test/test_ops_attention.py -k "attention_with_cache or after_long_history" &
+  sanitize racecheck r_decode $l ours test/test_ops_attention.py -k "decode and not back_to_back" &
+  sanitize racecheck r_step $l ours test/test_ops_attention.py -k "back_to_back" &
+  INFINI_PDL=0 sanitize racecheck r_step_nopdl $l ours test/test_ops_attention.py -k "back_to_back" &
+  sanitize racecheck r_norm $l ours test/test_ops.py -k "norm" &
+  sanitize racecheck r_softmax $l ours test/test_ops.py -k "softmax" &
+  sanitize racecheck r_emb $l ours test/test_ops.py test/test_ops_sampling.py -k "embedding or rope or caching or topk" &
+  sanitize racecheck r_sample $l ours test/test_ops_sampling.py test/test_ops_gemm.py -k "random_sample or sampling or few_rows" &
+  sanitize synccheck s_sample $l ours test/test_ops_sampling.py &
+  sanitize initcheck i_attention $l all test/test_ops_attention.py &
+  wait
+  for f in r_tiled r_dense r_decode r_step r_step_nopdl r_norm r_softmax r_emb r_sample s_sample i_attention; do cat $OUT/$f.txt; echo; rm -f $OUT/$f.txt; done > $OUT/sanitizers.txt
+  /usr/local/cuda/bin/compute-sanitizer --version | tail -1; rm -f $OUT/build.log $OUT/pip_wheels.log
+  exit 0
+fi
 if [ "$1" = check ]; then  # the suite and memcheck at once (their outputs in separate files; each prints its line)
   # Four test processes on 16 cores: each gets 4 of torch's CPU threads (with torch's default of one per core the
   # four oversubscribed the cores 4x; the 48th session's first call, so, finished none of its parts in 330 s)
@@ -133,7 +157,7 @@ elif [ "$1" = others ]; then
     $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt $OUT/bench_attention.txt
   exit 0
 elif [ "$1" != bars ] && [ "$1" != full ]; then
-  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|bars|full|others"; exit 2
+  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|sanitizers2|bars|full|others"; exit 2
 fi
 timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
 lim=330; [ "$1" = full ] && lim=$(( $(left) - 60 < 330 ? $(left) - 60 : 330 ))
