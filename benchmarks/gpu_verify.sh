@@ -39,16 +39,17 @@ bench() {
   echo "$name rc $? $(( $(date +%s) - t )) s"
 }
 # suite LIMIT / memcheck LIMIT: the whole suite, or memcheck over the op tests, each under a time limit (s). The suite
-# runs as three pytest processes at once (the attention tests, test_ops.py, the rest): as two (the attention tests,
+# runs as three pytest processes at once (the attention tests with the sanitizer tests - the shortest part, 50 s in
+# the 54th session - test_ops.py, the rest): as two (the attention tests,
 # the rest) it was cut at 94% by 300 s on the H100 of the forty-seventh session (attention 145 s); the three parts
 # took 145 s (call 2 there), 217 s and 235 s (call 3, those two at once). suite.txt has all three outputs, with each
 # part's 10 slowest tests
 # (timeout sends SIGINT first, so that an interrupted part still prints its slowest tests)
 suite() {
   local t=$(date +%s) rc=0 p pids=()
-  timeout -s INT -k 15 $1 python3 -m pytest -q --durations=10 test/test_ops_attention.py -p no:cacheprovider > /tmp/suite_att.txt 2>&1 & pids+=($!)
+  timeout -s INT -k 15 $1 python3 -m pytest -q --durations=10 test/test_ops_attention.py test/test_sanitizers.py -p no:cacheprovider > /tmp/suite_att.txt 2>&1 & pids+=($!)
   timeout -s INT -k 15 $1 python3 -m pytest -q --durations=10 test/test_ops.py -p no:cacheprovider > /tmp/suite_ops.txt 2>&1 & pids+=($!)
-  timeout -s INT -k 15 $1 python3 -m pytest -q --durations=10 test --ignore=test/test_ops_attention.py --ignore=test/test_ops.py \
+  timeout -s INT -k 15 $1 python3 -m pytest -q --durations=10 test --ignore=test/test_ops_attention.py --ignore=test/test_ops.py --ignore=test/test_sanitizers.py \
     -p no:cacheprovider > /tmp/suite_rest.txt 2>&1 & pids+=($!)
   for p in "${pids[@]}"; do wait $p || rc=1; done
   cat /tmp/suite_att.txt /tmp/suite_ops.txt /tmp/suite_rest.txt > $OUT/suite.txt
