@@ -5,7 +5,7 @@
 # against the instrumented libraries, the first report stopping the run (its text in $WORK/asan.*).
 # The torch glue (_C) and torch are not instrumented; libstdc++ is preloaded with libasan so that ASan finds the real
 # __cxa_throw (without it the first C++ exception thrown inside torch aborts the process).
-# First run: 54th session (the AVX2 path of this machine; no report over 1767 tests).
+# First run: 54th session (the AVX2 path of the 2-core machine): 1642 passed, 82 skipped, no report (20 min of tests).
 # Usage: bash .ci/asan_cpu.sh [pytest args]   (default: the whole test folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +26,10 @@ cmake -S "$WORK/src" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   "-DCMAKE_CXX_FLAGS=-fsanitize=address -fno-omit-frame-pointer -g" "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address" \
   -DINFINI_OPENBLAS_DIR="$OPENBLAS" > "$WORK/cmake.log"
 cmake --build "$WORK/build" > "$WORK/build.log"
-# the package and everything its tests read (test/, benchmarks/, backends/ for the generated-header and loader tests)
+# the package and everything its tests read (the autoload module torch imports in the distributed tests' ranks; test/,
+# benchmarks/, backends/ for the generated-header and loader tests)
 mkdir -p "$WORK/pkg"
-cp -r infinicore_torch test benchmarks backends pytest.ini "$WORK/pkg/"
+cp -r infinicore_torch infinicore_torch_autoload.py test benchmarks backends pytest.ini "$WORK/pkg/"
 rm -f "$WORK/pkg/infinicore_torch/lib/"*.so
 cp "$WORK/build/libinfinicore.so" "$WORK/build/libinfini_backend_cpu.so" "$WORK/pkg/infinicore_torch/lib/"
 cd "$WORK/pkg"
