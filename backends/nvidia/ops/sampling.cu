@@ -455,13 +455,12 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
     long long gt_count = st.above_count;
     float gt_mass = st.above_mass;
     // the value at the kth key (every element with that key has the same value and probability)
-    __syncthreads();
     float kth_p = probOf(valueOfKey(kth));
     float top_mass = gt_mass + static_cast<float>(kk - gt_count) * kth_p;
     float r = rv[row * rs0];
     float threshold = fminf(top_mass, topp) * r;
-    // 2. the first position (from the top) whose cumulative mass exceeds the threshold
-    __syncthreads();
+    // 2. the first position (from the top) whose cumulative mass exceeds the threshold (search's own first barrier
+    // keeps the reads of st above before its reset)
     search(false, static_cast<double>(threshold), false, 0);
     unsigned cross = st.prefix;
     long long cross_above = st.above_count;
