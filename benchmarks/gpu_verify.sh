@@ -16,7 +16,8 @@
 # (the tiled kernel) against SDPA, bf16; ~150 s). Logs under $OUT.
 # "sanitizers": racecheck, synccheck and initcheck over the op tests at once, to the deadline (first in the 54th session);
 # "sanitizers2": the areas those calls did not reach, in eleven processes (prepared in the 54th session).
-# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|sanitizers2|bars|full|others
+# "step": racecheck over the decode step's chain with and without dependent launches (55th session).
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|sanitizers2|step|bars|full|others
 START=$(date +%s)  # the call's start: check's limits count to START + DEADLINE_S (the device tool stops a call at 600 s)
 DEADLINE_S=${DEADLINE_S:-585}
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
@@ -67,18 +68,22 @@ memcheck() {  # LIMIT [TEST FILES] (default: the op tests)
 # (benchmarks/sanitize_digest.py: each distinct report once, with its count, lanes, blocks and test) into $OUT/NAME.txt.
 # FILTER "ours": only our kernels instrumented (their names hold infini::nvidia::ops), the rest run as they are
 # (racecheck and synccheck look inside one kernel, so torch's need not be watched); "all": every kernel (initcheck
-# must see torch's writes, or the inputs they fill read as never written). A kernel a tool stops leaves the process's
+# must see torch's writes, or the inputs they fill read as never written); "mixed": every kernel instrumented, only
+# the reports in ours kept (sanitize_digest.py --ours): racecheck with our kernels selected stops at cuBLAS's sm90
+# bf16 kernels ("failed to handle a hardware exception", torch's F.linear alone too: 55th session), so tests that
+# reach cuBLAS (16-bit linear of 2+ rows) run so. A kernel a tool stops leaves the process's
 # context broken: the tests after it then error, so each area runs in a process of its own.
 sanitize() {
-  local tool=$1 name=$2 lim=$3 filt=$4 t=$(date +%s) rc bt=device; shift 4
+  local tool=$1 name=$2 lim=$3 filt=$4 t=$(date +%s) rc bt=device dig=(); shift 4
   [ $tool = initcheck ] && bt=host
+  [ $filt = mixed ] && dig=(--ours)
   local args=(--tool $tool --error-exitcode 7 --print-limit 20000 --show-backtrace $bt --log-file /tmp/$name.log)
   [ $filt = ours ] && args+=(--kernel-name kns=infini)
   [ $tool = racecheck ] && args+=(--racecheck-report all)
   timeout -s INT -k 15 $lim /usr/local/cuda/bin/compute-sanitizer "${args[@]}" python3 -m pytest -q "$@" -p no:cacheprovider \
     > /tmp/$name.pytest.txt 2>&1; rc=$?
   { echo "$name: $tool ($filt) rc $rc $(( $(date +%s) - t )) s over $*"; tail -1 /tmp/$name.pytest.txt
-    grep -hE "^FAILED|^ERROR" /tmp/$name.pytest.txt | head -5; python3 benchmarks/sanitize_digest.py /tmp/$name.log; } > $OUT/$name.txt 2>&1
+    grep -hE "^FAILED|^ERROR" /tmp/$name.pytest.txt | head -5; python3 benchmarks/sanitize_digest.py /tmp/$name.log "${dig[@]}"; } > $OUT/$name.txt 2>&1
   head -3 $OUT/$name.txt
 }
 # syncprobe: synccheck over one random_sample call a process (benchmarks/probe/sync_sample.py), a line each
@@ -119,8 +124,8 @@ if [ "$1" = sanitizers2 ]; then  # (prepared in the 54th session, not yet run) w
   sanitize racecheck r_tiled $l ours test/test_ops_attention.py -k "prefill or persistent or many_rows" &
   sanitize racecheck r_dense $l ours test/test_ops_attention.py -k "attention_with_cache or after_long_history" &
   sanitize racecheck r_decode $l ours test/test_ops_attention.py -k "(decode or ignores or bad_indices) and not back_to_back" &
-  sanitize racecheck r_step $l ours test/test_ops_attention.py -k "back_to_back" &
-  INFINI_PDL=0 sanitize racecheck r_step_nopdl $l ours test/test_ops_attention.py -k "back_to_back" &
+  sanitize racecheck r_step $l mixed test/test_ops_attention.py -k "back_to_back" &
+  INFINI_PDL=0 sanitize racecheck r_step_nopdl $l mixed test/test_ops_attention.py -k "back_to_back" &
   sanitize racecheck r_norm $l ours test/test_ops.py -k "norm" &
   sanitize racecheck r_softmax $l ours test/test_ops.py -k "softmax" &
   sanitize racecheck r_emb $l ours test/test_ops.py test/test_ops_sampling.py -k "embedding or rope or caching or topk" &
@@ -130,6 +135,14 @@ if [ "$1" = sanitizers2 ]; then  # (prepared in the 54th session, not yet run) w
   wait
   for f in r_tiled r_dense r_decode r_step r_step_nopdl r_norm r_softmax r_emb r_sample s_sample i_attention; do cat $OUT/$f.txt; echo; rm -f $OUT/$f.txt; done > $OUT/sanitizers.txt
   /usr/local/cuda/bin/compute-sanitizer --version | tail -1; rm -f $OUT/build.log $OUT/pip_wheels.log
+  exit 0
+fi
+if [ "$1" = step ]; then  # racecheck over the decode step's chain (gemv / cuBLASLt -> decode -> linear as dependents),
+  # every kernel instrumented, ours reported, with and without dependent launches (55th session; ~170 s held)
+  export OMP_NUM_THREADS=4; l=$(( $(left) - 10 ))
+  sanitize racecheck r_step $l mixed test/test_ops_attention.py -k "back_to_back" &
+  INFINI_PDL=0 sanitize racecheck r_step_nopdl $l mixed test/test_ops_attention.py -k "back_to_back" &
+  wait; cat $OUT/r_step.txt $OUT/r_step_nopdl.txt; rm -f $OUT/build.log $OUT/pip_wheels.log
   exit 0
 fi
 if [ "$1" = check ]; then  # the suite and memcheck at once (their outputs in separate files; each prints its line)
@@ -158,7 +171,7 @@ elif [ "$1" = others ]; then
     $OUT/bench_gemm_fp32.txt $OUT/bench_sample_fp32.txt $OUT/bench_attention.txt
   exit 0
 elif [ "$1" != bars ] && [ "$1" != full ]; then
-  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|sanitizers2|bars|full|others"; exit 2
+  echo "usage: bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|sanitizers2|step|bars|full|others"; exit 2
 fi
 timeout 60 python3 benchmarks/host_overhead.py > $OUT/host.txt 2>&1; tail -3 $OUT/host.txt
 lim=330; [ "$1" = full ] && lim=$(( $(left) - 60 < 330 ? $(left) - 60 : 330 ))

@@ -2,7 +2,12 @@
 out) once, with how many times it was printed, which lanes and blocks it came from, and the test it came from where
 the host backtrace names one; then the tool's summary lines.
 
-    python3 benchmarks/sanitize_digest.py LOG [--top N]
+    python3 benchmarks/sanitize_digest.py LOG [--top N] [--ours]
+
+--ours: only reports in our kernels (a frame naming infini::nvidia::ops); the others are counted by kernel on one line.
+(racecheck instruments only the kernels `--kernel-name` selects, but with our kernels selected it stops at cuBLAS's
+nvjet_sm90 bf16 kernels - "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception", torch's
+F.linear alone included, 55th session - so a run that reaches cuBLAS instruments every kernel and keeps ours here.)
 
 (benchmarks/gpu_verify.sh's `sanitizers` mode runs it over each tool's --log-file.)
 """
@@ -54,6 +59,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("log")
     ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--ours", action="store_true", help="only reports in our kernels (infini::nvidia::ops)")
     a = ap.parse_args()
     with open(a.log, errors="replace") as f:
         lines = f.readlines()
@@ -62,12 +68,17 @@ def main():
     blocks = collections.defaultdict(set)
     tests = collections.defaultdict(collections.Counter)
     summary = []
+    foreign = collections.Counter()
     for rep in reports(lines):
         head = rep[0]
         if "SUMMARY" in head or head.startswith(("COMPUTE-SANITIZER", "Target application returned")):
             summary.append(head)
             continue
         sig = signature(rep)
+        if a.ours and "infini" not in sig:
+            m = re.search(r"\) at (?:void )?([\w:]+)|^\s*at (?:void )?([\w:]+)", sig.split("\n", 1)[-1], re.M)
+            foreign[(m.group(1) or m.group(2)) if m else head[:60]] += 1
+            continue
         count[sig] += 1
         for ln in rep:
             m = THREAD.search(ln)
@@ -85,6 +96,8 @@ def main():
                 tests[sig][f"{m.group(2)}:{m.group(3)} {m.group(1)}"] += 1
                 break
     print(f"{sum(count.values())} reports printed, {len(count)} distinct")
+    if foreign:
+        print(f"not ours, left out: {sum(foreign.values())} (" + ", ".join(f"{k} {n}" for k, n in foreign.most_common(5)) + ")")
     for sig, n in count.most_common(a.top):
         print(f"\n[{n}x] {sig}")
         if lanes[sig]:
