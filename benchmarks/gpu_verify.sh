@@ -17,7 +17,8 @@
 # "sanitizers": racecheck, synccheck and initcheck over the op tests at once, to the deadline (first in the 54th session);
 # "sanitizers2": the areas those calls did not reach, in eleven processes (prepared in the 54th session).
 # "sanitizers3": what sanitizers2 left unfinished, sharded (55th session; first run in the 56th: 519 s, every process finished); "step": racecheck over the decode step's chain with and without dependent launches (55th session).
-# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|sanitizers2|sanitizers3|step|bars|full|others
+# "two": on a two-GPU machine, the suite with the tests that need two devices and the distributed tests (56th session).
+# Usage (device tool, carry .whl): bash benchmarks/gpu_verify.sh check|suite|suite_attention|memcheck|sanitizers|sanitizers2|sanitizers3|step|two|bars|full|others
 START=$(date +%s)  # the call's start: check's limits count to START + DEADLINE_S (the device tool stops a call at 600 s)
 DEADLINE_S=${DEADLINE_S:-585}
 source .ci/gpu_setup.sh > $OUT/setup.txt 2>&1 || { tail -30 $OUT/setup.txt; exit 1; }
@@ -160,6 +161,30 @@ if [ "$1" = sanitizers3 ]; then  # (55th session; run in the 56th: 519 s on the 
   sample & smp=$!; wait "${pids[@]}"; kill $smp
   for f in "${names[@]}"; do cat $OUT/$f.txt; echo; rm -f $OUT/$f.txt; done > $OUT/sanitizers.txt
   rm -f $OUT/build.log $OUT/pip_wheels.log
+  exit 0
+fi
+if [ "$1" = two ]; then  # (56th session) on a two-GPU machine (kind nvidia-h100-x2 / nvidia-h200-x2): the whole suite,
+  # the tests that need two infini devices (marker two_devices: device guard, copies between devices, per-device
+  # memory, streams, generators, threads, storage) and test_distributed.py (ProcessGroupInfiniCCL over NCCL, one
+  # rank a GPU, against gloo in the same processes) run here, and skip on one GPU; then benchmarks/allreduce_gpu.py
+  # (infiniccl against ProcessGroupNCCL) to the deadline. Four pytest processes at once, as `suite`'s three plus the
+  # multi-device files (their skip reasons printed: -rs).
+  export OMP_NUM_THREADS=4; t=$(date +%s); l=$(( $(left) - 150 ))
+  MULTI="test/test_device.py test/test_two_devices.py test/test_errors.py test/test_memory.py test/test_rng.py test/test_storage.py test/test_streams.py test/test_threads.py test/test_distributed.py"
+  ign=(); for f in $MULTI test/test_ops_attention.py test/test_ops.py test/test_sanitizers.py; do ign+=(--ignore=$f); done
+  sample & smp=$!; pids=()
+  timeout -s INT -k 15 $l python3 -m pytest -q -rs --durations=10 $MULTI -p no:cacheprovider > $OUT/two_multi.txt 2>&1 & pids+=($!)
+  timeout -s INT -k 15 $l python3 -m pytest -q --durations=5 test/test_ops_attention.py test/test_sanitizers.py -p no:cacheprovider > /tmp/t_att.txt 2>&1 & pids+=($!)
+  timeout -s INT -k 15 $l python3 -m pytest -q --durations=5 test/test_ops.py -p no:cacheprovider > /tmp/t_ops.txt 2>&1 & pids+=($!)
+  timeout -s INT -k 15 $l python3 -m pytest -q --durations=5 test "${ign[@]}" -p no:cacheprovider > /tmp/t_rest.txt 2>&1 & pids+=($!)
+  wait "${pids[@]}"
+  cat /tmp/t_att.txt /tmp/t_ops.txt /tmp/t_rest.txt > $OUT/two_suite.txt
+  echo "suite $(( $(date +%s) - t )) s: multi-device $(tail -1 $OUT/two_multi.txt); attention $(tail -1 /tmp/t_att.txt);" \
+    "test_ops.py $(tail -1 /tmp/t_ops.txt); the rest $(tail -1 /tmp/t_rest.txt)"
+  grep -hE "^FAILED|^ERROR" $OUT/two_multi.txt $OUT/two_suite.txt | head -20
+  timeout $(( $(left) - 5 )) python3 benchmarks/allreduce_gpu.py --world 2 --out $OUT/allreduce > $OUT/allreduce.txt 2>&1
+  echo "allreduce rc $?"; tail -15 $OUT/allreduce.txt
+  kill $smp; rm -f $OUT/build.log $OUT/pip_wheels.log
   exit 0
 fi
 if [ "$1" = step ]; then  # racecheck over the decode step's chain (gemv / cuBLASLt -> decode -> linear as dependents),

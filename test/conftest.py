@@ -16,26 +16,34 @@ L = I.lib()
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-# Tests marked cpu_backend are written for the CPU backend as the infini device: its two devices
-# (INFINI_CPU_DEVICE_COUNT), its emulated 8 GiB per device (INFINI_CPU_DEVICE_MEMORY), and a loader
-# with no other backend to fall back to. Where another backend is the infini device (the nvidia
-# backend on the GPU machine) they skip, naming why; CI runs them on the CPU backend.
+# Tests marked cpu_backend are written for the CPU backend as the infini device: its emulated 8 GiB per
+# device (INFINI_CPU_DEVICE_MEMORY), its default of two devices, and a loader with no other backend to fall
+# back to. Where another backend is the infini device (the nvidia backend on the GPU machine) they skip,
+# naming why; CI runs them on the CPU backend. Tests marked two_devices need two infini devices, whichever
+# backend gives them: the CPU backend's two, or two GPUs (the nvidia backend on a two-GPU machine); with one
+# they skip.
 def pytest_configure(config):
     config.addinivalue_line("markers", "cpu_backend: needs the CPU backend as the infini device")
+    config.addinivalue_line("markers", "two_devices: needs two infini devices (the CPU backend's, or two GPUs)")
 
 
 def pytest_collection_modifyitems(config, items):
     import torch
 
-    name = torch.infini.backend() if hasattr(torch, "infini") and hasattr(torch.infini, "backend") else "cpu"
-    if name == "cpu":
+    if not hasattr(torch, "infini"):
         return
-    skip = pytest.mark.skip(reason=f"written for the CPU backend as the infini device (two devices, 8 GiB each); "
-                                   f"here the infini device is the {name} backend with "
-                                   f"{torch.infini.device_count()} device(s)")
-    for item in items:
-        if item.get_closest_marker("cpu_backend"):
-            item.add_marker(skip)
+    name, count = torch.infini.backend(), torch.infini.device_count()
+    if name != "cpu":
+        skip = pytest.mark.skip(reason=f"written for the CPU backend as the infini device (its 8 GiB devices, its "
+                                       f"loader); here the infini device is the {name} backend with {count} device(s)")
+        for item in items:
+            if item.get_closest_marker("cpu_backend"):
+                item.add_marker(skip)
+    if count < 2:
+        skip2 = pytest.mark.skip(reason=f"needs two infini devices; the {name} backend has {count}")
+        for item in items:
+            if item.get_closest_marker("two_devices"):
+                item.add_marker(skip2)
 
 
 @pytest.fixture(autouse=True)

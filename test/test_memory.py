@@ -30,7 +30,6 @@ def test_ten_thousand_same_size_allocations_reuse_one_block():
     assert torch.infini.memory_allocated() == allocated
 
 
-@pytest.mark.cpu_backend
 def test_stats_return_to_baseline_and_empty_cache_releases():
     base_alloc = torch.infini.memory_allocated()
     base_reserved = torch.infini.memory_reserved()
@@ -48,7 +47,12 @@ def test_stats_return_to_baseline_and_empty_cache_releases():
     torch.infini.empty_cache()
     assert torch.infini.memory_reserved() == base_reserved
     free, total = torch.infini.mem_get_info()
-    assert total == 8 << 30 and total - free == torch.infini.memory_reserved()
+    if torch.infini.backend() == "cpu":  # the emulated device: nothing else uses it
+        assert total == 8 << 30 and total - free == torch.infini.memory_reserved()
+    else:  # a GPU: the context and other processes use some of it too
+        assert 0 < free <= total - torch.infini.memory_reserved()
+        if torch.infini.backend() == "nvidia":
+            assert total == torch.cuda.mem_get_info(0)[1]
 
 
 def test_small_blocks_are_split_from_one_segment_and_merged_back():
@@ -83,14 +87,15 @@ def test_record_stream_delays_reuse_until_the_stream_is_done():
     del y
 
 
-@pytest.mark.cpu_backend
 def test_out_of_memory_raises_and_the_allocator_stays_usable():
     x = torch.ones(1000, device="infini")
+    total = torch.infini.mem_get_info()[1]
+    gib = total // (1 << 30) + 1  # more than the device has (9 on the CPU backend's 8 GiB)
     with pytest.raises(torch.OutOfMemoryError) as info:
-        torch.empty(9 << 30, dtype=torch.uint8, device="infini")
+        torch.empty(gib << 30, dtype=torch.uint8, device="infini")
     msg = str(info.value)
-    assert "infini out of memory on device infini:0" in msg and "Tried to allocate 9.00 GiB" in msg
-    assert "free of 8.00 GiB" in msg
+    assert "infini out of memory on device infini:0" in msg and f"Tried to allocate {gib}.00 GiB" in msg
+    assert f"free of {total / (1 << 30):.2f} GiB" in msg
     assert stats()["num_ooms"] >= 1
     assert torch.equal(x.cpu(), torch.ones(1000))  # inputs untouched
     y = torch.full((10,), 2.0, device="infini")

@@ -8,7 +8,7 @@ import torch
 import infinicore_torch  # noqa: F401
 
 
-@pytest.mark.cpu_backend
+@pytest.mark.two_devices
 def test_untyped_storage_on_infini():
     t = torch.arange(4, dtype=torch.int32, device="infini:1")
     s = t.untyped_storage()
@@ -50,7 +50,7 @@ def test_views_share_memory():
 @pytest.mark.parametrize("location, expect", [
     (None, "infini:1"), ("cpu", "cpu"), ("infini", "infini:0"), ("infini:1", "infini:1"), ("infini:0", "infini:0"),
 ])
-@pytest.mark.cpu_backend
+@pytest.mark.two_devices
 def test_save_and_load_with_map_location(location, expect):
     t = torch.randn(3, 5).to("infini:1")
     buf = io.BytesIO()

@@ -19,7 +19,7 @@ def slow_on(stream: torch.Stream, seconds: float):
     return fn
 
 
-@pytest.mark.cpu_backend
+@pytest.mark.two_devices
 def test_current_default_and_pool_streams():
     d = torch.infini.default_stream()
     assert d.stream_id == 0 and torch.infini.current_stream() == d

@@ -8,7 +8,7 @@ import torch
 import infinicore_torch  # noqa: F401
 
 
-@pytest.mark.cpu_backend
+@pytest.mark.two_devices
 def test_four_threads_allocate_and_compute():
     errors = []
 

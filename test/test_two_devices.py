@@ -5,7 +5,7 @@ import torch
 
 import infinicore_torch  # noqa: F401
 
-pytestmark = pytest.mark.cpu_backend  # the CPU backend's two devices
+pytestmark = pytest.mark.two_devices  # the CPU backend's two, or two GPUs
 
 
 def test_copies_between_devices_and_the_cpu():
