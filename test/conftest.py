@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # backend gives them: the CPU backend's two, or two GPUs (the nvidia backend on a two-GPU machine); with one
 # they skip.
 def pytest_configure(config):
-    config.addinivalue_line("markers", "cpu_backend: needs the CPU backend as the infini device")
+    config.addinivalue_line("markers", "cpu_backend(why): needs the CPU backend as the infini device")
     config.addinivalue_line("markers", "two_devices: needs two infini devices (the CPU backend's, or two GPUs)")
 
 
@@ -33,12 +33,13 @@ def pytest_collection_modifyitems(config, items):
     if not hasattr(torch, "infini"):
         return
     name, count = torch.infini.backend(), torch.infini.device_count()
-    if name != "cpu":
-        skip = pytest.mark.skip(reason=f"written for the CPU backend as the infini device (its 8 GiB devices, its "
-                                       f"loader); here the infini device is the {name} backend with {count} device(s)")
+    if name != "cpu":  # the marker's argument, where given, says why
         for item in items:
-            if item.get_closest_marker("cpu_backend"):
-                item.add_marker(skip)
+            mark = item.get_closest_marker("cpu_backend")
+            if mark:
+                why = mark.args[0] if mark.args else "its 8 GiB devices, its loader"
+                item.add_marker(pytest.mark.skip(reason=f"written for the CPU backend as the infini device ({why}); "
+                                                        f"here the infini device is the {name} backend"))
     if count < 2:
         skip2 = pytest.mark.skip(reason=f"needs two infini devices; the {name} backend has {count}")
         for item in items:

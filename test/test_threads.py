@@ -1,5 +1,6 @@
 """Four Python threads allocating and computing on infini at once."""
 
+import gc
 import threading
 
 import pytest
@@ -28,6 +29,7 @@ def test_four_threads_allocate_and_compute():
         except Exception as e:  # reported below
             errors.append(f"thread {tid}: {e!r}")
 
+    gc.collect()  # tensors of earlier tests held in reference cycles (pytest.raises' tracebacks) go now, not mid-test
     base = [torch.infini.memory_allocated(d) for d in (0, 1)]
     threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
     for t in threads:
