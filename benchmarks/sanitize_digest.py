@@ -4,7 +4,8 @@ the host backtrace names one; then the tool's summary lines.
 
     python3 benchmarks/sanitize_digest.py LOG [--top N] [--ours]
 
---ours: only reports in our kernels (a frame naming infini::nvidia::ops); the others are counted by kernel on one line.
+--ours: only reports that name infini (our kernels live in infini::nvidia::ops; the loose match keeps a report
+rather than drop it); the others are counted by kernel on one line.
 (racecheck instruments only the kernels `--kernel-name` selects, but with our kernels selected it stops at cuBLAS's
 nvjet_sm90 bf16 kernels - "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception", torch's
 F.linear alone included, 55th session - so a run that reaches cuBLAS instruments every kernel and keeps ours here.)
@@ -59,7 +60,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("log")
     ap.add_argument("--top", type=int, default=40)
-    ap.add_argument("--ours", action="store_true", help="only reports in our kernels (infini::nvidia::ops)")
+    ap.add_argument("--ours", action="store_true", help="only reports naming infini (our kernels)")
     a = ap.parse_args()
     with open(a.log, errors="replace") as f:
         lines = f.readlines()
