@@ -14,7 +14,7 @@ from conftest import L, ROOT, assert_fails, d2h, dmalloc, h2d, run_python, strea
 
 from infinicore_torch import _infini as I
 
-pytestmark = pytest.mark.cpu_backend
+pytestmark = pytest.mark.cpu_backend("its collectives through the C ABI, on its two devices")
 
 DTYPES = {  # numpy dtype -> infini dtype
     np.float32: 13,
