@@ -51,8 +51,8 @@ suite() {
   local t=$(date +%s) rc=0 p pids=() i
   timeout -s INT -k 15 $1 python3 -m pytest -q -rs --durations=10 test/test_ops_attention.py test/test_sanitizers.py -p no:cacheprovider > /tmp/suite_att.txt 2>&1 & pids+=($!)
   timeout -s INT -k 15 $1 python3 -m pytest -q -rs --durations=10 test/test_ops.py -p no:cacheprovider > /tmp/suite_ops.txt 2>&1 & pids+=($!)
-  for i in 0 1; do  # the rest in two halves (benchmarks/probe/shard.py: every other test), the longest part before
-    SHARD=$i/2 PYTHONPATH=$PYTHONPATH:benchmarks/probe timeout -s INT -k 15 $1 python3 -m pytest -q -rs --durations=10 test \
+  for i in 0 1; do  # the rest in two halves (benchmarks/shard.py: every other test), the longest part before
+    SHARD=$i/2 PYTHONPATH=$PYTHONPATH:benchmarks timeout -s INT -k 15 $1 python3 -m pytest -q -rs --durations=10 test \
       --ignore=test/test_ops_attention.py --ignore=test/test_ops.py --ignore=test/test_sanitizers.py -p shard \
       -p no:cacheprovider > /tmp/suite_rest$i.txt 2>&1 & pids+=($!)
   done
@@ -90,14 +90,14 @@ sanitize() {
     grep -hE "^FAILED|^ERROR" /tmp/$name.pytest.txt | head -5; python3 benchmarks/sanitize_digest.py /tmp/$name.log "${dig[@]}"; } > $OUT/$name.txt 2>&1
   head -3 $OUT/$name.txt
 }
-# syncprobe: synccheck over one random_sample call a process (benchmarks/probe/sync_sample.py), a line each
+# syncprobe: synccheck over one random_sample call a process (benchmarks/sync_sample.py), a line each
 syncprobe() {
   local c
   for c in "140 40000 50 0.9 0.7 float32 0" "140 40000 1000000 0.8 1.0 float32 1" "140 40000 50 0.9 1.0 float32 1" \
            "140 1000 50 0.9 0.7 float32 0" "140 40000 50 0.9 0.7 bfloat16 0" "132 40000 50 0.9 0.7 float32 0" \
            "16 40000 50 0.9 0.7 float32 0" "4 1000 50 0.9 1.0 float32 0"; do
     timeout 60 /usr/local/cuda/bin/compute-sanitizer --tool synccheck --kernel-name kns=infini --print-limit 2000 --show-backtrace device \
-      --log-file /tmp/sp.log python3 benchmarks/probe/sync_sample.py $c > /tmp/sp.txt 2>&1
+      --log-file /tmp/sp.log python3 benchmarks/sync_sample.py $c > /tmp/sp.txt 2>&1
     echo "[$c] rc $? $(tail -1 /tmp/sp.txt | cut -c1-60) | $(grep -h SUMMARY /tmp/sp.log | head -1)"
     python3 benchmarks/sanitize_digest.py /tmp/sp.log --top 3 | sed -n 3,8p
   done
@@ -145,10 +145,10 @@ if [ "$1" = sanitizers3 ]; then  # (55th session; run in the 56th: 519 s on the 
   # in our kernels; r_gemv exits 7 for cuBLAS's own hazards, counted and left out by `mixed`) the areas sanitizers2 did not finish in
   # 425 s (racecheck: the tiled prefill / attention kernels after ~43 tests, sampling / gemv after ~44; initcheck over
   # the attention tests after ~48): the infini device's tests only (the cuda variants run the same kernels, the cpu
-  # ones none), spread over processes by benchmarks/probe/shard.py (SHARD=i/n: every n-th test); the gemv tests
+  # ones none), spread over processes by benchmarks/shard.py (SHARD=i/n: every n-th test); the gemv tests
   # `mixed` (16-bit 2-4 rows go to cuBLASLt, which stops racecheck with our kernels selected); initcheck without
   # test_opcheck (its reports are opcheck's host copies of unwritten tensors). One file back.
-  export OMP_NUM_THREADS=1 PYTHONPATH=$PYTHONPATH:benchmarks/probe
+  export OMP_NUM_THREADS=1 PYTHONPATH=$PYTHONPATH:benchmarks
   l=$(( $(left) - 20 )); names=(); pids=()
   for i in 0 1 2 3; do
     SHARD=$i/4 sanitize racecheck r_tiled$i $l ours test/test_ops_attention.py -p shard -k "(prefill or persistent or many_rows) and infini" &
