@@ -1,4 +1,4 @@
-"""topk_softmax, random_sample and paged_caching against plain-PyTorch references of OPS.md."""
+"""topk_softmax, random_sample and paged_caching against plain-PyTorch references of docs/ops.md."""
 
 import pytest
 import torch
@@ -46,7 +46,7 @@ def test_topk_softmax_ties_take_the_lower_index():
 
 
 def ref_random_sample(logits, r, topp, topk, temperature, acc=torch.float32):
-    """OPS.md, in float32 (acc: the precision of the softmax and its cumulative sum)."""
+    """docs/ops.md, in float32 (acc: the precision of the softmax and its cumulative sum)."""
     x = logits.cpu().to(acc)
     if topk <= 1 or topp <= 0:
         return int(torch.argmax(x))  # first maximum
@@ -69,7 +69,7 @@ def test_random_sample_matches_the_reference(device, dtype, vocab, topp, topk, t
     got = ops.random_sample(logits.to(device), rvals.to(device), topp, topk, temperature).cpu()
     for b in range(4):
         want, near = ref_random_sample(logits[b], float(rvals[b]), topp, topk, temperature)
-        if not near:  # OPS.md allows a difference only within float32 rounding of the threshold
+        if not near:  # docs/ops.md allows a difference only within float32 rounding of the threshold
             assert int(got[b]) == want, (b, int(got[b]), want)
     one = ops.random_sample(logits[0].to(device), 0.25, topp, topk, temperature)
     assert one.dim() == 0 and one.dtype == torch.int64
@@ -83,7 +83,7 @@ def test_random_sample_long_rows(device, dtype, batch):
     free, and takes a block a row at 140): sampling against the reference; more candidates than one block
     sorts (1100 logits tied at the top: the path after the candidates' sort); the argmax with the best logit
     at places far apart (the lower index wins). Where the float32 reference and the same in float64 differ
-    (a cumulative probability within float32 rounding of the threshold, as OPS.md allows), either is taken."""
+    (a cumulative probability within float32 rounding of the threshold, as docs/ops.md allows), either is taken."""
     g = torch.Generator().manual_seed(batch)
     vocab = 40000
     logits = (torch.randn(batch, vocab, generator=g) * 4).to(dtype)
@@ -114,7 +114,7 @@ def test_sampling_step_back_to_back(device, dtype, rows):
     rows, the bulk / hold kernels at 256), our add writes logits + probabilities, random_sample reads them - three
     steps queued behind a busy GPU (on sm_90+ the nvidia backend launches these kernels as programmatic dependents
     that wait for the kernel before them). Outputs start as NaN; softmax and add are checked against float32 torch
-    of their inputs, and each sample against OPS.md's rule applied to its logits as stored."""
+    of their inputs, and each sample against docs/ops.md's rule applied to its logits as stored."""
     vocab, steps, topp, topk, temp = 128256, 3, 0.9, 50, 1.0
     g = torch.Generator().manual_seed(rows)
     xs = [torch.randn(rows, vocab, generator=g).to(dtype).to(device) for _ in range(steps)]
@@ -138,7 +138,7 @@ def test_sampling_step_back_to_back(device, dtype, rows):
         lg, p, m = logits[k].cpu().float(), probs[k].cpu().float(), mixed[k].cpu().float()
         torch.testing.assert_close(p, torch.softmax(lg, -1).to(dtype).float(), **tol)
         torch.testing.assert_close(m, (lg + p).to(dtype).float(), **tol)
-        # OPS.md's rule on every row at once: sort, softmax of value / temperature, cumulative sum, the first
+        # docs/ops.md's rule on every row at once: sort, softmax of value / temperature, cumulative sum, the first
         # position above min(top-k mass, top-p) * r (a position within float32 rounding of it may go either way)
         values, order = torch.sort(m, dim=-1, descending=True, stable=True)
         c = torch.cumsum(torch.softmax(values / temp, -1), -1)

@@ -104,7 +104,7 @@ infiniStatus_t checkBuffer(const char *api, const char *what, const void *buf, s
 namespace infini::core {
 
 bool hasCollectives(const infiniBackend_t *b) {
-    if (b == nullptr || b->struct_size < sizeof(infiniBackend_t)) return false;
+    if (b == nullptr || b->struct_size < INFINI_BACKEND_CCL_SIZE) return false;
     return b->ccl_get_unique_id && b->ccl_comm_init_rank && b->ccl_comm_init_all && b->ccl_comm_destroy &&
            b->ccl_comm_set_timeout && b->ccl_comm_get_async_error && b->ccl_all_reduce && b->ccl_broadcast &&
            b->ccl_reduce && b->ccl_all_gather && b->ccl_reduce_scatter && b->ccl_send && b->ccl_recv &&

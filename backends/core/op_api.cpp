@@ -135,6 +135,17 @@ INFINI_API infiniStatus_t infiniopRunOperator(InfiniopDescriptor *desc, void *wo
     return runData("infiniopRunOperator", desc, workspace, workspace_size, data, stream);
 }
 
+INFINI_API infiniStatus_t infiniopGetOperatorWorkspaceSize(InfiniopDescriptor *desc, size_t *size) {
+    INFINI_CHECK_NOT_NULL("infiniopGetOperatorWorkspaceSize", desc);
+    INFINI_CHECK_NOT_NULL("infiniopGetOperatorWorkspaceSize", size);
+    if (!liveDescriptors().contains(desc)) {
+        return fail(INFINI_STATUS_INVALID_HANDLE, "infiniopGetOperatorWorkspaceSize: %p is not a live operator descriptor",
+                    (void *)desc);
+    }
+    *size = desc->workspace_size;
+    return INFINI_STATUS_SUCCESS;
+}
+
 INFINI_API infiniStatus_t infiniopDestroyOperator(InfiniopDescriptor *desc) {
     INFINI_CHECK_NOT_NULL("infiniopDestroyOperator", desc);
     if (!liveDescriptors().remove(desc)) {

@@ -42,6 +42,8 @@ c10::DeviceIndex firstInfiniDevice(const c10::FunctionSchema &schema, torch::jit
     return -1;
 }
 
+}  // namespace
+
 void cpuFallback(const c10::OperatorHandle &op, torch::jit::Stack *stack) {
     const auto &schema = op.schema();
     std::string name = schema.operator_name().name;
@@ -86,8 +88,6 @@ void cpuFallback(const c10::OperatorHandle &op, torch::jit::Stack *stack) {
         gen.set_state(cpu.get_state());
     }
 }
-
-}  // namespace
 
 std::map<std::string, int64_t> fallbackStats() {
     std::lock_guard<std::mutex> lock(g_mu);

@@ -56,8 +56,7 @@ void autogradKernel(const c10::OperatorHandle &op, c10::DispatchKeySet ks, torch
     }
 }
 
-// The functional forms with a backward formula (OPS.md; issue: add, mul, silu, gelu, relu, swiglu,
-// silu_and_mul, gemm, linear, embedding, rms_norm, add_rms_norm, layer_norm, rope, softmax).
+// The functional forms with a backward formula (infinicore_torch/ops/_autograd.py):
 constexpr const char *kDifferentiable[] = {
     "add",     "mul",          "silu",   "relu",  "gelu",           "swiglu", "silu_and_mul", "rms_norm",
     "add_rms_norm", "layer_norm", "softmax", "causal_softmax", "embedding", "rope", "gemm", "linear",

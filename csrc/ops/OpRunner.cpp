@@ -46,7 +46,8 @@ struct KeyHash {
 // Owns a descriptor; shared with running calls so that eviction never destroys one in use.
 struct Owned {
     InfiniopDescriptor *desc;
-    explicit Owned(InfiniopDescriptor *d) : desc(d) {}
+    size_t workspace_size = 0;
+    explicit Owned(InfiniopDescriptor *d) : desc(d) { INFINI_CHECK(infiniopGetOperatorWorkspaceSize(d, &workspace_size)); }
     Owned(const Owned &) = delete;
     Owned &operator=(const Owned &) = delete;
     ~Owned() { infiniopDestroyOperator(desc); }
@@ -194,14 +195,15 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
         }
     }
     InfiniopDescriptor *desc = owned->desc;
+    const size_t workspace_size = owned->workspace_size;
     void *data[INFINIOP_MAX_TENSORS] = {};
     size_t k = 0;
     for (const at::Tensor *t : tensors) data[k++] = t->defined() ? const_cast<void *>(t->data_ptr()) : nullptr;
     at::Tensor workspace;  // from the caching allocator, released in stream order
-    if (desc->workspace_size > 0) {
-        workspace = at::empty({static_cast<int64_t>(desc->workspace_size)}, first->options().dtype(at::kByte));
+    if (workspace_size > 0) {
+        workspace = at::empty({static_cast<int64_t>(workspace_size)}, first->options().dtype(at::kByte));
     }
-    INFINI_CHECK(infiniopRunOperator(desc, workspace.defined() ? workspace.data_ptr() : nullptr, desc->workspace_size,
+    INFINI_CHECK(infiniopRunOperator(desc, workspace.defined() ? workspace.data_ptr() : nullptr, workspace_size,
                                      data, stream));
 }
 

@@ -10,7 +10,7 @@
 
 #include <initializer_list>
 
-#include <infini/backend.h>
+#include <infini/infiniop.h>
 
 namespace infini_torch::ops {
 

@@ -1,4 +1,4 @@
-// Schema.cpp: the schema of every torch.ops.infini operator, in one table (see shared OPS.md).
+// Schema.cpp: the schema of every torch.ops.infini operator, in one table (docs/ops.md).
 // Implementations: Ops.cpp (CPU and infini tensors); fake/meta and autograd: infinicore_torch/ops.
 #include <torch/library.h>
 

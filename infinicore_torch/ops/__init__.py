@@ -148,7 +148,7 @@ def topk_softmax(logits: torch.Tensor, k: int, renormalize: bool = False):
 
 
 def random_sample(logits: torch.Tensor, random_val, topp: float, topk: int, temperature: float) -> torch.Tensor:
-    """Top-k / top-p sampling as OPS.md defines it, in float32: logits [vocab] (returns a 0-d int64)
+    """Top-k / top-p sampling as docs/ops.md defines it, in float32: logits [vocab] (returns a 0-d int64)
     or [batch, vocab] (returns [batch]; random_val may then be a float32 [batch] tensor). With
     topk > 1 and topp > 0 it returns the first of the k best (sorted, ties lower index first) whose
     cumulative probability exceeds min(c[k-1], topp) * random_val; otherwise the argmax. Only the

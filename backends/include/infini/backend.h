@@ -33,6 +33,18 @@ struct InfiniopTensorDescriptor {
     ptrdiff_t *strides; /* ndim entries, in elements (filled in even when created with NULL strides) */
 };
 
+/* Every operator descriptor made by a backend starts with this header (opaque in infiniop.h); the core
+ * routes and checks calls with it, then calls run() with the data pointers in the order of params.tensors. */
+struct InfiniopDescriptor {
+    infiniDevice_t device;
+    int device_id;
+    infiniopOp_t op;
+    size_t workspace_size;
+    infiniStatus_t (*run)(struct InfiniopDescriptor *self, void *workspace, size_t workspace_size,
+                          void *const *data, infinirtStream_t stream);
+    void (*destroy)(struct InfiniopDescriptor *self);
+};
+
 /* Every communicator a backend makes starts with this header, so that the core can route calls made
  * with it and check ranks and peers before the backend sees them. */
 struct InfinicclComm {
@@ -131,10 +143,22 @@ typedef struct infiniBackend {
     /* Called on every backend with collectives; groups nest (the core counts the depth). */
     infiniStatus_t (*ccl_group_start)(void);
     infiniStatus_t (*ccl_group_end)(void);
+
+    /* The generic kernel families (families.h). Optional: NULL, or a struct_size that stops before it, means
+     * none; a family or op the backend does not provide answers NOT_IMPLEMENTED (the torch glue then runs the
+     * aten op through its CPU fallback). `args` points at the family's argument struct, already checked by the
+     * core for what families.h states generally (dims, operand counts, dtypes, non-NULL data); the backend
+     * copies what it needs before returning (the struct does not outlive the call). */
+    infiniStatus_t (*family)(infiniopHandle_t handle, infiniopFamily_t family, const void *args,
+                             infinirtStream_t stream);
 } infiniBackend_t;
 
 /* The size of the table before the collectives were appended: the smallest struct_size accepted. */
 #define INFINI_BACKEND_BASE_SIZE offsetof(infiniBackend_t, ccl_get_unique_id)
+/* The size of the table with the collectives and before the families. */
+#define INFINI_BACKEND_CCL_SIZE offsetof(infiniBackend_t, family)
+/* The size of the table with the families. */
+#define INFINI_BACKEND_FAMILY_SIZE (offsetof(infiniBackend_t, family) + sizeof(void *))
 
 typedef const infiniBackend_t *(*infiniBackendGetFn)(void);
 

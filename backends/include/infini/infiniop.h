@@ -31,30 +31,7 @@ INFINI_API infiniStatus_t infiniopGetTensorDescriptor(infiniopTensorDescriptor_t
                                                       size_t *shape, ptrdiff_t *strides, infiniDtype_t *dtype);
 
 /* extension: the operators, for the generic entry points below and the backends' create_op. */
-typedef enum {
-    INFINIOP_OP_ADD = 0,
-    INFINIOP_OP_MUL,
-    INFINIOP_OP_SILU,
-    INFINIOP_OP_RELU,
-    INFINIOP_OP_GELU,
-    INFINIOP_OP_SWIGLU,
-    INFINIOP_OP_SILU_AND_MUL,
-    INFINIOP_OP_RMS_NORM,
-    INFINIOP_OP_ADD_RMS_NORM,
-    INFINIOP_OP_LAYER_NORM,
-    INFINIOP_OP_SOFTMAX,
-    INFINIOP_OP_CAUSAL_SOFTMAX,
-    INFINIOP_OP_EMBEDDING,
-    INFINIOP_OP_ROPE,
-    INFINIOP_OP_TOPK_SOFTMAX,
-    INFINIOP_OP_RANDOM_SAMPLE,
-    INFINIOP_OP_PAGED_CACHING,
-    INFINIOP_OP_GEMM,
-    INFINIOP_OP_ATTENTION,
-    INFINIOP_OP_PAGED_ATTENTION,
-    INFINIOP_OP_PAGED_ATTENTION_PREFILL,
-    INFINIOP_OP_COUNT
-} infiniopOp_t;
+#include "ops/list.h" /* infiniopOp_t */
 
 #define INFINIOP_MAX_TENSORS 8
 
@@ -68,17 +45,8 @@ typedef struct {
     int64_t i[4];  /* integer parameters (dim, algorithm, ...) */
 } infiniopOpParams_t;
 
-/* Every operator descriptor made by a backend starts with this header; the core routes and checks
- * calls with it, then calls run() with the data pointers in the order of params.tensors. */
-struct InfiniopDescriptor {
-    infiniDevice_t device;
-    int device_id;
-    infiniopOp_t op;
-    size_t workspace_size;
-    infiniStatus_t (*run)(struct InfiniopDescriptor *self, void *workspace, size_t workspace_size,
-                          void *const *data, infinirtStream_t stream);
-    void (*destroy)(struct InfiniopDescriptor *self);
-};
+/* An operator descriptor: opaque here; backends see its layout in backend.h. */
+struct InfiniopDescriptor;
 
 /* extension: the generic form of every infiniopCreate<Op>Descriptor. */
 INFINI_API infiniStatus_t infiniopCreateOperator(infiniopHandle_t handle, const infiniopOpParams_t *params,
@@ -86,30 +54,15 @@ INFINI_API infiniStatus_t infiniopCreateOperator(infiniopHandle_t handle, const 
 /* extension: the generic form of every infiniop<Op>; data holds params.tensors' pointers in order. */
 INFINI_API infiniStatus_t infiniopRunOperator(struct InfiniopDescriptor *desc, void *workspace, size_t workspace_size,
                                               void *const *data, infinirtStream_t stream);
+/* extension: the generic form of every infiniopGet<Op>WorkspaceSize. */
+INFINI_API infiniStatus_t infiniopGetOperatorWorkspaceSize(struct InfiniopDescriptor *desc, size_t *size);
 /* extension: the generic form of every infiniopDestroy<Op>Descriptor. */
 INFINI_API infiniStatus_t infiniopDestroyOperator(struct InfiniopDescriptor *desc);
 
 /* The operators. */
-#include "ops/add.h"
-#include "ops/mul.h"
-#include "ops/silu.h"
-#include "ops/relu.h"
-#include "ops/gelu.h"
-#include "ops/swiglu.h"
-#include "ops/silu_and_mul.h"
-#include "ops/rms_norm.h"
-#include "ops/add_rms_norm.h"
-#include "ops/layer_norm.h"
-#include "ops/softmax.h"
-#include "ops/causal_softmax.h"
-#include "ops/embedding.h"
-#include "ops/rope.h"
-#include "ops/topk_softmax.h"
-#include "ops/random_sample.h"
-#include "ops/paged_caching.h"
-#include "ops/gemm.h"
-#include "ops/attention.h"
-#include "ops/paged_attention.h"
-#include "ops/paged_attention_prefill.h"
+#include "ops/all.h"
+
+/* The generic kernel families. */
+#include "families.h"
 
 #endif /* INFINI_INFINIOP_H_ */
