@@ -1,5 +1,5 @@
 """The cpu backend's kernels exist in two builds (AVX2, and AVX-512 with BF16/AMX; see
-backends/cpu/ops/common.h). The tests run with the one this CPU picks; this file checks that the
+backends/cpu/ops/isa.h). The tests run with the one this CPU picks; this file checks that the
 other agrees: the same ops computed in a subprocess forced to the AVX2 build (INFINI_CPU_ISA=avx2),
 and with AMX off (INFINI_CPU_AMX=0), against this process and against float64 references."""
 

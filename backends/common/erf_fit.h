@@ -1,5 +1,5 @@
 // erf_fit.h: the coefficients of the backends' float32 erf (gelu's), a branch-free form of our own fit
-// (weighted least squares in float64, benchmarks/probe/erf_fit.py):
+// (weighted least squares in float64):
 //   |x| < 1:  erf(x) = x + x q(x^2),                  q of degree 6 (erfQ(k): x^k)
 //   |x| >= 1: erf(x) = sign(x) (1 - 2^r(min(|x|, 4))), r of degree 7 (erfR(k)) fitting log2(erfc) over [1, 4]
 // (1 - erfc(4) rounds to 1 in float32). Evaluated in float32 with fused multiply-adds (Horner) and an

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "ccl.h"
+#include "families/family.h"
 #include "memory.h"
 #include <infini/backend_fill.h>
 #include "ops/ops.h"
@@ -198,6 +199,7 @@ infiniBackend_t makeTable() {
     t.name = "cpu";
     INFINI_BACKEND_FILL_RUNTIME(t, ops::createOp);
     fillCclTable(t);
+    t.family = families::family;
     return t;
 }
 

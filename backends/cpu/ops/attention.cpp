@@ -2,10 +2,23 @@
 // and paged prefill attention. One row kernel serves all three: scores q.k * scale (+ ALiBi), a
 // softmax in float32, and the weighted sum of values; the ops differ only in where key t lives and
 // how many keys a query row sees. Work is split across threads by (sequence, head, query row).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "../../common/dtype.h"
-#include "common.h"
+#include "convert.h"
+#include "gemm/amx.h"
+#include "op_base.h"
+#include "parallel.h"
+#include "reduce.h"
+#include "simd.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
@@ -108,7 +121,7 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
     }
 #ifdef __AVX512F__
     if (d % 16 == 0 && d <= 256) {
-        // 16 keys at a time: 16 dot products per head, their lane sums in one tree (common.h)
+        // 16 keys at a time: 16 dot products per head, their lane sums in one tree (reduce.h)
         alignas(64) float kb[16 * 256];
         size_t nv = d / 16;
         for (; t + 16 <= n; t += 16) {
@@ -134,7 +147,7 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
 #elif defined(__AVX2__)
     if (d % 8 == 0 && d <= 256) {
         // 8 keys at a time (converted to float once, in L1): 8 dot products per head, summed in one tree
-        // (common.h reduceAdd8)
+        // (reduce.h reduceAdd8)
         alignas(32) float kb[8 * 256];
         size_t nv = d / 8;
         for (; t + 8 <= n; t += 8) {

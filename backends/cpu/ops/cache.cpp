@@ -1,9 +1,12 @@
 // cache.cpp: paged_caching, the KV-cache write of paged attention: token t's k/v rows go to block
 // slot / block_size, row slot % block_size; a negative slot is skipped (a padding token).
+#include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "../../common/dtype.h"
-#include "common.h"
+#include "op_base.h"
+#include "parallel.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 

@@ -1,4 +1,4 @@
-// dispatch.cpp: chooses the kernel build (see common.h) once per process. Compiled for the
+// dispatch.cpp: chooses the kernel build (see isa.h) once per process. Compiled for the
 // baseline instruction set only.
 #include "ops.h"
 

@@ -9,20 +9,25 @@
 #include <utility>
 
 #include "../../common/erf_fit.h"
-#include "common.h"
+#include "convert.h"
+#include "exp.h"
+#include "nontemporal.h"
+#include "op_base.h"
+#include "parallel.h"
+#include "simd.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
 
 // One contiguous run: y[i] = f(a[i], b[i]) (b ignored when unary). float runs go straight through
 // (restrict pointers and a compile-time arity let the compiler vectorize); float16/bfloat16 runs are
-// converted in blocks with the instruction set's conversions (common.h loadRow/storeRow) and
+// converted in blocks with the instruction set's conversions (simd.h loadRow/storeRow) and
 // computed on float blocks in between.
 // A functor may also have `vec(a, b)` on whole vectors: `__m512 vec(__m512, __m512)` runs 16 lanes at a
 // time in the AVX-512 build (explicit code where the compiler's own vectorization of the scalar form is
 // slow: divisions become a reciprocal and one Newton step, exp uses vscalefps); `__m256 vec(__m256,
-// __m256)` runs 8 lanes: the plain streaming ops (add, mul, relu), which measured ~10% slower with
-// 512-bit vectors here (bandwidth-bound; the AVX2 build and torch's AVX2 kernels were faster).
+// __m256)` runs 8 lanes: the plain streaming ops (add, mul, relu), which are ~10% slower with 512-bit
+// vectors (bandwidth-bound).
 // (function templates: a vector type as a class template argument draws -Wignored-attributes)
 template <typename F, typename V>
 constexpr auto hasVec(int) -> decltype(std::declval<const F &>().vec(std::declval<V>(), std::declval<V>()), true) {
@@ -94,8 +99,7 @@ inline void applyFloat(float *__restrict y, const float *__restrict a, const flo
 // NT: streaming stores where the run is written 8 lanes at a time (float32, and 16-bit types with an
 // 8-lane functor). float16/bfloat16 in the AVX-512 build (which has AVX512-BF16): converted in registers
 // both ways (vcvtph2ps/vcvtps2ph, a shift/vcvtneps2bf16), 8 lanes for a __m256 functor and 16 for a
-// __m512 one, where a block of 256 through float buffers (loadRow/storeRow) cost ~1.5x for add/mul
-// (Zen 4, float16 [64, 4096], 2 threads: add 22.1 -> 14.1 us, mul 22.0 -> 12.9; torch 21.9 / 18.3).
+// __m512 one, where a block of 256 through float buffers (loadRow/storeRow) costs ~1.5x for add/mul.
 template <typename T, bool Binary, bool NT = false, typename F>
 inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict b, size_t n, F f) {
     auto one = [&](size_t i) { y[i] = fromFloat<T>(f(toFloat(a[i]), Binary ? toFloat(b[i]) : 0.0f)); };
@@ -113,11 +117,9 @@ inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict
         size_t i = 0;
 #ifndef __AVX512BF16__
         if constexpr (std::is_same_v<T, bf16>) {
-            // AVX2 bfloat16: 16 elements a step, unpacked and packed lane by lane (common.h load16/pack16):
-            // about a third fewer instructions than 8 at a time with cross-lane moves, which bounded this
-            // loop (one thread, [512, 4096]: add 720-830 -> 500-670 us, mul 720-815 -> 475-620; [16, 4096]:
-            // add 19-25 -> 13-16, mul 25-27 -> 13-16). With AVX512-BF16, 8 at a time (pack8 is one
-            // vcvtneps2bf16) below.
+            // AVX2 bfloat16: 16 elements a step, unpacked and packed lane by lane (simd.h load16/pack16):
+            // about a third fewer instructions than 8 at a time with cross-lane moves, which bound this
+            // loop. With AVX512-BF16, 8 at a time (pack8 is one vcvtneps2bf16) below.
             i = run16<NT>(y, n, [&](size_t j) {
                 __m256 alo, ahi, blo = _mm256_setzero_ps(), bhi = _mm256_setzero_ps();
                 load16(a + j, alo, ahi);
@@ -169,7 +171,7 @@ Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
     constexpr size_t cost = F::kStreaming && (std::is_same_v<T, float> || F::kBits16) ? 1 : 4;
     bool flat = y.contiguous() && a.contiguous() && (!Binary || b.contiguous());
     bool stream = false;
-    // streaming stores where the bytes moved (inputs read and the output written) are many (common.h)
+    // streaming stores where the bytes moved (inputs read and the output written) are many (nontemporal.h)
     if constexpr (F::kStreaming) stream = flat && y.numel() * sizeof(T) * (Binary ? 3 : 2) >= streamingStoreBytes();
     return [=](void *const *data) {
         T *py = static_cast<T *>(data[0]);
@@ -225,9 +227,9 @@ infiniStatus_t makeElementwise(const char *name, const infiniopOpParams_t &p, bo
 // plus the 2^r below (7.9e-8 relative on erfc <= 0.16: under 0.25 ulp of erf): float32 gelu's. (Abramowitz
 // & Stegun's, which float16/bfloat16 keep, put float32 gelu 1.5e-6 of itself off at x = -0.53, 13 ulps;
 // torch's CPU gelu is within 4.6 float32 ulps of |x|, this one 1.8.) NaN stays NaN; +-inf give +-1.
-// 2^r for r in erf's range [-27, -2] (normal results, no clamps): 2^n (n = round(r), in the exponent bits)
-// times 2^f for f = r - n in [-0.5, 0.5] by a polynomial of degree 6 (our least-squares fit,
-// benchmarks/probe/erf_fit.py: 7.9e-8 relative). NaN gives NaN.
+// 2^r for r in erf's range [-27, -2] (normal values, no clamps): 2^n (n = round(r), in the exponent bits)
+// times 2^f for f = r - n in [-0.5, 0.5] by a polynomial of degree 6 (our least-squares fit: 7.9e-8
+// relative). NaN gives NaN.
 constexpr float kExp2F[7] = {1.0f, 6.931471825e-01f, 2.402264625e-01f, 5.550329015e-02f, 9.618519805e-03f, 1.339986455e-03f, 1.533758041e-04f};
 inline float exp2Erfc(float r) {
     float n = std::nearbyint(r), f = r - n;
@@ -281,7 +283,7 @@ inline float erfApprox(float x) {
 inline __m512 recip512(__m512 d) {
     __m512 r = _mm512_rcp14_ps(d);
     r = _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
-    // 1 / inf is 0: the Newton step made it 0 * inf = NaN, so on AVX-512 hosts gelu's tanh form was NaN from
+    // 1 / inf is 0: the Newton step alone makes it 0 * inf = NaN, which would make gelu's tanh form NaN from
     // x ~ 10 on, silu below x ~ -88 and the 16-bit erf gelu at +inf (silu(-inf) stays NaN, as torch's)
     return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), _mm512_setzero_ps());
 }
@@ -384,7 +386,7 @@ struct GeluErf : OpTraits {
 
 // gelu for float16/bfloat16 outputs: erf by Abramowitz & Stegun (absolute error up to 3e-7, far under those
 // types' rounding, 2^-9 / 2^-12 of a value: no output unlike the float32 form's but at rounding ties), 1.6x
-// cheaper than erfFit (2 cores here, bf16: 11.3M elements 5.1 vs 8.4-8.9 ms, torch 13.3-13.8).
+// cheaper than erfFit.
 struct GeluErfHalf : OpTraits {
     float operator()(float x, float) const { return 0.5f * x * (1.0f + erfApprox(x * 0.70710678118654752f)); }
 #ifdef __AVX512F__

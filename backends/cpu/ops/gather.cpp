@@ -2,9 +2,13 @@
 // run and raise (CPU path) or leave a stream error (device path) naming the op and the argument.
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "../../common/dtype.h"
-#include "common.h"
+#include "convert.h"
+#include "nontemporal.h"
+#include "op_base.h"
+#include "parallel.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
@@ -17,8 +21,7 @@ inline int64_t indexAt(const void *p, ptrdiff_t off) {
 
 // Copies a row while the next row's lines are brought toward the core (one prefetch per 64-byte line
 // copied): the rows sit at random places in a large table, so the hardware's stream prefetchers only
-// find each row after its first misses. Zen 4, 512 rows of a 32000x4096 table, 2 threads, us (three runs):
-// float32 memcpy 409 / 295 / 279 -> 216 / 215 / 201; bfloat16 70 / 83 / 123 -> 59 / 59 / 89.
+// find each row after its first misses (a plain memcpy per row is up to 1.5x slower).
 inline void copyRowPrefetchingNext(char *dst, const char *src, const char *next, size_t bytes) {
     size_t i = 0;
     if (next != nullptr) {
@@ -48,11 +51,9 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
     Layout ix = idx;
     ix.shape.push_back(1);
     ix.strides.push_back(1);
-    // Streaming stores only where the output alone reaches the last-level cache (4x common.h's threshold):
-    // an embedding's output is read at once by the next op (a norm), which finds it in the cache after
-    // plain stores. Zen 4, 512 rows of 4096 (4 MiB out), ours / torch, two runs each: plain stores
-    // float16 0.96 / 1.02, bfloat16 0.98 / 0.97, float32 0.95 / 0.99; streaming 1.09 / 1.15, 1.27 /
-    // 1.18, 0.98 / 0.89; called 200 times in a row over 4 tables, ~107 us plain against ~168 streaming.
+    // Streaming stores only where the output alone reaches the last-level cache (4x nontemporal.h's
+    // threshold): an embedding's output is read at once by the next op (a norm), which finds it in the
+    // cache after plain stores (streaming stores make a 4 MiB output slower, not faster).
     const bool stream = ix.rows() * dim * elem >= 4 * streamingStoreBytes();
     *k = [=](void *const *data) {
         char *py = static_cast<char *>(data[0]);

@@ -1,9 +1,17 @@
 // norm.cpp: rms_norm, add_rms_norm and layer_norm over the last dimension, one row per iteration,
 // rows split across threads; sums use eight partial accumulators so that the loop vectorizes.
+#include <immintrin.h>
+
 #include <algorithm>
+#include <cmath>
+#include <type_traits>
 #include <vector>
 
-#include "common.h"
+#include "convert.h"
+#include "op_base.h"
+#include "parallel.h"
+#include "reduce.h"
+#include "simd.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {
@@ -149,15 +157,13 @@ infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, Kernel *k) {
             const W *pb = has_bias ? static_cast<const W *>(data[3]) : nullptr;
             size_t n = x.last();
             // weight and bias as float (converted by each thread for itself, unless they are float
-            // already: a copy converted by the caller made every other thread pull it across cores,
-            // which cost more than the whole row work at 16 rows); a row takes one pass for both
+            // already: a copy converted by the caller makes every other thread pull it across cores,
+            // which costs more than the whole row work at 16 rows); a row takes one pass for both
             // moments and one output pass, over x itself when it is float, else over a float copy
             parallelFor(x.rows(), n * 4, [&](size_t begin, size_t end) {
 #ifdef __AVX512BF16__
                 // 16-bit rows converted in registers where they are read and written (the weight and bias
-                // too, as stored): no float copy of anything (Zen 4, [512, 4096], 2 threads, three runs,
-                // us: float16 240 / 306 / 263 -> 206 / 255 / 213, bfloat16 285 / 424 / 286 -> 221 / 223 /
-                // 265; torch 338-365 / 411-445)
+                // too, as stored): no float copy of anything (the copies cost 15-25% more)
                 constexpr bool kInRegs = !std::is_same_v<T, float>;
 #else
                 constexpr bool kInRegs = false;

@@ -1,5 +1,5 @@
 // ops.h: the cpu backend's operator entry point, for backend.cpp. The kernels exist in two builds
-// (see common.h); createOp uses the AVX-512 build when the CPU has AVX-512 with BF16, unless
+// (see isa.h); createOp uses the AVX-512 build when the CPU has AVX-512 with BF16, unless
 // INFINI_CPU_ISA=avx2 asks for the other.
 #pragma once
 

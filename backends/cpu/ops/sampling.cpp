@@ -1,9 +1,14 @@
 // sampling.cpp: topk_softmax (MoE routing) and random_sample (top-k / top-p sampling), both
 // without sorting the whole row: a partial sort of the k candidates is enough.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <vector>
 
-#include "common.h"
+#include "convert.h"
+#include "exp.h"
+#include "op_base.h"
+#include "parallel.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 

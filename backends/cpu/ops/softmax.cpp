@@ -1,5 +1,13 @@
 // softmax.cpp: softmax along any dimension, and causal softmax over the last dimension.
-#include "common.h"
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "convert.h"
+#include "op_base.h"
+#include "parallel.h"
+#include "reduce.h"
+#include "simd.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 namespace {

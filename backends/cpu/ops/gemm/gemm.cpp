@@ -1,7 +1,19 @@
-// gemm.cpp: c = alpha * a @ b + beta * c_in through OpenBLAS's sgemm (float32 accumulation for every
-// dtype): float32 operands go to BLAS as they lie (row- or column-major, so transposed views cost no
-// copy); float16/bfloat16 operands are widened to float32 first.
-#include "common.h"
+// gemm.cpp: the gemm op, c = alpha * a @ b + beta * c_in: it picks the kernel of this folder for the
+// shape and dtype: bfloat16 on AMX (amx.cpp) or AVX512-BF16 (dpbf16.cpp) where the CPU has them, few
+// rows of a (decode) through gemv.cpp, and the rest through OpenBLAS's sgemm (float32 accumulation for
+// every dtype): float32 operands go to BLAS as they lie (row- or column-major, so transposed views cost
+// no copy); float16/bfloat16 operands are widened to float32 first.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../convert.h"
+#include "../op_base.h"
+#include "../parallel.h"
+#include "amx.h"
+#include "dpbf16.h"
+#include "gemv.h"
 
 #ifdef INFINI_OPENBLAS_LIB
 #include <cblas.h>  // scipy-openblas32: every symbol carries the scipy_ prefix
@@ -104,10 +116,9 @@ bool widen(float *dst, const T *src, ptrdiff_t sr, ptrdiff_t sc, size_t rows, si
 
 // sgemm with our own threads (OpenBLAS runs single-threaded, so that its spinning workers never
 // compete with the other kernels): C's rows split where A has more rows than B has columns, else C's
-// columns, so that each thread reads its own part of the larger operand and all of the smaller one (rows
-// split from 64 rows before: each thread read all of B; [64, 4096] x [4096, 4096] float32 took 17.2 ms
-// against torch's 2.8 on the GPU machine's 16-core Xeon, 3.0 after; 14.0 against 16.1-27.3 ms on Zen 4,
-// 2 threads).
+// columns, so that each thread reads its own part of the larger operand and all of the smaller one (a
+// row split with fewer rows than columns has every thread read all of B: several times slower on
+// many cores).
 void parallelSgemm(bool ta, bool tb, size_t M, size_t N, size_t K, float alpha, const float *A, int lda,
                    const float *B, int ldb, float *C, int ldc) {
     SgemmFn sgemm = loadSgemm(nullptr);
@@ -162,10 +173,7 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     const ptrdiff_t im = has_cin ? cin.strides[nd - 2] : 0, in = has_cin ? cin.strides[nd - 1] : 0;
     // bfloat16 without AMX (dpbf16.cpp, vdpbf16ps): up to 256 rows against linear's weight (k contiguous)
     // as dot products read in place; more than 8 rows as a packed product; up to 8 rows against a
-    // row-major B through gemv.cpp below (AMD EPYC Zen 4, 2 threads, [M, 4096] x [4096, 4096], ms, ours /
-    // torch: M = 16 linear 4.07 -> 2.28 / 2.51, gemm 10.17 -> 2.90 / 3.44; M = 512 linear 130.7 -> 45.8 /
-    // 39.2, gemm 42.9 / 41.7 (through float32 sgemm before); row-major B, gemv against packed: M = 1
-    // 1.28 / 4.93, 4: 1.66 / 4.96, 8: 3.27 / 5.17).
+    // row-major B through gemv.cpp below (which streams B once: 1.6-4x faster than packing it there).
     const bool dp = !amx && a.dtype == INFINI_DTYPE_BF16 && dpbf16Available() && N > 0 && K > 0;
     if (dp && bk == 1 && M <= kDpbf16DotMaxRows) {
         *k = perBatch<bf16>(place, [=](bf16 *qc, const bf16 *qa, const bf16 *qb, const bf16 *qi) {

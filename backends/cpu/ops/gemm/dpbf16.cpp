@@ -12,11 +12,18 @@
 // a panel of all k reads 64 bytes of each row), the sums kept in memory between blocks. Rows past M and
 // the pair past an odd K are zero in the packed copies. dpbf16DotBf16 (B's k contiguous: linear's weight,
 // up to kDpbf16DotMaxRows rows) reads B in place as dot products along k, no packing.
-#include "common.h"
-#include "dot512.h"
+#include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <vector>
+
+#include "../convert.h"
+#include "../isa.h"
+#include "../parallel.h"
+#include "dot512.h"
+#include "dpbf16.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 
@@ -111,8 +118,8 @@ void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P
         const bf16 *base0 = B + static_cast<ptrdiff_t>(j0) * b_sj, *base1 = base0 + 16 * b_sj;
         const size_t full = K / 2;
         size_t p = 0;
-        // 16 pairs of 16 rows at a time by an in-register transpose, the rest by gathers (the gathers
-        // alone: linear 512x4096->4096 46.6-47.6 ms against 41.4-42.5, Zen 4, torch 39.4-40.2)
+        // 16 pairs of 16 rows at a time by an in-register transpose, the rest by gathers (gathers alone
+        // are about 12% slower on linear 512x4096->4096)
         for (; p + 16 <= full; p += 16) {
             transpose16(base0 + 2 * p, b_sj, bp + p * kPanel, kPanel);
             transpose16(base1 + 2 * p, b_sj, bp + p * kPanel + 16, kPanel);
@@ -237,7 +244,7 @@ void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si,
                     float alpha, float beta) {
     if (M == 0 || N == 0) return;
     // blocks of 16 rows (each half panel in turn) where they leave fewer rows unused than blocks of 14
-    // (Zen 4, [M, 4096] x [4096, 4096] row-major, ms: M = 32 5.50 -> 5.12, 64 9.43 -> 8.86, 128 14.6 -> 13.9)
+    // (5-7% faster at 32-128 rows)
     const bool sixteen = M > 8 && (M + 15) / 16 * 16 < (M + 13) / 14 * 14;
     const size_t R = sixteen ? 16 : kRows;
     const size_t P = (K + 1) / 2, blocks = (M + R - 1) / R, panels = (N + kPanel - 1) / kPanel;
@@ -248,9 +255,8 @@ void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si,
     const uint32_t *ap = apack.data();
     if (b_sj == 1 && M <= 64) {
         // few rows, B row-major: B packed a block of pairs at a time across the thread's columns, so that
-        // its rows are read in order (a panel of all k reads 64 bytes of each row: 2x slower at 16 rows;
-        // M = 17 6.15 -> 4.17 ms, 32 7.38 -> 5.50; 64 alike; 128 14.6 against 16.2), the sums kept in memory
-        // between blocks
+        // its rows are read in order (a panel of all k reads 64 bytes of each row: 1.3-2x slower below 64
+        // rows; past 64 the panels below are faster), the sums kept in memory between blocks
         constexpr size_t kPairs = 64;
         parallelFor(panels, blocks * R * P * kPanel, [&](size_t q0, size_t q1) {
             const size_t np = q1 - q0, ld = np * kPanel, j0 = q0 * kPanel;

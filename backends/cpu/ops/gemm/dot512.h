@@ -2,9 +2,9 @@
 // along k read in place, in the AVX-512 build: float32 (fused multiply-adds, 16 of k a step) and bfloat16
 // (vdpbf16ps, 32 of k a step: pairs of products into each float lane). A tile is MR rows of A against NR
 // rows of B, MR x NR accumulators of 16 lanes (4 x 6: 24, 6 of B and 1 of A, 31 of the 32 registers),
-// running down all of k; the last partial step by masked loads after the loop (a mask in every step cost
-// 6-10%: bfloat16 4x6, Zen 4, M = 64 / 256, 6.46 -> 6.05 / 24.2 -> 21.7 ms). Each thread takes groups of
-// NR rows of B (48 KiB of bfloat16 at k = 4096), kept in the caches while every tile of A passes over it.
+// running down all of k; the last partial step by masked loads after the loop (a mask in every step costs
+// 6-10%). Each thread takes groups of NR rows of B (48 KiB of bfloat16 at k = 4096), kept in the caches
+// while every tile of A passes over it.
 #pragma once
 
 #include <immintrin.h>
@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "common.h"
+#include "../convert.h"
+#include "../isa.h"
+#include "../simd.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 

@@ -16,15 +16,23 @@
 //
 // Only the AVX-512 build (INFINI_CPU_ISA=avx512, compiled with -mamx-tile -mamx-bf16) has it; it
 // runs only where CPUID reports AMX-BF16 and the kernel grants the tile state (arch_prctl).
-#include "common.h"
+#include <cstdlib>
+
+#include "../convert.h"
+#include "../isa.h"
+#include "../parallel.h"
+#include "amx.h"
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 #include <cpuid.h>
+#include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <cstdint>
+#include <cstring>
+#include <vector>
 #endif
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
@@ -43,8 +51,8 @@ struct alignas(64) TileConfig {
 };
 
 // Every tile is 16 rows of 64 bytes; edges are zero-padded in the packed operands instead. The
-// configuration lives in a static object: built on the stack, GCC 12 treated its stores as dead
-// (the ldtilecfg builtin does not tell it the memory is read) and loaded rows = 0, columns = 0.
+// configuration lives in a static object: built on the stack, GCC 12 treats its stores as dead
+// (the ldtilecfg builtin does not tell it the memory is read) and loads rows = 0, columns = 0.
 constexpr TileConfig makeConfig() {
     TileConfig cfg;
     for (int t = 0; t < 8; ++t) {
@@ -254,9 +262,9 @@ struct ARows {
 };
 
 // Rows [m0, m1) of A as tiles: in place when k is contiguous, K a multiple of 32 and the rows fill
-// whole tiles (measured faster, and no copy of a large weight); else packed, zero-padded to whole
-// 32-row pairs and k steps, as [pairs][ksteps][2 tiles][16 rows][32 k]: a pair's k steps in the order
-// the micro-kernel reads them. (Reading A in place measured faster than any packed layout tried.)
+// whole tiles (faster than any packed layout, and no copy of a large weight); else packed, zero-padded
+// to whole 32-row pairs and k steps, as [pairs][ksteps][2 tiles][16 rows][32 k]: a pair's k steps in the
+// order the micro-kernel reads them.
 ARows packRows(const Problem &p, size_t m0, size_t m1, std::vector<uint16_t> &buf) {
     if (p.a_sk == 1 && p.K % 32 == 0 && (m1 - m0) % 16 == 0) {  // whole tiles: read A in place, no copy
         size_t r = static_cast<size_t>(p.a_si);
@@ -288,11 +296,11 @@ ARows packRows(const Problem &p, size_t m0, size_t m1, std::vector<uint16_t> &bu
 
 // C block rows [m0, m1) x panels [b0, b1) (packed, panel_elems apart) over all of K, accumulated in
 // `acc` ([rows][32 * panels] floats) k block by k block (128 steps: for K <= 4096 the C tiles stay
-// in registers over all of K, which measured fastest; smaller blocks that keep a panel slice in L1
-// paid more in C reloads than they saved); then written out.
+// in registers over all of K, which is fastest; smaller blocks that keep a panel slice in L1 pay more
+// in C reloads than they save); then written out.
 void runBlock(const Problem &p, size_t m0, size_t m1, const ARows &a, size_t b0, size_t b1, const uint16_t *packed,
               size_t panel_elems, std::vector<float> &acc) {
-    constexpr size_t kKc = 128;  // k steps per block: C stays in the tiles for K <= 4096 (measured best)
+    constexpr size_t kKc = 128;  // k steps per block: C stays in the tiles for K <= 4096
     size_t ldc = (b1 - b0) * 32, rows = m1 - m0;
     atLeast(acc, ((rows + 31) / 32 * 32) * ldc);
     for (size_t k0 = 0; k0 < p.ksteps; k0 += kKc) {
@@ -355,8 +363,7 @@ void runRowMajorFew(const Problem &p, const ARows &a, size_t b0, size_t b1, std:
 // 2048, so that B is packed a group slice at a time (8 panels x 2048 k, 1 MiB: it stays in L2 and every
 // row chunk reuses it, each row of B read as one 512-byte piece) instead of a whole panel group going
 // out to L3 and back; A stays in place, 64 rows a chunk (256 KiB of a k block); C waits in `acc`
-// between k blocks. 512x4096x4096: 11.3-11.9 ms against 13.5-14.1 for the panel-group
-// schedule (torch.mm 9.9-10.2, same runs, interleaved).
+// between k blocks (about 15% faster than the panel-group schedule at 512x4096x4096).
 constexpr size_t kKbSteps = 64, kKbRows = 64, kKbGroup = 8;
 
 void runKBlocked(const Problem &p) {

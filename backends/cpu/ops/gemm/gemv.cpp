@@ -1,8 +1,8 @@
 // gemv.cpp: gemm with few rows (decode: M <= 16) and B row-major (its columns contiguous), for float16,
-// bfloat16 where there is no AMX (on AMX it measured faster; with AVX512-BF16 up to 8 rows, see gemm.cpp)
-// and float32 (AVX2: up to 4 rows, AVX-512: up to 8), with
-// AVX-512 or AVX2; and gemm with few rows and B's k contiguous (linear's weight) for float16/bfloat16
-// and float32 (with AVX-512 up to 128 rows: common.h gemvDotShape).
+// bfloat16 where there is no AMX (AMX is faster; with AVX512-BF16 up to 8 rows, see gemm.cpp) and float32
+// (AVX2: up to 4 rows, AVX-512: up to 8), with AVX-512 or AVX2; and gemm with few rows and B's k
+// contiguous (linear's weight) for float16/bfloat16 and float32 (with AVX-512 up to 128 rows: gemv.h
+// gemvDotShape).
 //
 // Such a product reads all of B once and does little arithmetic per element, so it is a question of
 // streaming B well. Each thread takes a range of columns; a micro-kernel keeps the MR x 16 block of C
@@ -10,15 +10,21 @@
 // broadcast from a float copy (MR = M rounded up to 1, 2, 4, 8 or 16, the extra rows zero; AVX2 has
 // registers for 4 rows, so more go through in groups of 4, each reusing the B tile from L1). A pass
 // walks the 16 rows across the thread's columns side by side, so that B streams as 16 sequential
-// reads (a pass down one column strip over many rows, at B's row stride, was 2-4x slower); rows are
-// also prefetched a few ahead. (AVX2, bfloat16 [M, 4096] x [4096, 4096]: M = 1 56 -> 2.1-2.5 ms, M = 16
-// 74 -> 9.1 ms; before, B was widened to a float copy for sgemm.)
+// reads (a pass down one column strip over many rows, at B's row stride, is 2-4x slower); rows are
+// also prefetched a few ahead.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <type_traits>
 #include <vector>
 
-#include "common.h"
+#include "../convert.h"
+#include "../parallel.h"
+#include "../reduce.h"
+#include "../simd.h"
 #include "dot512.h"
+#include "gemv.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
 
@@ -143,10 +149,7 @@ void columns(const float *a, size_t M, size_t K, const T *b, size_t ldb, size_t 
 }  // namespace
 
 // float32 only while the rows fit one group: with more, the AVX2 build's groups make it compute-bound
-// and OpenBLAS is faster (this AMD EPYC, 2 threads, [M, 4096] x [4096, 4096]: M = 1 3.6-3.9 ms against
-// 4.9-5.0 through BLAS, M = 4 4.1-4.8 / 4.4-5.2, M = 8 6.2 / 5.0-5.3, M = 16 12.4 / 5.7-6.5).
-// With AVX-512, float32 up to 8 rows (AMD EPYC Zen 4, 2 threads, [M, 4096] x [4096, 4096], ms, gemv /
-// BLAS: M = 1 2.25 / 5.00, 4: 2.51 / 5.95, 8: 4.05 / 6.44, 16: 10.49 / 6.72).
+// and OpenBLAS is faster. With AVX-512, float32 up to 8 rows (past them OpenBLAS is faster).
 bool gemvShape(size_t M, size_t N, bool f32) {
 #ifdef __AVX512F__
     constexpr size_t kF32Rows = 8;
@@ -204,7 +207,7 @@ void gemvRowMajorB(size_t, size_t, size_t, const T *, ptrdiff_t, ptrdiff_t, cons
 // ---- B's rows along k contiguous (linear's weight [N, K]): dot products along k ----
 // (float32 in the AVX-512 build: dot512.h.) Each thread takes a range of B's rows (C's columns); a tile
 // is NR = 2 rows of B against MR <= 4 rows of A (a float copy), 8 accumulators of 8 lanes running down k together; B is converted in
-// registers (no widened copy of the weight: that copy cost more than the product at decode sizes).
+// registers (no widened copy of the weight: that copy costs more than the product at decode sizes).
 // The NR rows of B (2 x K elements) stay in L1 while the tile walks A's rows in fours.
 namespace {
 
