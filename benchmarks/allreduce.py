@@ -1,12 +1,13 @@
 """All-reduce sweep: infiniccl (infini tensors) against gloo (CPU tensors) in the same processes.
 
-    python benchmarks/allreduce.py [--world 2] [--sizes 4K,64K,1M,16M,64M,256M] [--out DIR]
+    python benchmarks/allreduce.py [--world 2] [--sizes 4K,64K,1M,16M,64M,256M] [--out DIR] [--csv PATH]
 
 The ranks share one "cpu:gloo,infini:infiniccl" group, so both backends run on the same machine, in
 the same processes, on same-sized float32 tensors, interleaved size by size. Each timed call is
 preceded by a gloo barrier; the time is the host time of a synchronous all_reduce (on the CPU backend
 infiniccl's wait() returns when the collective is done). Reported: the median over repetitions on
-rank 0, and the bus bandwidth 2 (n - 1) / n * bytes / time, as nccl-tests report it.
+rank 0, and the bus bandwidth 2 (n - 1) / n * bytes / time, as nccl-tests report it. `--csv PATH` merges
+the rows into that CSV in place (the comparison tool's format; op all_reduce, GB/s the bus bandwidth).
 """
 
 from __future__ import annotations
@@ -36,6 +37,17 @@ def human(n: int) -> str:
         if n >= scale:
             return f"{n / scale:g} {unit}"
     return f"{n} B"
+
+
+def csv_rows(rows: list[dict], world: int, peer: str) -> list[dict]:
+    """The sweep's rows in the comparison tool's CSV form: an all_reduce row per size for infiniccl and `peer`."""
+    out = []
+    for r in rows:
+        for impl in ("infiniccl", peer):
+            out.append({"op": "all_reduce", "set": f"{world} ranks", "shape": human(r["bytes"]).replace(" ", ""),
+                        "dtype": "float32", "impl": "infini" if impl == "infiniccl" else impl,
+                        "median_us": r[f"{impl}_us"], "gbps": r[f"{impl}_busbw_GBps"]})
+    return out
 
 
 def _rank(rank: int, world: int, store_path: str, sizes: list[int], out_json: str) -> None:
@@ -84,6 +96,7 @@ def main() -> None:
     ap.add_argument("--world", type=int, default=2)
     ap.add_argument("--sizes", default="4K,64K,1M,16M,64M,256M")
     ap.add_argument("--out", default=None, help="folder for allreduce.json and allreduce.png")
+    ap.add_argument("--csv", default=None, help="merge the rows into this CSV, rewritten in place")
     args = ap.parse_args()
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,13 +105,16 @@ def main() -> None:
                            join=True, start_method="spawn")
         rows = json.load(open(out_json))
     machine = f"{platform.node()}: {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}"
-    print(f"\nall-reduce float32, {args.world} processes, CPU backend ({machine}), torch {torch.__version__}, "
-          f"{datetime.date.today()}")
+    print(f"\nall-reduce float32, {args.world} processes, CPU backend ({machine}), torch {torch.__version__}")
     print("| size | gloo (us) | gloo busbw (GB/s) | infiniccl (us) | infiniccl busbw (GB/s) | gloo / infiniccl |")
     print("|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {human(r['bytes'])} | {r['gloo_us']:.1f} | {r['gloo_busbw_GBps']:.2f} | {r['infiniccl_us']:.1f} | "
               f"{r['infiniccl_busbw_GBps']:.2f} | {r['speedup']:.2f}x |")
+    if args.csv:
+        from infinicore_torch.bench import report
+
+        report.write_csv(args.csv, csv_rows(rows, args.world, "gloo"), {"device_name": machine, "torch": torch.__version__})
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "allreduce.json"), "w") as f:

@@ -1,13 +1,14 @@
 """infiniccl on NVIDIA GPUs (the nvidia backend, over NCCL) against ProcessGroupNCCL, in the same run.
 
-    python benchmarks/allreduce_gpu.py [--world 2] [--out DIR]
+    python benchmarks/allreduce_gpu.py [--world 2] [--out DIR] [--csv PATH]
 
 One process per GPU and one "cuda:nccl,infini:infiniccl" group: CUDA tensors go through torch's
 ProcessGroupNCCL, infini tensors (the nvidia backend as the infini device) through infiniccl. First
 checks the collectives of infini tensors against the same collectives of CUDA tensors; then sweeps
 all-reduce sizes: per size and backend, trials of back-to-back calls timed on the host from a
 synchronized start to a synchronized end (per call = total / calls), median of the trials; bus
-bandwidth = 2 (n - 1) / n * bytes / time.
+bandwidth = 2 (n - 1) / n * bytes / time. `--csv PATH` merges the rows into that CSV in place (the comparison
+tool's format; op all_reduce, impl infini for infiniccl and nccl for ProcessGroupNCCL, GB/s the bus bandwidth).
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--world", type=int, default=torch.cuda.device_count())
     ap.add_argument("--out", default=None)
+    ap.add_argument("--csv", default=None, help="merge the rows into this CSV, rewritten in place")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out_json = os.path.join(tmp, "rows.json")
@@ -137,12 +139,19 @@ def main() -> None:
                            join=True, start_method="spawn")
         res = json.load(open(out_json))
     print(f"\nchecks against ProcessGroupNCCL: {'all equal' if not res['failures'] else res['failures']}")
-    print(f"all-reduce float32, {args.world} x {res['device']}, torch {torch.__version__}, {datetime.date.today()}")
+    print(f"all-reduce float32, {args.world} x {res['device']}, torch {torch.__version__}")
     print("| size | NCCL (us) | NCCL busbw (GB/s) | infiniccl (us) | infiniccl busbw (GB/s) | infiniccl / NCCL busbw |")
     print("|---:|---:|---:|---:|---:|---:|")
     for r in res["rows"]:
         print(f"| {r['bytes']} | {r['nccl_us']:.1f} | {r['nccl_busbw_GBps']:.1f} | {r['infiniccl_us']:.1f} | "
               f"{r['infiniccl_busbw_GBps']:.1f} | {r['ratio']:.3f} |")
+    if args.csv:
+        from infinicore_torch.bench import report
+
+        from allreduce import csv_rows  # (benchmarks, this script's folder)
+
+        report.write_csv(args.csv, csv_rows(res["rows"], args.world, "nccl"),
+                         {"device_name": f"{args.world} x {res['device']}", "torch": torch.__version__})
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "allreduce_gpu.json"), "w") as f:

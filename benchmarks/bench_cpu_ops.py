@@ -1,6 +1,7 @@
 """infinicore_torch.ops on CPU tensors against the best plain-PyTorch CPU equivalent, in the same run.
 
-    python benchmarks/bench_cpu_ops.py [--dtype bfloat16] [--repeat 50] [--entry ops|torch.ops] [--block K] [--json out.json]
+    python benchmarks/bench_cpu_ops.py [--dtype bfloat16] [--repeat 30] [--entry ops|torch.ops] [--block K] [--json out.json]
+                                       [--csv benchmarks/results/cpu.csv]
 
 `--entry ops` (default) calls infinicore_torch.ops.<op>, the package's Python API (a builtin straight
 into the dispatcher); `--entry torch.ops` calls torch.ops.infini.<op> (the same kernels behind
@@ -11,6 +12,8 @@ warm-up, ours and torch's interleaved call by call (`--block K`: in alternating 
 so that neither inherits the other's freed result block and cache state); a rotating set of input copies
 keeps one call's data from sitting in cache for the next
 where it would not in a model. Prints one table row per (op, shape): ours, torch's, and the ratio.
+`--csv PATH` merges the rows into that CSV in place (the comparison tool's format: infinicore_torch.bench.report),
+set "16 tokens" / "512 tokens", implementations infini and torch.
 """
 
 from __future__ import annotations
@@ -30,9 +33,21 @@ import infinicore_torch
 I = infinicore_torch.ops  # the entry measured (main: --entry)
 
 
+def cpu_name() -> str:
+    """The CPU's model name (/proc/cpuinfo), else platform's word for it."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def median_pair_us(ours, theirs, make_args, repeat, copies=4, block=1):
     """Median times of ours and theirs over the same inputs, their calls interleaved (ours, theirs,
-    ours, ...) so that both see the same machine: this VM's noise moves in bursts. block > 1: each side's
+    ours, ...) so that both see the same machine: a VM's noise moves in bursts. block > 1: each side's
     calls come in runs of `block` (the runs still alternate), so that a call does not follow the other
     side's call, whose freed result block and cache state it would inherit."""
     argsets = [make_args() for _ in range(copies)]
@@ -151,12 +166,13 @@ def main():
     ap.add_argument("--block", type=int, default=1,
                     help="calls a side makes in a row before the other's (1: interleaved call by call)")
     ap.add_argument("--json")
+    ap.add_argument("--csv", help="merge the rows into this CSV, rewritten in place")
     args = ap.parse_args()
     global I
     I = infinicore_torch.ops if args.entry == "ops" else torch.ops.infini
     dtype = getattr(torch, args.dtype)
     rows = []
-    print(f"# CPU: {platform.processor() or platform.machine()}, {torch.get_num_threads()} threads, torch {torch.__version__}, "
+    print(f"# CPU: {cpu_name()}, {torch.get_num_threads()} threads, torch {torch.__version__}, "
           f"{args.dtype}, entry {args.entry}")
     print(f"{'op':<16}{'shape':<22}{'infini us':>12}{'torch us':>12}{'ratio':>8}")
     for tokens in map(int, args.tokens.split(",")):
@@ -164,13 +180,22 @@ def main():
             if args.ops != "all" and name not in args.ops.split(","):
                 continue
             a, b = median_pair_us(ours, theirs, make, args.repeat, block=max(1, args.block))
-            rows.append({"op": name, "shape": shape, "dtype": args.dtype, "infini_us": a, "torch_us": b, "ratio": a / b})
+            rows.append({"op": name, "shape": shape, "dtype": args.dtype, "tokens": tokens, "infini_us": a, "torch_us": b,
+                         "ratio": a / b})
             print(f"{name:<16}{shape:<22}{a:>12.1f}{b:>12.1f}{a / b:>8.2f}", flush=True)
     worst = max(rows, key=lambda r: r["ratio"])
     print(f"# geometric mean ratio {math.exp(statistics.mean(math.log(r['ratio']) for r in rows)):.2f}, "
           f"worst {worst['op']} {worst['shape']} {worst['ratio']:.2f}")
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)
+    if args.csv:
+        from infinicore_torch.bench import report
+
+        meta = {"device_name": f"{cpu_name()}, {torch.get_num_threads()} threads",
+                "torch": torch.__version__}
+        report.write_csv(args.csv, [{"op": r["op"], "set": f"{r['tokens']} tokens", "shape": r["shape"], "dtype": r["dtype"],
+                                     "impl": impl, "median_us": r[f"{impl}_us"]}
+                                    for r in rows for impl in ("infini", "torch")], meta)
 
 
 if __name__ == "__main__":

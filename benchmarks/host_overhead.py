@@ -1,5 +1,5 @@
 """Host time per call of torch.ops.infini.rms_norm against F.rms_norm on a [16, 4096] CUDA tensor
-(issue 6's host-overhead bar: at most 1.2x). Calls are queued in a loop without synchronizing; the
+(the target: at most 1.2x). Calls are queued in a loop without synchronizing; the
 GPU work per call (a few microseconds) is shorter than the host time, so the loop measures the host.
 Median of 7 rounds of 2000 calls each, the two loops interleaved round by round."""
 
@@ -36,7 +36,7 @@ def main():
             b.append(per_call_us(theirs))
     ma, mb = statistics.median(a), statistics.median(b)
     print(f"host time per call, [16, 4096] bf16 on {torch.cuda.get_device_name()}: "
-          f"torch.ops.infini.rms_norm {ma:.2f} us, F.rms_norm {mb:.2f} us, ratio {ma / mb:.2f} (bar 1.2)")
+          f"torch.ops.infini.rms_norm {ma:.2f} us, F.rms_norm {mb:.2f} us, ratio {ma / mb:.2f} (target 1.2)")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
-"""The bar ops' rows over repeated comparison-tool runs (separate processes: each allocates its buffers
-afresh, which moves a decode row by a tick or more of the 32 ns event clock): for each (op, shape, dtype),
-ours against the best peer in each run (infini time / best peer time, from each run's printed output), the
-median over runs of ours and of each peer, and the ratio of those medians. First written in the
-twenty-fifth session (as probe/repeat_runs_s25.py).
+"""Rows over repeated comparison-tool runs (separate processes: each allocates its buffers afresh, which
+moves a decode row by a tick or more of the 32 ns event clock): for each (op, shape, dtype), ours against
+the best peer in each run (infini time / best peer time, from each run's printed output or CSV), the
+median over runs of ours and of each peer, and the ratio of those medians - the reading docs/gpu.md's
+decode-row rule takes over five fresh processes.
 
     python3 benchmarks/repeat_runs.py run1/bench.txt run2/bench.txt ...
     python3 benchmarks/repeat_runs.py --each [--ops a,b] [--set decode] run1/bench.txt ...

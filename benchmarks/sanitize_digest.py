@@ -5,12 +5,12 @@ the host backtrace names one; then the tool's summary lines.
     python3 benchmarks/sanitize_digest.py LOG [--top N] [--ours]
 
 --ours: only reports that name infini (our kernels live in infini::nvidia::ops; the loose match keeps a report
-rather than drop it); the others are counted by kernel on one line.
-(racecheck instruments only the kernels `--kernel-name` selects, but with our kernels selected it stops at cuBLAS's
-nvjet_sm90 bf16 kernels - "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception", torch's
-F.linear alone included, 55th session - so a run that reaches cuBLAS instruments every kernel and keeps ours here.)
+rather than drop it); the others are counted by kernel on one line. racecheck with only our kernels selected
+(`--kernel-name`) stops at cuBLAS's sm90 bf16 kernels ("Internal Sanitizer Error: The Sanitizer failed to handle a
+hardware exception"; torch's own F.linear does the same), so a run that reaches cuBLAS instruments every kernel and
+keeps ours here.
 
-(benchmarks/gpu_verify.sh's `sanitizers` mode runs it over each tool's --log-file.)
+benchmarks/gpu_verify.sh's `sanitizers` mode runs it over each tool's --log-file.
 """
 
 from __future__ import annotations

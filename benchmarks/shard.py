@@ -1,8 +1,8 @@
-"""pytest plugin: runs every n-th collected test, for spreading a slow sanitizer area over processes.
+"""pytest plugin: runs every n-th collected test, for spreading a slow suite or sanitizer area over processes.
 
     SHARD=i/n PYTHONPATH=benchmarks python3 -m pytest -p shard ...   (keeps tests i, i+n, i+2n, ... of those selected)
 
-(benchmarks/gpu_verify.sh's `sanitizers3` mode; 55th session.)"""
+Used by benchmarks/gpu_verify.sh (the suite's parts and the sanitizer modes)."""
 import os
 
 import pytest

@@ -1,6 +1,8 @@
-"""infinicore_torch.bench: the registry, the accuracy checker, the timing, the outputs, and our Triton
-kernels (under TRITON_INTERPRET=1 on CPU tensors)."""
+"""infinicore_torch.bench: the registry, the accuracy checker, the timing, the outputs (table, JSON, the CSV
+rewritten in place, plots), benchmarks/best_peer.py, and our Triton kernels (under TRITON_INTERPRET=1 on CPU
+tensors)."""
 
+import csv
 import json
 import statistics
 import time
@@ -17,6 +19,14 @@ from infinicore_torch.bench import __main__ as cli
 from infinicore_torch.bench import impls, measure, report, specs
 
 SPECS = specs.specs()
+
+
+def _repo_file(*parts):
+    """A file of the repository, found from this test file upwards (the test may sit in a subfolder of test/)."""
+    d = os.path.dirname(os.path.abspath(__file__))
+    while not os.path.isdir(os.path.join(d, "benchmarks")) and os.path.dirname(d) != d:
+        d = os.path.dirname(d)
+    return os.path.join(d, *parts)
 
 
 def test_every_op_has_every_shape_set_and_large_moves_64mb():
@@ -212,13 +222,12 @@ def test_flush_can_be_turned_off_on_cuda():
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="the L2 flush exists on CUDA devices only")
 def test_flush_resets_persisting_lines_on_cuda():
     """The flush first returns persisting (evict_last) L2 lines to normal through the driver, and the
-    call succeeds; reset_persisting=False (the old flush, for comparison) skips it."""
+    call succeeds."""
     t = measure.Timer(torch.device("cuda"))
     assert t.reset_persisting is not None
     torch.cuda.synchronize()
     t.flush()  # raises if cuCtxResetPersistingL2Cache fails
     torch.cuda.synchronize()
-    assert measure.Timer(torch.device("cuda"), reset_persisting=False).reset_persisting is None
 
 
 def test_cli_exit_status_flags_a_wrong_implementation(tmp_path, monkeypatch, capsys):
@@ -266,9 +275,79 @@ def test_triton_kernels_under_the_interpreter():
     assert "triton ok" in out.stdout
 
 
+def _read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _row(op, shape, impl, us, dtype="bfloat16", set_="decode", **extra):
+    return {"op": op, "set": set_, "shape": shape, "dtype": dtype, "impl": impl, "median_us": us, "p10_us": us * 0.9,
+            "p90_us": us * 1.1, "gbps": 100.0 / us, "tflops": 0.0, "pct_copy": 1.0, **extra}
+
+
+def test_csv_rows_ratios_and_merge_in_place(tmp_path):
+    """write_csv: one row per (op, shape, dtype, impl), skipped rows left out, a shape two sets share named by both;
+    every row's ratio is its time over the fastest peer's (infini is no peer); a second write replaces its own keys,
+    keeps the others in place and takes the ratios again over the merged rows."""
+    path = str(tmp_path / "sub" / "dev.csv")
+    first = [_row("rms_norm", "16x4096", "infini", 4.0, accuracy={"ok": True}), _row("rms_norm", "16x4096", "torch", 8.0),
+             _row("rms_norm", "16x4096", "liger", 5.0, accuracy={"ok": False}),
+             {"op": "rms_norm", "set": "decode", "shape": "16x4096", "dtype": "bfloat16", "impl": "triton",
+              "skipped": "triton is not installed"},
+             _row("random_sample", "256x128256", "infini", 200.0, set_="prefill"),
+             _row("random_sample", "256x128256", "infini", 202.0, set_="large"),
+             _row("random_sample", "256x128256", "torch", 3000.0, set_="large")]
+    assert report.write_csv(path, first, {"device_name": "GPU X", "torch": "2.11"}) == 5
+    rows = _read_csv(path)
+    assert tuple(rows[0]) == report.CSV_COLUMNS
+    by = {(r["op"], r["impl"]): r for r in rows}
+    assert ("rms_norm", "triton") not in by
+    assert by[("rms_norm", "infini")]["best_peer"] == "liger" and by[("rms_norm", "infini")]["ratio_to_best_peer"] == "0.800"
+    assert by[("rms_norm", "torch")]["ratio_to_best_peer"] == "1.600" and by[("rms_norm", "liger")]["ratio_to_best_peer"] == "1.000"
+    assert by[("rms_norm", "infini")]["check"] == "ok" and by[("rms_norm", "liger")]["check"] == "FAIL"
+    assert by[("rms_norm", "torch")]["check"] == "" and by[("rms_norm", "infini")]["device_name"] == "GPU X"
+    assert by[("random_sample", "infini")]["set"] == "prefill+large" and by[("random_sample", "infini")]["median_us"] == "202.00"
+    # a second run: ours again (faster than every peer now), a new op without peers; the file's other rows stay put
+    second = [_row("rms_norm", "16x4096", "infini", 6.0), _row("silu", "1x11008", "infini", 3.0)]
+    assert report.write_csv(path, second, {"device_name": "GPU Y", "torch": "2.11"}) == 6
+    rows2 = _read_csv(path)
+    assert [(r["op"], r["impl"]) for r in rows2] == [(r["op"], r["impl"]) for r in rows] + [("silu", "infini")]
+    by2 = {(r["op"], r["impl"]): r for r in rows2}
+    assert by2[("rms_norm", "infini")]["median_us"] == "6.00" and by2[("rms_norm", "infini")]["ratio_to_best_peer"] == "1.200"
+    assert by2[("rms_norm", "infini")]["device_name"] == "GPU Y" and by2[("rms_norm", "torch")]["device_name"] == "GPU X"
+    assert by2[("rms_norm", "liger")] == by[("rms_norm", "liger")]
+    assert by2[("silu", "infini")]["best_peer"] == "" and by2[("silu", "infini")]["ratio_to_best_peer"] == ""
+
+
+def test_cli_merges_its_rows_into_the_csv(tmp_path, capsys):
+    """--csv beside the JSON: the tool's timed rows land in the CSV; a later run of some implementations replaces
+    their rows and leaves the rest."""
+    path = tmp_path / "cpu.csv"
+    common = ["--device", "cpu", "--shapes", "decode", "--repeat", "3", "--budget", "0", "--no-plots", "--csv", str(path)]
+    assert cli.main(["--ops", "rms_norm", "--impls", "infini,torch", "--out", str(tmp_path / "a")] + common) == 0
+    assert "# csv: " in capsys.readouterr().out
+    rows = _read_csv(path)
+    shapes = [SPECS["rms_norm"].label(p) for p in SPECS["rms_norm"].shapes["decode"]]
+    assert [(r["shape"], r["impl"]) for r in rows] == [(s, i) for s in shapes for i in ("infini", "torch")]
+    for r in rows:
+        assert r["op"] == "rms_norm" and r["set"] == "decode" and r["dtype"] == "bfloat16" and r["check"] == "ok"
+        assert float(r["median_us"]) > 0 and float(r["gbps"]) > 0 and r["best_peer"] == "torch"
+        assert float(r["ratio_to_best_peer"]) == pytest.approx(
+            float(r["median_us"]) / float(next(t for t in rows if t["shape"] == r["shape"] and t["impl"] == "torch")["median_us"]),
+            rel=0.01, abs=0.002)
+    assert cli.main(["--ops", "rms_norm,silu", "--impls", "infini", "--out", str(tmp_path / "b")] + common) == 0
+    rows2 = _read_csv(path)
+    assert len(rows2) == len(rows) + len(SPECS["silu"].shapes["decode"])
+    torch_rows = [r for r in rows if r["impl"] == "torch"]
+    assert [r for r in rows2 if r["impl"] == "torch"] == torch_rows
+    with open(tmp_path / "b" / "results.json") as f:
+        assert json.load(f)["results"]
+
+
 def test_best_peer_table_and_the_rows_a_peer_wins(tmp_path):
-    """benchmarks/best_peer.py over the tool's printed rows: the full table names the fastest peer and the ratio;
-    --above keeps only the rows where a peer's median is below ours, compared unrounded (a 1.00 row counts)."""
+    """benchmarks/best_peer.py over the tool's printed rows or its CSV: the full table names the fastest peer and
+    the ratio; --above keeps only the rows where a peer's median is below ours, compared unrounded (a 1.00 row
+    counts)."""
     out = tmp_path / "bench.txt"
     row = "{:<23} {:<25} bfloat16 {:<9} {:>9.2f}      1.00      2.00    10.0    0.01    {}  1.0e-03    ok\n"
     out.write_text("op shape dtype impl median us p10 p90 GB/s TFLOP/s %copy rel_l2 check\n"
@@ -276,10 +355,19 @@ def test_best_peer_table_and_the_rows_a_peer_wins(tmp_path):
                    + row.format("rms_norm", "16x4096", "compile", 4.86, 2)
                    + row.format("rope", "1x32x128", "infini", 182.66, 99) + row.format("rope", "1x32x128", "triton", 182.54, 99)
                    + row.format("swiglu", "1x4096", "infini", 3.71, 0) + row.format("swiglu", "1x4096", "triton", 3.84, 0))
-    script = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "best_peer.py")
+    script = _repo_file("benchmarks", "best_peer.py")
     full = subprocess.run([sys.executable, script, str(out)], capture_output=True, text=True, check=True).stdout.splitlines()
     above = subprocess.run([sys.executable, script, "--above", str(out)], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert full[2:] == ["| rms_norm | 16x4096 | 4.54 | liger | 4.38 | 1.04 | 2 |",
-                        "| rope | 1x32x128 | 182.66 | triton | 182.54 | 1.00 | 99 |",
-                        "| swiglu | 1x4096 | 3.71 | triton | 3.84 | 0.97 | 0 |"]
+    assert full[2:] == ["| rms_norm | decode | 16x4096 | bfloat16 | 4.54 | liger | 4.38 | 1.04 |",
+                        "| rope | decode | 1x32x128 | bfloat16 | 182.66 | triton | 182.54 | 1.00 |",
+                        "| swiglu | decode | 1x4096 | bfloat16 | 3.71 | triton | 3.84 | 0.97 |"]
     assert above == full[:4]
+    # the same rows through the CSV the tool writes
+    path = str(tmp_path / "dev.csv")
+    report.write_csv(path, [_row("rms_norm", "16x4096", i, us) for i, us in (("infini", 4.54), ("liger", 4.38), ("compile", 4.86))]
+                     + [_row("swiglu", "1x4096", i, us, dtype="float32") for i, us in (("infini", 3.71), ("triton", 3.84))])
+    from_csv = subprocess.run([sys.executable, script, path], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert from_csv[2:] == [full[2], "| swiglu | decode | 1x4096 | float32 | 3.71 | triton | 3.84 | 0.97 |"]
+    only = subprocess.run([sys.executable, script, "--dtype", "float32", path], capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+    assert only[2:] == from_csv[3:]

@@ -30,8 +30,8 @@ def _device(name: str) -> torch.device:
 
 
 def run(device="cpu", ops="all", shapes=("decode",), dtypes=(torch.bfloat16,), impls=IMPLS, check=True,
-        repeat=100, budget_s=0.3, progress=None, on_result=None, registry=None, busy_us=0.0,
-        keep_persisting=False) -> tuple[dict, list[dict]]:
+        repeat=100, budget_s=0.3, progress=None, on_result=None, registry=None,
+        busy_us=0.0) -> tuple[dict, list[dict]]:
     """Measures every (op, shape, dtype, implementation); returns (meta, results).
 
     `registry` replaces the op specs (tests use it); `on_result(r)` is called as each result comes in.
@@ -53,14 +53,13 @@ def run(device="cpu", ops="all", shapes=("decode",), dtypes=(torch.bfloat16,), i
     for s in shapes:
         if s not in SHAPE_SETS:
             raise SystemExit(f"unknown shape set {s!r}; known: {', '.join(SHAPE_SETS)}")
-    timer = measure.Timer(dev, busy_us, reset_persisting=not keep_persisting)
+    timer = measure.Timer(dev, busy_us)
     copy_bytes = (256 if dev.type == "cuda" else 64) * 1024 * 1024
     copy_gbps = measure.copy_bandwidth(dev, timer, copy_bytes)
     meta = {"device": str(dev), "device_name": _device_name(dev), "torch": torch.__version__, "python": platform.python_version(),
             "machine": platform.machine(), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "copy_gbps": copy_gbps,
             "copy_bytes": copy_bytes, "busy_us": busy_us, "shapes": list(shapes), "dtypes": [str(d).split(".")[-1] for d in dtypes],
-            "l2_flush": None if timer.flush_buf is None else
-            "256 MB written" + ("" if keep_persisting else " after a reset of persisting lines")}
+            "l2_flush": None if timer.flush_buf is None else "256 MB written after a reset of persisting lines"}
     work = []
     for n in names:
         spec = table[n]

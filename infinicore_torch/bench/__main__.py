@@ -3,7 +3,7 @@
 Examples:
     python -m infinicore_torch.bench --device cpu --ops all --shapes decode
     python -m infinicore_torch.bench --device cuda --ops rms_norm,softmax --shapes decode,prefill,large \\
-        --dtypes bfloat16,float32 --out results/
+        --dtypes bfloat16,float32 --busy-us 100 --out results/ --csv benchmarks/results/h100.csv
 """
 
 from __future__ import annotations
@@ -28,15 +28,15 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=100, help="most timed calls per measurement")
     ap.add_argument("--budget", type=float, default=0.3, help="seconds of timed calls per measurement (after 5 calls)")
     ap.add_argument("--out", default="bench_results", help="folder for results.json and the plots")
+    ap.add_argument("--csv", default=None, metavar="PATH",
+                    help="also merge the timed rows into this CSV, rewritten in place: one row per op, shape, dtype "
+                         "and implementation (a row of this run replaces the file's row of the same key)")
     ap.add_argument("--no-check", action="store_true", help="skip the accuracy check")
     ap.add_argument("--no-plots", action="store_true", help="write no PNG plots")
     ap.add_argument("--busy-us", type=float, default=0.0,
                     help="CUDA: keep the GPU busy this many microseconds after each cache flush, so that the "
                          "implementations' host-side launch cost is not timed (0: off); doubled, and the call timed "
                          "again, where a call's host side outlasts it")
-    ap.add_argument("--keep-persisting", action="store_true",
-                    help="CUDA: flush the L2 without first returning persisting (evict_last) lines to normal, as "
-                         "before the thirteenth session: those lines then outlive the flush (for comparison)")
     args = ap.parse_args(argv)
 
     dtypes = []
@@ -54,7 +54,7 @@ def main(argv=None):
     print(report.header(), flush=True)
     meta, results = run(args.device, ops, tuple(args.shapes.split(",")), tuple(dtypes), impls, check=not args.no_check,
                         repeat=args.repeat, budget_s=args.budget, busy_us=args.busy_us,
-                        keep_persisting=args.keep_persisting, on_result=lambda r: print(report.row(r), flush=True))
+                        on_result=lambda r: print(report.row(r), flush=True))
     print(f"# {meta['device']} ({meta['device_name']}), torch {meta['torch']}: device-to-device copy "
           f"{meta['copy_gbps']:.1f} GB/s ({meta['copy_bytes'] >> 20} MiB)")
     if meta.get("l2_flush"):
@@ -68,6 +68,9 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     report.write_json(os.path.join(args.out, "results.json"), meta, results)
     print(f"# results: {os.path.join(args.out, 'results.json')}")
+    if args.csv:
+        n = report.write_csv(args.csv, results, meta)
+        print(f"# csv: {args.csv} ({n} rows)")
     if not args.no_plots:
         try:
             plots = report.write_plots(args.out, results)

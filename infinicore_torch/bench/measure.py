@@ -4,24 +4,21 @@ Accuracy: each implementation's outputs against the op's plain-PyTorch reference
 on the CPU from the same inputs: max absolute error, max relative error (to the reference's largest
 magnitude) and relative L2 error, passing when the relative L2 error is within the dtype's tolerance.
 Integer outputs (indices) must match exactly (random_sample: up to 1% of rows may differ, where a
-cumulative probability lies within float32 rounding of the threshold, as OPS.md allows).
+cumulative probability lies within float32 rounding of the threshold, as docs/ops.md allows).
 
 Timing: warm-up calls, then timed calls until the time budget or the repetition cap is reached (at
 least `min_reps`), reported as median, p10 and p90. Only the call is timed: on CUDA and infini
 devices between two events on the current stream, on the CPU with perf_counter. On GPUs the L2
 cache is flushed before every timed call (outside the events): the lines an earlier call marked
 persisting (PTX `L2::evict_last`, which torch.compile's kernels put on the inputs they read) are first
-returned to normal status (cuCtxResetPersistingL2Cache), then 256 MB are written. Without the reset
-those lines outlive the write, and whichever implementation runs next reads its inputs from the L2
-(ncu on an H100, rms_norm [16, 4096] after torch.compile's call: Triton's and Liger's kernels read
-256 bytes from DRAM, ours 139 KB). `busy_us` keeps the
-GPU busy that much longer before the start event, so that host-side launch cost (the subject of
-benchmarks/host_overhead.py) is not timed: without it, an implementation whose host side outlasts the
-flush (~90 us on an H100) is timed with the GPU idle in front of its kernel. Each timed call checks
+returned to normal status (cuCtxResetPersistingL2Cache), then 256 MB are written; without the reset
+those lines outlive the write, and whichever implementation runs next reads its inputs from the L2.
+`busy_us` keeps the GPU busy that much longer before the start event, so that host-side launch cost
+(the subject of benchmarks/host_overhead.py) is not timed: without it, an implementation whose host
+side outlasts the flush is timed with the GPU idle in front of its kernel. Each timed call checks
 that the window was long enough: if the start event has already been reached when the host has
 enqueued the whole call, the GPU may have waited for the host; the call is then timed again with the
-window doubled (kept for the rest of that measurement; `Timer.late` counts them). An H100 run at 100 us timed
-torch.compile's rms_norm 16384x4096 at 138 us, its kernel's 94 us plus its host side's wait.
+window doubled (kept for the rest of that measurement; `Timer.late` counts them).
 """
 
 from __future__ import annotations
@@ -94,12 +91,11 @@ def _persisting_reset():
 
 class Timer:
     """Times one call: events on GPU-like devices, perf_counter on the CPU; flushes the L2 on CUDA
-    (`flush=False`: not, to tell what the flush costs a kernel; `reset_persisting=False`: without
-    returning persisting lines to normal first, the flush of earlier sessions)."""
+    (`flush=False`: not, to tell what the flush costs a kernel)."""
 
     MAX_LATE = 6  # a window doubled 6 times (100 us -> 6.4 ms) and still short: the time is kept as it is
 
-    def __init__(self, device: torch.device, busy_us: float = 0.0, flush: bool = True, reset_persisting: bool = True):
+    def __init__(self, device: torch.device, busy_us: float = 0.0, flush: bool = True):
         self.device = device
         self.busy_cycles = int(busy_us * 2000) if device.type == "cuda" else 0  # ~2 GHz clock
         self.base_busy_cycles = self.busy_cycles  # each measurement starts from it (a hiccup widens one only)
@@ -109,12 +105,10 @@ class Timer:
         self.reset_persisting = None
         if device.type == "cuda" and flush:
             self.flush_buf = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=device)
-            if reset_persisting:
-                self.reset_persisting = _persisting_reset()
-                if self.reset_persisting is None:
-                    raise RuntimeError("bench: cuCtxResetPersistingL2Cache is not available from libcuda.so.1; "
-                                       "without it the L2 flush leaves lines marked evict_last in the cache "
-                                       "(--keep-persisting / reset_persisting=False time without the reset)")
+            self.reset_persisting = _persisting_reset()
+            if self.reset_persisting is None:
+                raise RuntimeError("bench: cuCtxResetPersistingL2Cache is not available from libcuda.so.1; "
+                                   "without it the L2 flush leaves lines marked evict_last in the cache")
 
     def flush(self):
         """Empties the L2 of the data of earlier calls (CUDA; the GPU must be idle: the reset is not
@@ -197,9 +191,9 @@ def summarize(times: list[float]) -> dict:
 
 def copy_bandwidth(device: torch.device, timer: Timer, nbytes: int) -> float:
     """GB/s of a device-to-device copy of nbytes (read + write counted), measured now. The rows' %copy
-    divides by this: a copy large enough (256 MiB on CUDA) that the call's fixed cost (~2.6 us on an H200
+    divides by this: a copy large enough (256 MiB on CUDA) that the call's fixed cost (a few microseconds
     from the start event to the kernel) hardly counts, so a row moving fewer bytes is held to the device's
-    bandwidth, not to a same-size copy's (H200: a copy of 262 MB timed alike reads 3985 GB/s, this 4150)."""
+    bandwidth, not to a same-size copy's."""
     src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).fill_(1.0)
     dst = torch.empty_like(src)
     t = summarize(timer.time(lambda a, b: b.copy_(a), (src, dst), min_reps=5, max_reps=30, budget_s=0.5))

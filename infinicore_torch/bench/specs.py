@@ -156,7 +156,7 @@ def _topk_ref(logits, k=6):
 
 
 def _sample_ref(logits, r, topp=0.9, topk=50, temperature=0.7):
-    """OPS.md's random_sample: sort, softmax, inclusive cumsum, first position above the threshold."""
+    """docs/ops.md's random_sample: sort, softmax, inclusive cumsum, first position above the threshold."""
     x = logits.float()
     values, order = torch.sort(x, dim=-1, descending=True, stable=True)
     c = torch.cumsum(torch.softmax(values / temperature, -1), -1)
