@@ -77,10 +77,8 @@ __device__ __forceinline__ void unpackF(const Vec<float, 4> &x, float (&f)[4]) {
 // A piece stored as is, or (KEEP, 16-byte pieces) with an L2 evict_last policy: the line kept before others. For
 // an op's output, which the next kernel reads, written by a kernel that streams more than it writes: the output is
 // then in the L2 for its consumer and its write-back is left to later traffic (the inputs' lines, read once, go
-// first). H100, bf16, probe/norm_gate.py and keep_ab.py (45th session), against the plain store: one call as the
-// comparison tool times it 0.87-0.99 of the time (add_rms_norm 4096x4096 49.26 -> 46.40 us, swiglu 4096x4096
-// 39.02 -> 35.60); the op then `y * 2` 0.83-0.98; 6 calls back to back on distinct buffers (the deferred
-// write-backs paid inside) 0.976-1.001; an unrelated gemm or streaming read after it 0.99-1.00 (no cost to them).
+// first). Against the plain store it measured faster for the op and for its consumer, about even for calls back to
+// back on distinct buffers (the deferred write-backs paid inside), and costs an unrelated kernel after it nothing.
 template <bool KEEP, typename VT>
 __device__ __forceinline__ void storeVec(VT *p, const VT &v) {
     if constexpr (KEEP) {
@@ -489,20 +487,14 @@ inline bool opsDependent() {
 // gemv dot kernel; the decode attention kernels, the clustered softmax kernels and random_sample's through
 // launchEx with opsDependent): as programmatic dependents of the kernel before them, whose end their start
 // then overlaps; their kernels begin with opEntry. A model's back-to-back small ops gain the gap between
-// kernels: H100, bf16, 200 calls in a row, us a call, plain -> dependent: rms_norm 16x4096 2.65 -> 1.55,
-// swiglu 1x4096 2.04 -> 1.13; each after a torch multiply (no trigger of its own) 4.71 -> 3.62 and
-// 4.09 -> 3.00 (51st session, probe/pdl_loop.py).
-// One call between events (the comparison tool's timing) gains nothing: the start event stands between.
+// kernels (a large part of a small op's time), also after a kernel that does not trigger early itself.
+// One call between events gains nothing: the start event stands between.
 // A kernel whose early trigger slows the call after it (its successor's blocks placed early take its
 // room) begins with waitForPrerequisites alone: a dependent that waits but lets its dependents launch only
-// when it ends, gaining the launch gap before it and losing nothing after: the clustered softmax kernel
-// (softmax 16x128256 bf16, clusters of 8, us a call: back to back plain 6.96 -> 5.74, triggering early it
-// was 8.83; after a torch kernel 10.40 -> 9.18) and the gemv dot kernel (linear 1x4096x4096 back to back:
-// plain 9.21, triggering 10.13, waiting only 8.09; H100, 51st and 52nd sessions, probe/pdl_loop.py).
-// Waiting only as well, never measured triggering: random_sample's kernel (1x128256 float32 back to back
-// plain 35.11 -> 34.00, 64x128256 62.03 -> 60.92, after a torch kernel 70.83 -> 69.42) and the bulk and
-// hold softmax kernels (256x128256 bf16 47.36 -> 45.67, 512x128256 90.98 -> 89.27; 52nd session, one
-// process, knob values interleaved, probe/wait_s52.patch).
+// when it ends, gaining the launch gap before it and losing nothing after: the clustered softmax kernel and the
+// gemv dot kernel (each measured slower than a plain launch when triggering early, faster waiting only).
+// Waiting only as well, not measured triggering: random_sample's kernel and the bulk and hold softmax
+// kernels (each faster than a plain launch).
 template <typename... P, typename... A>
 inline cudaError_t launchOp(void (*kern)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, A... args) {
     return launchEx(kern, grid, block, smem, stream, 0, opsDependent(), args...);

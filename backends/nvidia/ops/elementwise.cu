@@ -29,10 +29,8 @@ struct ReluF {
     __device__ float operator()(float x) const { return x < 0.0f ? 0.0f : x; }  // -0 and NaN stay, as torch
 };
 // erf(x) without a branch (backends/common/erf_fit.h: our fit, ~1 ulp, plus ex2.approx's 2 ulp on the
-// erfc part, under 0.5 ulp of erf). erff branches a lane into its |x| >= 1 range, and gelu with it waited
-// on the branch (H100, bf16, kernel us, erff -> this, main's launch: 1x11008 1.74 -> 1.64, 1024x11008
-// 19.55 -> 19.29, 8192x11008 130.32 -> 128.81; with unaryShot below: 1.44 / 17.88 / 125.59, torch.compile
-// 1.51 / 20.11 / 142.19, torch 2.03 / 19.03 / 134.15).
+// erfc part, under 0.5 ulp of erf). erff branches a lane into its |x| >= 1 range, and gelu with it waits
+// on the branch.
 __device__ __forceinline__ float erfNoBranch(float x) {
     using namespace erf_fit;
     const float ax = fabsf(x), u = x * x;
@@ -49,14 +47,12 @@ __device__ __forceinline__ float erfNoBranch(float x) {
     return ax < kErfSplit ? small : copysignf(1.0f - e, x);
 }
 // kSmallPieces: decode-size inputs (under 2^18 elements) in 8-byte pieces, 128-thread blocks (more SMs
-// for the few rows: gelu 1x11008 kernel 1.51 -> 1.44 us in unaryShot)
+// for the few rows)
 struct GeluF {  // x Phi(x) = x (1 + erf(x / sqrt 2)) / 2
     static constexpr bool kSmallPieces = true;
     __device__ float operator()(float x) const { return 0.5f * x * (1.0f + erfNoBranch(x * 0.7071067811865476f)); }
 };
-// the tanh form in one pass as well (H100, bf16, as the tool times, grid-stride -> this, torch / compile: 1x11008
-// 4.16 -> 3.97 us (4.58 / 4.00), 16x11008 4.43 -> 4.35 (4.54 / 4.99), 1024x11008 20.90 -> 19.90 (19.97 / 20.21),
-// 4096x11008 66.72 -> 63.97 (64.13 / 65.06), 8192x11008 127.06 -> 122.98 (122.98 / 125.09); 49th session)
+// the tanh form in one pass as well (unaryShot: faster than a grid-stride kernel at every size)
 struct GeluTanhF {
     static constexpr bool kSmallPieces = true;
     __device__ float operator()(float x) const {
@@ -66,8 +62,7 @@ struct GeluTanhF {
 };
 
 // A 16-byte piece loaded with the L2 evict_first policy: streaming inputs that about fill the L2 leave
-// it to the output's lines (H100, bf16, kernel: swiglu 1024x11008 26.30 -> 25.97 us, silu_and_mul
-// 1024x11008 25.76 -> 25.30; with inputs beyond the L2 slower: 8192x11008 181.3 -> 186.3, 179.6 -> 183.4).
+// it to the output's lines (faster there; slower with inputs beyond the L2, which the callers leave out).
 template <typename VT>
 __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
     static_assert(sizeof(VT) == 16, "16-byte pieces");
@@ -81,13 +76,10 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
 
 // chunked: block b takes the contiguous chunk of blockDim x U vectors at b (then b + gridDim, ...),
 // its thread t the chunk's vectors t, t + blockDim, ... (the binary ops with many vectors, in 128-thread
-// blocks; H200, bf16, kernel us against the grid-stride layout in 256-thread blocks: swiglu 1024x11008
-// 19.78 -> 19.02, 4096x4096 27.20 -> 26.42; add 1024x11008 19.54 -> 18.99, 4096x4096 26.90 -> 26.66;
-// 8192x11008 unchanged. relu measured 1% slower that way; the unary ops take unaryShot below).
+// blocks: faster for them than the grid-stride layout in 256-thread blocks, though not for relu; the unary
+// ops take unaryShot below).
 // The binary kernels take 2 vectors a thread (not 4): half the chunk, twice the blocks, and no
-// partial last wave of big blocks (H200, bf16, kernel us, 4 -> 2, compile alongside: swiglu 1024x11008
-// 19.01 -> 18.66 (18.78), 8192x11008 126.10 -> 125.60 (125.54), 4096x4096 26.70 -> 26.75 (26.66); add
-// 1024x11008 18.99 -> 18.66 (18.67), 4096x4096 26.70 -> 26.30 (26.16); one vector: about the same as 2).
+// partial last wave of big blocks (one vector measured about the same as 2).
 constexpr int kBinaryUnroll = 2;
 
 // KEEP: the output stored evict_last (common.cuh's storeVec).
@@ -137,8 +129,8 @@ __global__ void __launch_bounds__(256, 4) binaryFlat(T *c, const T *a, const T *
 }
 
 // Decode-size flat inputs (n < 2^18): one piece of N elements a thread, int offsets, no loop: a short
-// kernel for the latency of a few rows; the last piece may be partial (H100, bf16, kernel: swiglu 1x4096
-// 1.57 -> 1.44-1.47 us with 8-byte pieces, 1.50 with 16-byte ones; 16x11008 2.05-2.08 -> 2.02).
+// kernel for the latency of a few rows; the last piece may be partial (8-byte pieces measured a little faster
+// than 16-byte ones).
 template <typename T, int N, typename F>
 __global__ void __launch_bounds__(128) binarySmall(T *c, const T *a, const T *b, int n, F f) {
     opEntry();
@@ -176,14 +168,9 @@ __global__ void __launch_bounds__(256) unaryFlat(T *y, const T *x, long long n, 
 }
 
 // One pass, no grid stride: thread t of block b the vector at b x blockDim + t (one load, one store);
-// the last partial vector element by element: every unary op's contiguous aligned launch. H200, bf16,
-// kernel us against a grid-stride kernel of 4 vectors a thread, 3 rounds, torch.compile alongside:
-// relu 1024x11008 14.30 -> 13.04 (compile 19.76, torch 12.99), 4096x11008 48.05 -> 44.22 (43.87),
-// 8192x11008 93.89 -> 86.13 (85.70); silu 1024x11008 13.33 -> 13.12 (13.25), 4096x11008 45.34 -> 43.95
-// (46.29), 8192x11008 88.14 -> 86.22 (91.15). 2 or 4 vectors a thread measured in between. gelu with
-// erff was slower in one pass (8192x11008 119.33 -> 124.72; 4 a thread 116.81); with erfNoBranch faster
-// (H100, kernel us, against the grid-stride kernel with erff: 1024x11008 19.55 -> 17.88, 8192x11008 130.32 ->
-// 125.59); so is its tanh form (GeluTanhF).
+// the last partial vector element by element: every unary op's contiguous aligned launch. Faster than a
+// grid-stride kernel of 4 vectors a thread (2 or 4 vectors a thread measured in between); gelu too, with
+// erfNoBranch (with erff it is slower in one pass), and its tanh form (GeluTanhF).
 template <typename T, int N, typename F>
 __global__ void __launch_bounds__(256) unaryShot(T *y, const T *x, long long n, F f) {
     opEntry();
@@ -254,10 +241,7 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
                     const bool chunked = (n + N - 1) / N > kOneWaveVecs;
                     const int threads = chunked ? 128 : 256;
                     const unsigned blocks = vecBlocks(n, N, threads, kBinaryUnroll);
-                    // the output kept in the L2 for its consumer (common.cuh's storeVec; H100, bf16, one call as
-                    // the tool times it: swiglu 1024x11008 27.97 -> 24.40 us, 4096x4096 39.02 -> 35.60, 8192x11008
-                    // 182.13 -> 179.49; 6 calls back to back 0.976-0.999 of the plain stores' time, a call and then
-                    // y * 2 0.87-0.98; probe/keep_ab.py, 45th session)
+                    // the output kept in the L2 for its consumer (common.cuh's storeVec)
                     if (stream_in_l2) {
                         launchOp(binaryFlat<T, N, F, true, kBinaryUnroll, true>, blocks, threads, 0, x.stream, pc, pa, pb, n, f, chunked);
                     } else {
@@ -332,7 +316,7 @@ __global__ void siluAndMulKernel(T *y, const T *x, long long rows, long long d, 
 
 // The same for rows `sy` / `sx` elements apart (dims collapsed to one): a 2-D grid, x over a row's
 // vectors, y over rows (grid-stride), so no division. EF: the inputs loaded evict_first. The output stored
-// evict_last (H100, bf16, as the tool times one call: 4096x11008 93.89 -> 91.25 us, 8192x11008 181.94 -> 179.84).
+// evict_last (common.cuh's storeVec).
 template <typename T, int N, bool EF = false>
 __global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_row, long long d, long long sy, long long sx) {
     opEntry();
@@ -357,8 +341,7 @@ __global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_ro
 // Decode-size batches (at most 2^18 outputs, int offsets), as Triton's kernel for this op: a block of 128
 // threads a (row, 128 * N columns) tile, the row from blockIdx.x (its offsets uniform across the block), the
 // loads clamped into the row so that nothing branches before them, the store predicated. With 8-byte pieces
-// (N = 4 for 16-bit types). H200, bf16, kernel us against the flat 1-D kernel it replaced (a multiply-shift
-// for the row): 1x11008 1.38 -> 1.34, 16x11008 1.79 -> 1.76 (Triton 1.34 / 1.79, compile 1.38 / 1.82).
+// (N = 4 for 16-bit types). (A flat 1-D kernel, the row by a multiply-shift, measured slower.)
 template <typename T, int N>
 __global__ void __launch_bounds__(128) siluAndMulTileKernel(T *y, const T *x, int d, int sy, int sx) {
     opEntry();
@@ -425,8 +408,7 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m) 
             if (vec && ry.ndim <= 1 && rx.ndim <= 1 && d < (1LL << 31)) {  // (int offsets within a row)
                 long long sy = ry.ndim ? ry.strides[0] : 0, sx = rx.ndim ? rx.strides[0] : 0;
                 if (rows * d <= (1LL << 18) && (rows - 1) * std::max(sy, sx) + 2 * d < (1LL << 31)) {
-                    // decode-size: half pieces (8 bytes): more SMs share the exps (H100, 1x11008: kernel
-                    // 1.66 -> 1.57 us, 16x11008 2.15 -> 2.11)
+                    // decode-size: half pieces (8 bytes): more SMs share the exps
                     constexpr int M = N / 2;
                     dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>((d + 128 * M - 1) / (128 * M)));
                     launchOp(siluAndMulTileKernel<T, M>, grid, 128, 0, a.stream, py, px, static_cast<int>(d), static_cast<int>(sy),

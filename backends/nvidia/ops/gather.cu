@@ -36,10 +36,9 @@ __global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i6
 
 // Rows of 16-byte pieces, indices one stride apart, output rows contiguous: a 128-thread block takes PER
 // pieces a thread of one row's chunk (grid x: a row's chunks, y: tokens), the index and every piece loaded
-// before any store, nothing branching before the first loads (grid y <= tokens). H200, bf16 rows of 4096,
-// kernel us against the block-a-token kernel (embeddingKernel) and torch.compile's: 1 token 2.64 -> 1.60 at
-// PER 1 (1.70 at 2; compile 1.50), 16 tokens 2.80 -> 1.95 / 1.92 (1.89), 1024 tokens 7.86 -> 7.07 / 6.48
-// (6.82), 8192 tokens 40.99 -> 37.87 / 36.05 (37.41); PER 4: no better than 2 anywhere.
+// before any store, nothing branching before the first loads (grid y <= tokens). Faster than the
+// block-a-token kernel (embeddingKernel) at every size; PER 1 for the fewest tokens, 2 for more, 4 no better
+// than 2 anywhere.
 template <typename I, int PER>
 __global__ void __launch_bounds__(128) embeddingRowKernel(uint4 *y, const char *w, const I *idx, long long idx_stride,
                                                           int pieces, long long w_row_bytes, long long vocab,
@@ -490,11 +489,9 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                        reinterpret_cast<uintptr_t>(a.data[3]) | reinterpret_cast<uintptr_t>(a.data[4])) & 15) == 0;
             if (v && fast) {
                 // The row kernel where a block row covers a token (P heads a thread) and row_ok: 1 head a
-                // thread below 512 tokens, else 2 (H100, bf16, 32 heads of 128, against the token kernel: 1 token 4.9 -> 4.4 us, 16
-                // 5.1 -> 4.6, 16384 100.2 -> 95.5, Triton 4.4 / 4.6 / 96.1); else the grid-stride token kernel.
-                // At most 64 tokens: a token over 4 blocks, in 8-byte pieces up to 4 tokens, else 16-byte ones
-                // (kernel after a flush that leaves no line in the L2: 1 token 1.68-1.71 us with 8-byte pieces,
-                // 1.70-1.79 with 16-byte ones, torch.compile 1.70-1.73; 16 tokens 1.92 / 1.86, compile 1.98, Triton 2.03).
+                // thread below 512 tokens, else 2 (faster than the token kernel at every size); else the
+                // grid-stride token kernel. At most 64 tokens: a token over 4 blocks, in 8-byte pieces up to 4
+                // tokens, else 16-byte ones (each the faster there).
                 auto row = [&](auto stag, auto ptag, auto vtag) {
                     using S = decltype(stag);
                     constexpr int P = decltype(ptag)::value, VV = decltype(vtag)::value;
@@ -509,8 +506,7 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
                         // 512+ tokens (P == 2, the form `go` takes there): the outputs stored evict_last (common.cuh's
-                        // storeVec; H100, bf16, as the tool times one call: 1024 / 4096 / 16384 tokens 10.00 / 27.46 /
-                        // 95.36 -> 9.49 / 24.50 / 93.10 us)
+                        // storeVec)
                         constexpr bool K = P == 2;
                         auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I, K> : ropeRowKernel<T, S, VV, P, 1, I, K>;
                         launchOp(kern, grid, block, 0, a.stream,
@@ -604,11 +600,9 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
         if (v) {
             long long pieces = d * e / 16, total = tokens * heads * pieces;
             if (pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31) && capacity < (1LL << 31)) {
-                // at most 8 tokens: 8-byte pieces, twice the threads, a token's heads over two blocks (H100, 8
-                // heads of 128: 1 token 1.98 -> 1.82 us); predicated stores, loads before them: 1 token 1.57 ->
-                // 1.41 (compile 2.62). From 9 tokens a block a token's heads in 16-byte pieces, as inductor's
-                // (H200, kernel: 64 tokens 1.60 -> 1.50, compile 1.47-1.54; 8-byte pieces in 256-thread blocks
-                // 1.50; 1 token in 16-byte pieces 1.22 against 1.18)
+                // at most 8 tokens: 8-byte pieces, twice the threads, a token's heads over two blocks (more SMs
+                // for the few rows); predicated stores, loads before them. From 9 tokens a block a token's heads in
+                // 16-byte pieces, as inductor's (each the faster form there)
                 auto go = [&](auto ptag, long long per_row) {
                     using P = decltype(ptag);
                     const long long most = sizeof(P) == 8 ? 128 : 256;  // threads a block
@@ -616,18 +610,15 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                     unsigned groups = static_cast<unsigned>((heads + hb - 1) / hb);
                     dim3 blk(static_cast<unsigned>(per_row), hb);
                     // 16-byte pieces, between one and four waves of blocks a token: 4 tokens a thread, their loads
-                    // before any store, in one wave (H200, 8 heads of 128, kernel us, 1 / 4 tokens a thread,
-                    // compile: 4096 tokens 10.48 / 9.57, 10.37; 8192 18.98 / 18.91; 2048 (one wave) 5.94 / 6.16;
-                    // 16384 35.63 / 36.34; 2 a thread 10.70 at 4096)
+                    // before any store, in one wave (faster there than 1 or 2 a thread; not with one wave of blocks
+                    // or more than four)
                     const long long resident = static_cast<long long>(smCount()) * std::min<long long>(32, 2048 / (per_row * hb)), rows = tokens * groups;
                     const int tz = sizeof(P) == 16 && rows > resident && rows <= 4 * resident ? 4 : 1;
                     dim3 grid(static_cast<unsigned>((tokens + tz - 1) / tz), groups);
                     auto launch = [&](auto itag) {
                         using I = decltype(itag);
                         // more rows than fit at once: the cache rows kept in the L2 for the attention that reads
-                        // them (16-byte pieces; H100, bf16, 8 heads of 128, one call as the tool times it: 4096
-                        // tokens 15.28 -> 14.42 us, 16384 51.36 -> 48.50, 32768 97.22 -> 94.82; 6 calls back to
-                        // back 0.978-1.000 of the plain stores' time; probe/keep_ab.py, 45th session)
+                        // them (16-byte pieces; common.cuh's storeVec)
                         constexpr bool kKeep = sizeof(P) == 16;
                         auto kern = tz == 4 ? cachingRowKernel<P, I, 4, kKeep>
                                             : rows > resident ? cachingRowKernel<P, I, 1, kKeep> : cachingRowKernel<P, I, 1>;

@@ -126,11 +126,9 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
     INFINI_RETURN_IF_ERROR(b_row ? makeLayout(&plan->a, type, N, K, ldb, batch, bs_b) : makeLayout(&plan->a, type, K, N, ldb, batch, bs_b));
     INFINI_RETURN_IF_ERROR(a_row ? makeLayout(&plan->b, type, K, M, lda, batch, bs_a) : makeLayout(&plan->b, type, M, K, lda, batch, bs_a));
     INFINI_RETURN_IF_ERROR(makeLayout(&plan->c, type, N, M, c_si, batch, bs_c));
-    // 1-4 rows of A (decode): the memory-bound kernels of gemv.cu where they measured faster than cuBLASLt
-    // on the H100 (44th session, benchmarks/RESULTS.md), and the sizes and strides fit them. k-contiguous B
-    // (linear's weight): 1 row (bf16 1.10-1.25x, float32 1.04-1.30x), float32 2-4 rows (1.13-2.0x; 16-bit
-    // 2-4 rows 0.90-1.11x). Row-major B: 16-bit 1 row from 32M elements (1.08-1.12x; 0.90-1.00x below),
-    // float32 2-4 rows from 16M (1.18-2.4x; 1 row 0.93-1.00x).
+    // 1-4 rows of A (decode): the memory-bound kernels of gemv.cu where they measured faster than cuBLASLt,
+    // and the sizes and strides fit them. k-contiguous B (linear's weight): 1 row, and float32 2-4 rows
+    // (16-bit 2-4 rows: no faster). Row-major B: 16-bit 1 row from 32M elements, float32 2-4 rows from 16M.
     GemvArgs few{M, N, K, batch, nullptr, lda, bs_a, nullptr, ldb, bs_b, b_row, nullptr, c_si, bs_c, alpha, 0.0f};
     const bool wide = a.dtype == INFINI_DTYPE_F32;
     const long long weights = K * N;

@@ -1,8 +1,8 @@
 // gemv.cu: gemm with one to four rows of A (decode: a few tokens' activations times a weight matrix).
 // Such a product reads the weights once and does little arithmetic on them, so it is bound by memory
-// bandwidth; cuBLASLt's kernels for it reach about two thirds of the H100's copy bandwidth at
-// 1x4096x4096. These kernels stream the weights in 16-byte loads that skip L1 and accumulate in
-// float32 in a fixed order (no atomics: the same inputs give the same bits).
+// bandwidth, of which cuBLASLt's kernels for it reach about two thirds. These kernels stream the weights in
+// 16-byte loads that skip L1 and accumulate in float32 in a fixed order (no atomics: the same inputs give the
+// same bits).
 // - B column-major (linear's weight [N, K] read as its transpose; k contiguous): a dot product per
 //   output column, 1-8 warps each (fewer columns: more warps a column), then a warp shuffle and, across
 //   the warps, shared memory.
@@ -23,8 +23,8 @@ namespace cg = cooperative_groups;
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kUnroll = 4;   // 16-byte weight loads a thread has in flight
-// row-major B: threads across a row (8 x 16 bytes: best of 8, 16 and 32 with 256 or 512 threads, 44th session;
-// benchmarks/RESULTS.md) and threads a block
+// row-major B: threads across a row (8 x 16 bytes: the fastest measured of 8, 16 and 32 with 256 or 512 threads)
+// and threads a block
 constexpr int kRowsAcross = 8;
 constexpr int kRowsThreads = 256;
 
@@ -51,10 +51,8 @@ __device__ __forceinline__ void finish(T *out, float acc, float alpha, float bet
 }
 
 // B column-major: out[m, n] = sum_k a[m, k] b[n * ldb + k]. wpr warps (1, 2, 4 or 8) share column n.
-// Launched as a dependent that waits but does not trigger its own dependents early (launchOp's note):
-// H100, bf16, linear 1x4096x4096, 200 calls in a row, us a call, triggering / waiting only / plain: back to
-// back 10.13 / 8.09 / 9.21, after a torch kernel 10.07 / 10.06 / 11.42, after our swiglu 11.27 / 9.86 / 10.16
-// (52nd session, probe/gemv_s52.patch).
+// Launched as a dependent that waits but does not trigger its own dependents early (launchOp's note: triggering
+// early measured slower than a plain launch, waiting only faster).
 template <typename T, int M>
 __global__ void __launch_bounds__(kThreads) gemvDotKernel(GemvArgs p, int wpr) {
     waitForPrerequisites();

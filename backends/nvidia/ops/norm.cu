@@ -11,9 +11,8 @@ enum class Norm { kRms, kAddRms, kLayer };
 
 // N elements of W from p (aligned to 16 bytes) as stored, in 16-byte pieces. Plain loads (cached in L1:
 // the weights of rows that share an SM hit there); where their values are used only after a reduction,
-// loadsEndHere keeps ptxas from issuing them after it. (Relaxed gpu-scope loads, loadNow, which this took
-// before, go to the L2 on every row: H200, bf16, rms_norm 16384x4096 kernel 66.75 -> 65.50 us, Liger's
-// 66.32; as the comparison tool times it 68.56 -> 67.23, Liger's 67.94.)
+// loadsEndHere keeps ptxas from issuing them after it. (Not relaxed gpu-scope loads, loadNow: those go to the
+// L2 on every row.)
 template <typename W, int N>
 __device__ __forceinline__ void loadRaw(const W *p, Vec<W, N> &out) {
     static_assert(sizeof(W) * N % 16 == 0, "whole 16-byte pieces");
@@ -34,9 +33,8 @@ constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached
 // FEW: few rows (fewer blocks than SMs can hold): the rms kernels load the weights with the row
 // (latency counts, registers do not), without the 8-blocks register cap. MANY: rows for several waves
 // (rms_norm, 2 pieces a thread): the weights with the row too, at 6 blocks an SM (40 registers; at 8 they
-// spill). H200, bf16, kernel us, 8 blocks with the weights after the reduction / MANY (Liger's kernel):
-// 16384x4096 67.01 / 66.02 (65.78), 4096x4096 18.90 / 18.00 (19.02); 1024x4096 5.86 / 6.08 (one wave at 8
-// an SM, two at 6: not there).
+// spill), faster than 8 blocks with the weights after the reduction where the rows take several waves (not
+// where 8 blocks an SM take them in one wave and 6 would need two).
 constexpr int kNormMinBlocks(int threads, bool few, bool many) { return many ? 6 : threads == 256 && !few ? 8 : 1; }
 template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false, bool MANY = false>
 __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMinBlocks(kSmallRowThreads(PER, CACHED, PLAIN), FEW, MANY)) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
@@ -63,8 +61,8 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
         // the weights (in the SM's L1 after its first rows) are loaded before the reduction only by the
         // big blocks, the few rows' and the many rows'; the small ones keep their registers for more blocks
         constexpr bool kWEarly = PER > 2 || FEW || MANY;
-        // the outputs of many rows kept in the L2 (common.cuh's storeVec); few rows' plain (H100, bf16, tool:
-        // evict_last took add_rms_norm 16x4096 4.90 -> 5.25 us)
+        // the outputs of many rows kept in the L2 (common.cuh's storeVec); few rows' plain (evict_last measured
+        // slower there)
         constexpr bool kKeep = !FEW;
         VT xr[PER], br2[NB];
         VW wr[PER];
@@ -93,8 +91,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
             }
         }
         sum = blockSum(sum, smem);
-        // the mean by the host's 1/n: no division on the path to the output (H100, bf16, kernel: rms_norm
-        // 1x4096 1.95 -> 1.90 us, 16x4096 2.11 -> 2.08; add_rms_norm 1x4096 2.05 -> 2.02)
+        // the mean by the host's 1/n: no division on the path to the output
         float scale = rsqrtf(sum * inv_n + eps);
         if constexpr (!kWEarly) {
 #pragma unroll

@@ -151,7 +151,7 @@ __device__ __forceinline__ void visitVocab(const T *xr, long long vocab, F &&f) 
 // distributed shared memory; every block then takes the same decisions from the same merged values (summed in
 // rank order). The candidates are gathered in rank 0's shared memory, which sorts them and writes the result.
 // Rows with more than kSampleThreads candidates (many ties at the k-th key) go on in rank 0 alone over the
-// whole row. A block per row is bound by its SM's instruction issue (~95 us a [*, 128256] row, H200); C
+// whole row. A block per row is bound by its SM's instruction issue (tens of microseconds a vocabulary row); C
 // blocks divide the passes by C.
 template <typename T, int C>
 __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *out, const T *x, const float *rv, long long vocab,
@@ -236,9 +236,8 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
     // count_only: counts without mass, warp-aggregated (lanes with the same digit add once)
     auto search = [&](bool count_mode, double target, bool count_only, long long stop_at) {
         // every thread has read the state the last search left (the candidates' count after the first: without
-        // this barrier thread 0 could reset it first, and a late thread then took the candidates' path alone -
-        // the block's threads at different barriers; racecheck and synccheck, 54th session, clusters of 4 and
-        // single blocks at 140 rows of 40000 with 1100 ties)
+        // this barrier thread 0 could reset it first, and a late thread then take the candidates' path alone -
+        // the block's threads at different barriers, which compute-sanitizer's racecheck and synccheck report)
         __syncthreads();
         if (threadIdx.x == 0) st = RadixState{0u, 0u, 0, 0.0f, 0};
         __syncthreads();

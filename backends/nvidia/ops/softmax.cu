@@ -227,9 +227,8 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
 // while the other writes). Lines longer than one block keeps (a vocabulary row) are split over a cluster of C blocks
 // (CLUSTER), which exchange their (max, sum) through distributed shared memory. Grid: C blocks per
 // line, along x; block `rank` of a line takes pieces [rank * per, rank * per + per). n < 2^31.
-// One exp an element: the pieces hold exp(x - thread max) after the sum, the write only rescales
-// (H100, 512x128256 bf16: two exps an element 117.4 us, one 108.3; the same loads and stores with no
-// arithmetic 93.6).
+// One exp an element: the pieces hold exp(x - thread max) after the sum, the write only rescales (two exps an
+// element measured slower: the special-function unit is what the SM runs short of).
 constexpr int kClusterThreads = 512, kClusterVecs = 8;
 
 // The line's (max, sum) from each of the cluster's C blocks' (m, s) (this block: `rank`), into m and s.
@@ -446,9 +445,8 @@ constexpr int kHoldThreads = 256, kHoldWarps = kHoldThreads / 32;  // softmaxHol
 
 // The write's scale: bf16 as hi + lo (hi the scale rounded to bf16, lo the rest rounded), so that
 // fma(e, hi, e * lo) in packed bf16 arithmetic is e * scale rounded once (to ~2^-17 before the rounding):
-// two packed instructions for two elements where unpack, multiply and pack take five (H200, 512x128256
-// kernel us, 3 rounds: 71.98 -> 71.54; 256x128256 37.52 both). Other types: the float scale. (The exp
-// pass without a branch a piece - pieces past the part held as -inf - measured slower: 74.56, with
+// two packed instructions for two elements where unpack, multiply and pack take five. Other types: the float
+// scale. (The exp pass without a branch a piece - pieces past the part held as -inf - measured slower, with
 // register spills at the 128-register cap.)
 template <typename T>
 struct WriteScale {
@@ -476,9 +474,8 @@ struct WriteScale<__nv_bfloat16> {
 };
 
 // expInPlace for a piece of a line whose max is finite (mL = max log2 e), every element live: no check a
-// piece, and the piece's exps summed pairwise before they join s (a chain of one add a piece, not N).
-// H200, 512x128256 bf16 in the persistent stream kernel (since replaced by softmaxHoldKernel), kernel us (3 rounds): 71.38 -> 71.14 without the check,
-// 70.93 with the pairwise sums as well.
+// piece, and the piece's exps summed pairwise before they join s (a chain of one add a piece, not N); each
+// measured a little faster.
 template <typename T, int N>
 __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
     float f[N], t[N];
@@ -505,14 +502,10 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
 // warp sends to every block of the cluster by asynchronous stores into their shared memory, counted by
 // that block's mbarrier (no cluster or block barrier on the way: a warp waits only for its own copy and
 // the line's C x 8 pairs, and reduces them itself); the scaled write. n < 2^31.
-// H200, bf16, kernel us (3 rounds), against the kernel taken before - the persistent stream kernel it
-// replaced (clusters of 4, each block's 64 KiB part in registers, the next line's copied into shared memory
-// meanwhile), or where that did not pay the bulk kernel (*) - and torch's copy of the same bytes: 512x128256
-// <4,4,6> in clusters of 8: 65.49 (70.05-70.14, copy 63.15); 264x128256 35.12-35.18 (37.36-37.41,
-// 33.81-33.90); 66 rows 12.10 (15.47*, 12.26); 1024 rows 128.37 (136.74, 124.57); 528x65536 35.17 (36.67,
-// 34.26); 1056x40008 44.32 (51.57*, 43.82). Other splits at
-// 512x128256: <8,8,4> in clusters of 4 66.00-66.11, <6,2,5> 65.50, <12,4,3> 67.42, <2,6,7> 68.16, <0,8,6>
-// 68.29, <4,4,7> 74.18 (spills), all 64 KiB in registers <16,0,2> 68.59 (probe/hold_variants_s26.patch).
+// Within a few percent of a plain copy of the same bytes, and faster than a persistent kernel of clusters of 4
+// (each block's 64 KiB part in registers, the next line's copied into shared memory meanwhile) and than the
+// bulk kernel. <R, S, MINB> = <4, 4, 6> and <8, 8, 4> (launchHold) measured fastest of the splits tried; more
+// blocks an SM spill, all of a part in registers is slower.
 template <typename T, int R, int S, int MINB>
 __global__ void __launch_bounds__(kHoldThreads, MINB) softmaxHoldKernel(T *y, const T *x, int n, Dims dy, Dims dx, int C, int per) {
     waitForPrerequisites();  // a dependent that waits only (launchOp's note)
@@ -646,8 +639,7 @@ __global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n
 #pragma unroll
     for (int i = 0; i < VPL; ++i) {
         int v = lane + L * i;
-        // masked pieces too (they lie inside the line): the loads do not wait on the limit's modulo (H100,
-        // causal_softmax 32x1x1024 bf16, kernel 2.07 -> 1.97 us; torch.compile 2.07)
+        // masked pieces too (they lie inside the line): the loads do not wait on the limit's modulo
         if (v < nv) raw[i] = xr[v];
     }
     float m = -INFINITY;
@@ -714,9 +706,7 @@ int launchHoldSplit(T *py, const T *px, long long rows, long long n, const Dims 
 
 // Launches softmaxHoldKernel over `rows` lines of n (a multiple of the 16-byte piece): parts of up to 32 KiB
 // (<4, 4, 6>), else up to 64 KiB (<8, 8, 4>). False: not launched (lines too long, or the launch refused):
-// the caller takes the bulk kernel. On the H100 as well (kernel us, bf16, against the bulk kernel it took
-// before and torch's copy): 512x128256 89.38 (93.26, 89.26), 264x128256 47.17 (51.41, 47.26), 66x128256
-// 14.82 (17.90, 16.35), 1056x40008 59.44 (62.50, 60.43).
+// the caller takes the bulk kernel (which is slower where this launches).
 template <typename T>
 bool launchHold(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
     if (n >= (1LL << 31)) return false;
@@ -739,8 +729,7 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             long long nv = n / N;
             // Many lines of 2048+ elements (bf16): the line as stored in registers, 8 pieces a thread, when
             // the lines give at least 2^18 threads (a full wave here); fewer lines keep more threads each.
-            // H100, bf16: 1024x32000 90.9 -> 58.1 us, causal 32x2048x4096 421 -> 366; with fewer threads
-            // (causal 32x16x2048) or pieces (32x1024x1024) it measured slower, hence the bounds.
+            // With fewer threads or pieces it measured slower, hence the bounds.
             long long packed_threads = (nv + kClusterVecs - 1) / kClusterVecs;
             if (v && nv >= 256 && nv <= static_cast<long long>(kClusterThreads) * kClusterVecs && rows < (1LL << 31) &&
                 rows * packed_threads >= (1LL << 18)) {
@@ -750,16 +739,13 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 return launched(op);
             }
             // A line longer than one block keeps: a cluster of the fewest blocks (2, 4 or 8) with at most 256
-            // threads each (8 pieces a thread), else up to 512; for any number of lines (512x128256 bf16:
-            // 161.8 us reading each line twice, 108.3 now). Measured slower: 4 blocks of 512 threads (127.7),
-            // 16 of 128 (127.7), persistent clusters with the next line in shared memory (154.5) or in a
-            // second register buffer (158.8-194.4), an L2 prefetch of the next wave's lines (142.0).
+            // threads each (8 pieces a thread), else up to 512; for any number of lines (rather than reading
+            // each line twice). Measured slower: 4 blocks of 512 threads, 16 of 128, persistent clusters with the
+            // next line in shared memory or in a second register buffer, an L2 prefetch of the next wave's lines.
             if (v && nv <= 32 * 8 && rows * nv <= (1LL << 17) && dy.ndim <= 1 && dx.ndim <= 1) {
                 // little work in short lines (decode-size): a warp a line (4 a block) up to 32 pieces; longer
-                // lines four warps each, so that each lane's exps and sums stay short (H100, causal_softmax
-                // 32x1x1024, a warp a line with 4 pieces a lane: kernel 2.66 us; four: 1.95; torch.compile 2.02).
-                // Up to 2^17 pieces in all (was 2^16): causal 32x16x2048 kernel 5.20 -> 3.17 us on the H200,
-                // 5.54 -> 3.65 on the H100 (torch.compile 4.96 / 5.31); 2^18 the same.
+                // lines four warps each, so that each lane's exps and sums stay short. Up to 2^17 pieces in all
+                // (faster than the cluster kernels up to there; 2^18 the same).
                 int ni = static_cast<int>(n), ri = static_cast<int>(rows), qi = static_cast<int>(causal_q);
                 long long ry = dy.ndim ? dy.strides[0] : 0, rx = dx.ndim ? dx.strides[0] : 0;
                 unsigned lines = static_cast<unsigned>(rows);
@@ -783,15 +769,15 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 if (rows * C >= (1LL << 31)) C = 0;
             }
             // Many such lines (blocks of the register kernel's cluster at least 4 an SM), not causal: a line a
-            // cluster, each block's part half in registers, half in shared memory (launchHold; H200, 512x128256
-            // bf16: 76.7 us in the bulk kernel below, 71.2 in the persistent stream kernel, 65.5 now)
+            // cluster, each block's part half in registers, half in shared memory (launchHold; faster than the
+            // bulk kernel below)
             if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() && launchHold(py, px, rows, n, dy, dx, a.stream)) {
                 return launched(op);
             }
             // Many such causal lines (or lines launchHold does not take): clusters of the
             // fewest blocks (2, 4 or 8) whose parts fit kBulkPartBytes of shared memory, each part brought in
-            // by one bulk copy (H200, 512x128256 bf16: 82.6 -> 76.5 us; 256x128256 43.3 -> 41.5; 32 KiB parts
-            // in clusters of 8: 83.7; with few lines, 16x128256: 6.9 -> 8.3, hence the bound).
+            // by one bulk copy (faster than the register kernel with many lines, slower with few, hence the
+            // bound; 32 KiB parts in clusters of 8 measured slower).
             static SmemAllowance bulk_smem[2];  // [causal]: each kernel may take up to kBulkPartBytes
             const bool causal = causal_q > 0;
             auto bulk_kern = causal ? softmaxBulkKernel<T, true> : softmaxBulkKernel<T, false>;
