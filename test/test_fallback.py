@@ -10,11 +10,11 @@ import infinicore_torch
 def test_fallback_counts_calls_per_op():
     infinicore_torch.reset_fallback_stats()
     x = torch.tensor([0.5, 1.5], device="infini")
-    y = torch.digamma(x)
-    torch.digamma(x)
+    y = torch.special.bessel_j0(x)  # an op the infini kernels do not cover
+    torch.special.bessel_j0(x)
     stats = infinicore_torch.fallback_stats()
-    assert stats.get("aten::digamma.out") == 2 or stats.get("aten::digamma") == 2, stats
-    torch.testing.assert_close(y.cpu(), torch.digamma(torch.tensor([0.5, 1.5])))
+    assert stats.get("aten::special_bessel_j0.out") == 2 or stats.get("aten::special_bessel_j0") == 2, stats
+    torch.testing.assert_close(y.cpu(), torch.special.bessel_j0(torch.tensor([0.5, 1.5])))
     infinicore_torch.reset_fallback_stats()
     assert infinicore_torch.fallback_stats() == {}
 
@@ -36,12 +36,12 @@ def test_native_ops_do_not_fall_back(monkeypatch):
 def test_fallback_error_mode_raises_and_leaves_inputs_untouched(monkeypatch):
     x = torch.tensor([1.0, 4.0], device="infini")
     monkeypatch.setenv("INFINI_FALLBACK", "error")
-    with pytest.raises(RuntimeError, match="aten::sqrt.* has no infini kernel, and INFINI_FALLBACK=error"):
-        x.sqrt_()
+    with pytest.raises(RuntimeError, match="aten::i0.* has no infini kernel, and INFINI_FALLBACK=error"):
+        x.i0_()
     monkeypatch.delenv("INFINI_FALLBACK")
     assert torch.equal(x.cpu(), torch.tensor([1.0, 4.0]))
-    x.sqrt_()  # in-place ops write back through the fallback
-    assert torch.equal(x.cpu(), torch.tensor([1.0, 2.0]))
+    x.i0_()  # in-place ops write back through the fallback
+    torch.testing.assert_close(x.cpu(), torch.i0(torch.tensor([1.0, 4.0])))
 
 
 def test_warns_once_per_op():
@@ -50,9 +50,9 @@ def test_warns_once_per_op():
         "x = torch.ones(3, device='infini')\n"
         "with warnings.catch_warnings(record=True) as w:\n"
         "    warnings.simplefilter('always')\n"
-        "    torch.erfinv(x * 0.5); torch.erfinv(x * 0.5); torch.lgamma(x)\n"
+        "    torch.special.bessel_j0(x); torch.special.bessel_j0(x); torch.special.bessel_j1(x)\n"
         "msgs = [str(m.message) for m in w if 'has no infini kernel' in str(m.message)]\n"
-        "print(sum('erfinv' in m for m in msgs), sum('lgamma' in m for m in msgs))\n"
+        "print(sum('bessel_j0' in m for m in msgs), sum('bessel_j1' in m for m in msgs))\n"
     )
     r = run_python(code)
     assert r.returncode == 0, r.stderr

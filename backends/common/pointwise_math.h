@@ -395,7 +395,7 @@ INFINI_HD C binary(int op, C x, C y, const C *s, const int64_t *si) {
                 if (fm::isnan(x) || fm::isnan(y)) return std::numeric_limits<C>::quiet_NaN();
             }
             return x < y ? x : y;
-        case INFINIOP_PW_THRESHOLD: return y <= s[0] ? s[1] : x;
+        case INFINIOP_PW_THRESHOLD: return x <= s[0] ? s[1] : y;
         case INFINIOP_PW_LERP_SCALAR: {
             const C w = s[0];
             if constexpr (kIsInt<C>) {
@@ -461,7 +461,7 @@ INFINI_HD C binary(int op, C x, C y, const C *s, const int64_t *si) {
                 }
             case INFINIOP_PW_SIGMOID_BWD: return x * (C(1) - y) * y;
             case INFINIOP_PW_TANH_BWD: return x * (C(1) - y * y);
-            case INFINIOP_PW_LEAKY_RELU_BWD: return y > 0 ? x : x * s[0];
+            case INFINIOP_PW_LEAKY_RELU_BWD: return x > 0 ? y : y * s[0];
             case INFINIOP_PW_ELU_BWD: {
                 const C negcoef = s[0] * s[1], poscoef = s[1], negiptcoef = s[2];
                 if (si[3] == 1) return y <= 0 ? x * negiptcoef * (y + negcoef) : x * poscoef;

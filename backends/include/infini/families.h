@@ -164,8 +164,8 @@ typedef enum {
     INFINIOP_PW_GELU_BWD,        /* s0 (args.i[0]) 0: erf form, 1: tanh form */
     INFINIOP_PW_SIGMOID_BWD,     /* y = forward output: x * y * (1 - y) */
     INFINIOP_PW_TANH_BWD,        /* y = forward output: x * (1 - y * y) */
-    INFINIOP_PW_THRESHOLD,       /* y <= s0 ? s1 : x (threshold(x) is THRESHOLD(x, x); relu's backward THRESHOLD(g, x, 0, 0)) */
-    INFINIOP_PW_LEAKY_RELU_BWD,  /* y > 0 ? x : x * s0 */
+    INFINIOP_PW_THRESHOLD,       /* x <= s0 ? s1 : y (threshold: THRESHOLD(x, x); relu's backward THRESHOLD(x, grad, 0, 0)) */
+    INFINIOP_PW_LEAKY_RELU_BWD,  /* x = the forward input (or output), y = grad: x > 0 ? y : y * s0 */
     INFINIOP_PW_ELU_BWD,         /* s0..s2 as ELU; y = the forward input, or its output when args.i[3] is 1 */
     INFINIOP_PW_SOFTPLUS_BWD,    /* y = forward input; s0 beta, s1 threshold */
     INFINIOP_PW_HARDSIGMOID_BWD,
