@@ -5,6 +5,7 @@ argument checks, and failures (a peer that exits, a peer that never arrives) as 
 from __future__ import annotations
 
 import ctypes
+import os
 import textwrap
 from ctypes import byref, c_int, c_void_p
 
@@ -274,7 +275,7 @@ def run_ranks(tmp_path, nranks, mode, timeout=60):
     import sys
 
     script = tmp_path / "worker.py"
-    script.write_text(WORKER.format(test_dir=str(ROOT)))
+    script.write_text(WORKER.format(test_dir=str(os.path.join(ROOT, "test"))))
     id_path = str(tmp_path / "uid")
     procs = [
         subprocess.Popen([sys.executable, str(script), str(r), str(nranks), id_path, mode], stdout=subprocess.PIPE,
