@@ -918,3 +918,55 @@ def test_bernoulli_tensor_and_reproducibility():
     assert torch.equal(out.cpu(), first)
     random_call("BERNOULLI_TENSOR", out, seed=8, prob=dp)
     assert not torch.equal(out.cpu(), first)
+
+
+# ================================================================================================================
+# accelerator-sized grids
+
+
+@accel_only
+def test_grids_past_65535_blocks():
+    x = rand((300000, 40), torch.float32)
+    out = dev(torch.zeros(300000, 1))
+    reduce("SUM", [out], dev(x), (1,))  # a warp an output: 75000 blocks
+    close(out, x.double().sum(1, keepdim=True).float(), atol=1e-4, rtol=1e-4)
+    out = dev(torch.zeros(1, 300000))
+    xt = x.t().contiguous()
+    reduce("MAX", [out], dev(xt), (0,))
+    close(out, xt.amax(0, keepdim=True))
+    lines = rand((1 << 20 | 5, 3), torch.float32)
+    out = dev(torch.zeros(lines.shape))
+    scan("CUMSUM", [out], dev(lines), 1)  # a block a line, past 2^20 lines
+    close(out, lines.cumsum(1), atol=1e-5, rtol=1e-5)
+    many = rand((100000, 7), torch.float32)
+    v, i = sort_call(many, 1, True)
+    rv, ri = torch.sort(many, 1, descending=True, stable=True)
+    close(v, rv)
+    assert torch.equal(i, ri)
+    big = rand((5000, 5000), torch.float32)
+    big[big.abs() < 2.5] = 0
+    ref = torch.nonzero(big)
+    nz = dev(torch.zeros(ref.shape, dtype=torch.int64))
+    a = NonzeroArgs()
+    dbig = dev(big)
+    a.in_ = tensor_of(dbig)
+    a.out = nz.data_ptr()
+    a.count = ref.size(0)
+    call("Nonzero", a, dbig, nz)
+    close(nz, ref)
+
+
+@accel_only
+def test_embedding_backward_rows():
+    """SCATTER_ADD of [4096, 4096] gradient rows into a [1000, 4096] table (duplicate rows: atomics), integer-valued
+    so any order of the additions gives the same sums."""
+    g = torch.Generator().manual_seed(5)
+    grad = torch.randint(-2, 3, (4096, 4096), generator=g).float()
+    idx = torch.randint(0, 1000, (4096,), generator=g)
+    table = dev(torch.zeros(1000, 4096))
+    dgrad, di = dev(grad), dev(idx)
+    index_call("SCATTER_ADD", table, dgrad, [di], [1000], [4096],
+               [table.as_strided((4096, 4096), (0, 1)), dgrad, di.view(4096, 1).expand(4096, 4096)])
+    close(table, torch.zeros(1000, 4096).index_add(0, idx, grad))
+    rows = index_select(grad.to(torch.bfloat16), idx % 4096)  # the rows kernel at 8 KiB a row
+    close(rows, grad.to(torch.bfloat16)[idx % 4096])
