@@ -129,10 +129,12 @@ def test_activations_and_nan():
     x[0, :3] = torch.tensor([float("nan"), float("inf"), -float("inf")])
     dx = dev(x)
     F = torch.nn.functional
-    for fn in [F.silu, F.gelu, lambda t: F.gelu(t, approximate="tanh"), F.relu, torch.sigmoid,
-               lambda t: F.leaky_relu(t, 0.2), F.elu, F.softplus, F.hardswish, F.hardsigmoid, torch.isnan, torch.isinf,
-               torch.nan_to_num]:
-        check(fn(dx), fn(x), atol=1e-5, rtol=1e-5)
+    fns = {"silu": F.silu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "relu": F.relu,
+           "sigmoid": torch.sigmoid, "leaky_relu": lambda t: F.leaky_relu(t, 0.2), "elu": F.elu, "softplus": F.softplus,
+           "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid, "isnan": torch.isnan, "isinf": torch.isinf,
+           "nan_to_num": torch.nan_to_num}
+    for name, fn in fns.items():
+        check(fn(dx), fn(x), atol=1e-5, rtol=1e-5, msg=name)
     y = rand((777,), torch.float32, seed=9)
     y[5] = float("nan")
     for fn in [torch.maximum, torch.minimum, torch.fmax, torch.fmin]:

@@ -156,7 +156,7 @@ def iter_of(*tensors: torch.Tensor) -> Iter:
             it.dtype[k] = F32
             continue
         assert t.shape == first.shape, (t.shape, first.shape)
-        it.data[k] = t.data_ptr() if t.numel() else None
+        it.data[k] = t.data_ptr() or None  # (a view of 0 elements keeps its tensor's data: a reduction's output)
         it.dtype[k] = DT[t.dtype]
         for d in range(t.dim()):
             it.strides[k][d] = t.stride(t.dim() - 1 - d)
@@ -266,7 +266,7 @@ def test_add_alpha_and_inplace(dtype):
     x, y = rand((1000,), dtype), rand((1000,), dtype)
     dx = dev(x)
     alpha = 3 if not dtype.is_floating_point else 0.5
-    pointwise("ADD", dx, dx, dev(y), f=(alpha,), i=(alpha,))  # in place: the output aliases input 0
+    pointwise("ADD", dx, dx, dev(y), f=(alpha,), i=(int(alpha),))  # in place: the output aliases input 0
     close(dx, (x.double() + alpha * y.double()).to(dtype), atol=1e-2 if dtype in FLOATS else 0, rtol=1e-2)
 
 

@@ -641,6 +641,9 @@ infiniStatus_t reduce(const infiniopReduceArgs_t &a, const Ctx &ctx) {
         }
     }
     if (outputs == 0) return INFINI_STATUS_SUCCESS;
+    for (int k = 0; k < a.noutputs; ++k) {
+        if (it.data[k] == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "reduce: output %d is NULL", k);
+    }
     if (empty) {
         int m = 0;
         for (int d = 0; d < sp.ndim; ++d) {
