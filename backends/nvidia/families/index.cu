@@ -198,7 +198,20 @@ __global__ void __launch_bounds__(kThreads) indexRows(RowsParams p) {
         if (!indexOffset(p.ip, ip, &extra, lane == 0)) continue;
         U *d = reinterpret_cast<U *>(p.ip.dst + off[0] + (p.scatter ? extra : 0));
         const U *s = reinterpret_cast<const U *>(p.ip.src + off[1] + (p.scatter ? 0 : extra));
-        for (int64_t j = lane; j < p.units; j += p.group) d[j] = s[j];
+        constexpr int kIn = 4;  // pieces a lane loads before it stores any (several loads in flight)
+        for (int64_t j0 = lane; j0 < p.units; j0 += kIn * p.group) {
+            U piece[kIn];
+#pragma unroll
+            for (int q = 0; q < kIn; ++q) {
+                const int64_t j = j0 + q * p.group;
+                if (j < p.units) piece[q] = s[j];
+            }
+#pragma unroll
+            for (int q = 0; q < kIn; ++q) {
+                const int64_t j = j0 + q * p.group;
+                if (j < p.units) d[j] = piece[q];
+            }
+        }
     }
 }
 

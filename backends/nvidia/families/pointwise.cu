@@ -1,9 +1,10 @@
 // pointwise.cu: the pointwise family on the nvidia backend. The arithmetic is common/pointwise_math.h; this file
-// walks the operands, in one of four kernels:
-// - pwVec<T, NIN, N>: every memory operand of one float dtype T (F32, F16, BF16) and compute F32; after coalescing the
-//   output is unit-stride along dim 0 and each input unit-stride, broadcast (stride 0) or a constant there; the outer
-//   dims are rows. N elements a thread: a 16-byte piece where every unit-stride operand's rows are aligned to it,
-//   else 1. The common ops are compiled in; the others go through one out-of-line function of the op code.
+// walks the operands, in one of these kernels:
+// - pwVecFast<T, NIN, N> / pwVecAny<T, NIN, N>: every memory operand of one float dtype T (F32, F16, BF16) and compute
+//   F32; after coalescing the output is unit-stride along dim 0 and each input unit-stride, broadcast (stride 0) or a
+//   constant there; the outer dims are rows. N elements a thread: a 16-byte piece where every unit-stride operand's
+//   rows are aligned to it, else 1. The common ops are compiled into pwVecFast (two pieces in flight a thread, few
+//   registers); the others run in pwVecAny through one out-of-line function of the op code.
 // - pwCopy<U, N>: COPY between two operands of one dtype in the same layout, moving raw elements (bits kept).
 // - pwGeneric<C, WIDE>: everything else: any dtypes and strides, every op, in the compute type C.
 // - pwAdam<C, WIDE>: the optimizer steps.
@@ -110,8 +111,12 @@ struct DivF {
     __device__ float operator()(float x, float y, float) const { return x / y; }
 };
 
-template <class T, int NIN, int N, class F>
+// The pieces of the grid-stride loop, U at a time: every piece's loads are issued before any is used (several loads
+// in flight a thread).
+template <class T, int NIN, int N, int U, class F>
 __device__ __forceinline__ void vecLoop(const VecParams &p, F f) {
+    using P = Vec<T, N>;
+    constexpr int K = NIN > 0 ? NIN : 1;
     T *out = static_cast<T *>(p.out);
     const T *in[3];
 #pragma unroll
@@ -119,33 +124,51 @@ __device__ __forceinline__ void vecLoop(const VecParams &p, F f) {
     const int64_t total = p.rows * p.vpr;
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    for (int64_t v = first; v < total; v += step) {
-        int64_t off[4] = {0, 0, 0, 0};
-        int64_t col = v * N;
-        if (p.rows > 1) {
-            long long piece;
-            const int64_t row = ops::divMod(v, p.vpr, &piece);
-            rowOffsets(p.geo, row, off);
-            col = piece * N;
-        }
-        float x[3][N];
+    for (int64_t v0 = first; v0 < total; v0 += U * step) {
+        P raw[U][K];
+        float bc[U][K];
+        int64_t at[U];
 #pragma unroll
-        for (int k = 0; k < 3; ++k) {
-            if (k >= NIN) {
+        for (int u = 0; u < U; ++u) {
+            const int64_t v = v0 + u * step;
+            if (v >= total) break;
+            int64_t off[4] = {0, 0, 0, 0};
+            int64_t col = v * N;
+            if (p.rows > 1) {
+                long long piece;
+                const int64_t row = ops::divMod(v, p.vpr, &piece);
+                rowOffsets(p.geo, row, off);
+                col = piece * N;
+            }
+            at[u] = off[0] + col;
 #pragma unroll
-                for (int e = 0; e < N; ++e) x[k][e] = 0.0f;
-            } else if (p.mode[k] == kVec) {
-                ops::loadF<T, N>(in[k] + off[k + 1] + col, x[k]);
-            } else {
-                const float b = p.mode[k] == kBcast ? toF(in[k][off[k + 1]]) : p.cval[k];
-#pragma unroll
-                for (int e = 0; e < N; ++e) x[k][e] = b;
+            for (int k = 0; k < NIN; ++k) {
+                if (p.mode[k] == kVec) {
+                    raw[u][k] = *reinterpret_cast<const P *>(in[k] + off[k + 1] + col);
+                } else {
+                    bc[u][k] = p.mode[k] == kBcast ? toF(in[k][off[k + 1]]) : p.cval[k];
+                }
             }
         }
-        float r[N];
 #pragma unroll
-        for (int e = 0; e < N; ++e) r[e] = f(x[0][e], x[1][e], x[2][e]);
-        ops::storeF<T, N>(out + off[0] + col, r);
+        for (int u = 0; u < U; ++u) {
+            if (v0 + u * step >= total) break;
+            float x[3][N];
+#pragma unroll
+            for (int k = 0; k < 3; ++k) {
+                if (k < NIN && p.mode[k] == kVec) {
+                    ops::unpackF(raw[u][k], x[k]);
+                } else {
+                    const float b = k < NIN ? bc[u][k < K ? k : 0] : 0.0f;
+#pragma unroll
+                    for (int e = 0; e < N; ++e) x[k][e] = b;
+                }
+            }
+            float r[N];
+#pragma unroll
+            for (int e = 0; e < N; ++e) r[e] = f(x[0][e], x[1][e], x[2][e]);
+            ops::storeF<T, N>(out + at[u], r);
+        }
     }
     if (p.rows == 1) {  // the tail of a single row (its outer dims are all gone: no row offsets)
         for (int64_t i = p.vpr * N + first; i < p.inner; i += step) {
@@ -159,30 +182,47 @@ __device__ __forceinline__ void vecLoop(const VecParams &p, F f) {
     }
 }
 
+// The ops compiled into the vectorized kernel (isFast); pwVecAny takes the others through applyAny.
+constexpr int kUnroll = 2;
+
+__host__ __device__ inline bool isFast(int op, int nin) {
+    switch (nin) {
+        case 0: return op == INFINIOP_PW_FILL;
+        case 1:
+            return op == INFINIOP_PW_COPY || op == INFINIOP_PW_NEG || op == INFINIOP_PW_ADD_SCALAR ||
+                   op == INFINIOP_PW_MUL_SCALAR;
+        case 2:
+            return op == INFINIOP_PW_ADD || op == INFINIOP_PW_SUB || op == INFINIOP_PW_MUL || op == INFINIOP_PW_DIV;
+        default: return false;
+    }
+}
+
 template <class T, int NIN, int N>
-__global__ void __launch_bounds__(kThreads) pwVec(VecParams p) {
+__global__ void __launch_bounds__(kThreads) pwVecFast(VecParams p) {
     opEntry();
-    const AnyF any{p.op, p.nin, p.sc};
     if constexpr (NIN == 0) {
-        if (p.op == INFINIOP_PW_FILL) return vecLoop<T, NIN, N>(p, FillF{p.sc.s[0]});
+        vecLoop<T, NIN, N, kUnroll>(p, FillF{p.sc.s[0]});
     } else if constexpr (NIN == 1) {
         switch (p.op) {
-            case INFINIOP_PW_COPY: return vecLoop<T, NIN, N>(p, CopyF{});
-            case INFINIOP_PW_NEG: return vecLoop<T, NIN, N>(p, NegF{});
-            case INFINIOP_PW_ADD_SCALAR: return vecLoop<T, NIN, N>(p, AddScalarF{p.sc.s[0]});
-            case INFINIOP_PW_MUL_SCALAR: return vecLoop<T, NIN, N>(p, MulScalarF{p.sc.s[0]});
-            default: break;
+            case INFINIOP_PW_NEG: return vecLoop<T, NIN, N, kUnroll>(p, NegF{});
+            case INFINIOP_PW_ADD_SCALAR: return vecLoop<T, NIN, N, kUnroll>(p, AddScalarF{p.sc.s[0]});
+            case INFINIOP_PW_MUL_SCALAR: return vecLoop<T, NIN, N, kUnroll>(p, MulScalarF{p.sc.s[0]});
+            default: return vecLoop<T, NIN, N, kUnroll>(p, CopyF{});
         }
-    } else if constexpr (NIN == 2) {
+    } else {
         switch (p.op) {
-            case INFINIOP_PW_ADD: return vecLoop<T, NIN, N>(p, AddF{p.sc.s[0]});
-            case INFINIOP_PW_SUB: return vecLoop<T, NIN, N>(p, SubF{p.sc.s[0]});
-            case INFINIOP_PW_MUL: return vecLoop<T, NIN, N>(p, MulF{});
-            case INFINIOP_PW_DIV: return vecLoop<T, NIN, N>(p, DivF{});
-            default: break;
+            case INFINIOP_PW_SUB: return vecLoop<T, NIN, N, kUnroll>(p, SubF{p.sc.s[0]});
+            case INFINIOP_PW_MUL: return vecLoop<T, NIN, N, kUnroll>(p, MulF{});
+            case INFINIOP_PW_DIV: return vecLoop<T, NIN, N, kUnroll>(p, DivF{});
+            default: return vecLoop<T, NIN, N, kUnroll>(p, AddF{p.sc.s[0]});
         }
     }
-    vecLoop<T, NIN, N>(p, any);
+}
+
+template <class T, int NIN, int N>
+__global__ void __launch_bounds__(kThreads) pwVecAny(VecParams p) {
+    opEntry();
+    vecLoop<T, NIN, N, 1>(p, AnyF{p.op, p.nin, p.sc});
 }
 
 // ---- raw copies ----
@@ -195,6 +235,9 @@ struct CopyParams {
     RowsGeo geo;  // element strides of out (operand 0) and in (operand 1)
 };
 
+constexpr int kCopyUnroll = 4;
+
+// kCopyUnroll pieces a thread at a time, all loaded before any is stored.
 template <class U, int N>
 __global__ void __launch_bounds__(kThreads) pwCopy(CopyParams p) {
     opEntry();
@@ -204,24 +247,35 @@ __global__ void __launch_bounds__(kThreads) pwCopy(CopyParams p) {
     const int64_t total = p.rows * p.vpr;
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    for (int64_t v = first; v < total; v += step) {
-        int64_t off[4] = {0, 0, 0, 0};
-        int64_t col = v * N;
-        if (p.rows > 1) {
-            long long piece;
-            const int64_t row = ops::divMod(v, p.vpr, &piece);
-            rowOffsets(p.geo, row, off);
-            col = piece * N;
-        }
-        P piece;
-        if (p.bcast) {
-            const U b = in[off[1]];
+    for (int64_t v0 = first; v0 < total; v0 += kCopyUnroll * step) {
+        P piece[kCopyUnroll];
+        int64_t at[kCopyUnroll];
 #pragma unroll
-            for (int e = 0; e < N; ++e) piece.v[e] = b;
-        } else {
-            piece = *reinterpret_cast<const P *>(in + off[1] + col);
+        for (int u = 0; u < kCopyUnroll; ++u) {
+            const int64_t v = v0 + u * step;
+            if (v >= total) break;
+            int64_t off[4] = {0, 0, 0, 0};
+            int64_t col = v * N;
+            if (p.rows > 1) {
+                long long c;
+                const int64_t row = ops::divMod(v, p.vpr, &c);
+                rowOffsets(p.geo, row, off);
+                col = c * N;
+            }
+            at[u] = off[0] + col;
+            if (p.bcast) {
+                const U b = in[off[1]];
+#pragma unroll
+                for (int e = 0; e < N; ++e) piece[u].v[e] = b;
+            } else {
+                piece[u] = *reinterpret_cast<const P *>(in + off[1] + col);
+            }
         }
-        *reinterpret_cast<P *>(out + off[0] + col) = piece;
+#pragma unroll
+        for (int u = 0; u < kCopyUnroll; ++u) {
+            if (v0 + u * step >= total) break;
+            *reinterpret_cast<P *>(out + at[u]) = piece[u];
+        }
     }
     if (p.rows == 1) {
         for (int64_t i = p.vpr * N + first; i < p.inner; i += step) out[i] = in[p.bcast ? 0 : i];
@@ -342,9 +396,22 @@ cudaError_t launchVec(VecParams &p, bool wide_pieces, cudaStream_t stream) {
     constexpr int NV = 16 / sizeof(T);
     const int n = wide_pieces ? NV : 1;
     p.vpr = p.inner / n;
-    const unsigned grid = gridFor(p.rows * p.vpr > 0 ? p.rows * p.vpr : p.inner, kThreads);
-    if (wide_pieces) return launchOp(pwVec<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p);
-    return launchOp(pwVec<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+    const int64_t work = p.rows * p.vpr > 0 ? p.rows * p.vpr : p.inner;
+    const bool fast = isFast(p.op, NIN);
+    const unsigned grid = gridFor(fast ? (work + kUnroll - 1) / kUnroll : work, kThreads);
+    if constexpr (NIN == 0) {  // (FILL: the only op without inputs that takes this path)
+        return wide_pieces ? launchOp(pwVecFast<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p)
+                           : launchOp(pwVecFast<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+    } else if constexpr (NIN == 3) {
+        return wide_pieces ? launchOp(pwVecAny<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p)
+                           : launchOp(pwVecAny<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+    } else if (fast) {
+        return wide_pieces ? launchOp(pwVecFast<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p)
+                           : launchOp(pwVecFast<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+    } else {
+        return wide_pieces ? launchOp(pwVecAny<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p)
+                           : launchOp(pwVecAny<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+    }
 }
 
 template <class T>
@@ -360,7 +427,7 @@ cudaError_t launchVecT(VecParams &p, bool wide_pieces, cudaStream_t stream) {
 // The vectorized float path, when the operands take it (returns false without launching otherwise).
 bool tryVec(const infiniopPointwiseArgs_t &a, const Space &sp, int nin, const Ctx &ctx, infiniStatus_t *status) {
     const infiniopIter_t &it = a.iter;
-    if (a.compute != INFINI_DTYPE_F32 || a.noutputs != 1 || a.op == INFINIOP_PW_IOTA) return false;
+    if (a.compute != INFINI_DTYPE_F32 || a.noutputs != 1 || (nin == 0 && a.op != INFINIOP_PW_FILL)) return false;
     const infiniDtype_t t = it.dtype[0];
     if (t != INFINI_DTYPE_F32 && t != INFINI_DTYPE_F16 && t != INFINI_DTYPE_BF16) return false;
     for (int k = 1; k <= nin; ++k) {
@@ -401,7 +468,8 @@ cudaError_t launchCopy(CopyParams &p, bool wide_pieces, cudaStream_t stream) {
     constexpr int NV = 16 / sizeof(U);
     const int n = wide_pieces ? NV : 1;
     p.vpr = p.inner / n;
-    const unsigned grid = gridFor(p.rows * p.vpr > 0 ? p.rows * p.vpr : p.inner, kThreads);
+    const int64_t work = p.rows * p.vpr > 0 ? p.rows * p.vpr : p.inner;
+    const unsigned grid = gridFor((work + kCopyUnroll - 1) / kCopyUnroll, kThreads);
     if (wide_pieces) return launchOp(pwCopy<U, NV>, dim3(grid), dim3(kThreads), 0, stream, p);
     return launchOp(pwCopy<U, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
 }

@@ -292,6 +292,7 @@ __device__ __forceinline__ void emit(const RedParams<C> &p, const State<C> &s, i
 }
 
 constexpr int kRowWarps = 4;
+constexpr int kIn = 4;  // loads a thread issues before it uses them
 
 // A warp per output (blockIdx.x * kRowWarps + warp), its reduced elements [y * chunk, (y + 1) * chunk).
 // V > 1: one reduced dim, contiguous, every row start and chunk aligned to pieces of V elements.
@@ -319,6 +320,17 @@ __global__ void __launch_bounds__(32 * kRowWarps) reduceRow(RedParams<C> p) {
             for (int e = 0; e < V; ++e) Red::add(s, static_cast<C>(toF(v.v[e])), r + e, p);
         }
         for (int64_t r = r0 + nv * V + lane; r < r1; r += 32) Red::add(s, static_cast<C>(toF(row[r])), r, p);
+    } else if (p.nr <= 1) {  // one reduced dim: a pointer step, kIn loads in flight
+        const int64_t rs = p.nr == 1 ? p.rstride[0] : 0;
+        int64_t r = r0 + lane;
+        for (; r + (kIn - 1) * 32 < r1; r += kIn * 32) {
+            C x[kIn];
+#pragma unroll
+            for (int q = 0; q < kIn; ++q) x[q] = ld<T, C>(in + (r + q * 32) * rs, p.din);
+#pragma unroll
+            for (int q = 0; q < kIn; ++q) Red::add(s, x[q], r + q * 32, p);
+        }
+        for (; r < r1; r += 32) Red::add(s, ld<T, C>(in + r * rs, p.din), r, p);
     } else {
         for (int64_t r = r0 + lane; r < r1; r += 32) Red::add(s, ld<T, C>(in + redOffset(p, r), p.din), r, p);
     }
@@ -343,8 +355,38 @@ __global__ void __launch_bounds__(256) reduceCol(RedParams<C> p) {
     State<C> s[V];
 #pragma unroll
     for (int e = 0; e < V; ++e) Red::init(s[e], p);
-    if (active) {
-#pragma unroll 4
+    if (active && p.nr <= 1) {  // one reduced dim: a pointer step, kIn loads in flight
+        const int64_t rs = p.nr == 1 ? p.rstride[0] : 0;
+        const char *base = p.in + off[0];
+        int64_t r = r0 + ty;
+        for (; r + (kIn - 1) * TY < r1; r += kIn * TY) {
+            if constexpr (V > 1) {
+                Vec<T, V> v[kIn];
+#pragma unroll
+                for (int q = 0; q < kIn; ++q) v[q] = *reinterpret_cast<const Vec<T, V> *>(base + (r + q * TY) * rs);
+#pragma unroll
+                for (int q = 0; q < kIn; ++q) {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) Red::add(s[e], static_cast<C>(toF(v[q].v[e])), r + q * TY, p);
+                }
+            } else {
+                C x[kIn];
+#pragma unroll
+                for (int q = 0; q < kIn; ++q) x[q] = ld<T, C>(base + (r + q * TY) * rs, p.din);
+#pragma unroll
+                for (int q = 0; q < kIn; ++q) Red::add(s[0], x[q], r + q * TY, p);
+            }
+        }
+        for (; r < r1; r += TY) {
+            if constexpr (V > 1) {
+                const Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(base + r * rs);
+#pragma unroll
+                for (int e = 0; e < V; ++e) Red::add(s[e], static_cast<C>(toF(v.v[e])), r, p);
+            } else {
+                Red::add(s[0], ld<T, C>(base + r * rs, p.din), r, p);
+            }
+        }
+    } else if (active) {
         for (int64_t r = r0 + ty; r < r1; r += TY) {
             const char *ptr = p.in + off[0] + redOffset(p, r);
             if constexpr (V > 1) {
