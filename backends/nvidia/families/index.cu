@@ -178,7 +178,7 @@ struct RowsParams {
     IndexParams ip;    // (its geo unused)
     int64_t rows;
     int64_t units;     // pieces a row
-    int group;         // lanes a row: 32 or the block
+    int group;         // lanes a row: a power of two from 32 to kThreads
     int scatter;       // the indices address dst (else src)
 };
 
@@ -252,7 +252,9 @@ bool tryRows(const infiniopIndexArgs_t &a, const Space &sp, const IndexParams &i
     p.ip = ip;
     p.rows = outer.numel();
     p.units = row_bytes / u;
-    p.group = row_bytes >= 4096 ? kThreads : 32;
+    // lanes a row: 32 .. kThreads (a power of two), about four pieces each (several loads in flight)
+    p.group = kThreads;
+    while (p.group > 32 && p.group * 4 > p.units) p.group >>= 1;
     p.scatter = a.op == INFINIOP_INDEX_SCATTER;
     const int64_t per_block = kThreads / p.group;
     int64_t blocks = (p.rows + per_block - 1) / per_block;

@@ -69,6 +69,7 @@ struct VecParams {
     int64_t vpr;    // pieces of N a row (rows == 1: inner / N rounded down, the rest is the tail)
     int op;
     int nin;
+    int by_rows;  // blockIdx.y walks the rows, blockIdx.x and the threads a row's pieces (no division a piece)
     OpScalars<float> sc;
     RowsGeo geo;
 };
@@ -182,6 +183,68 @@ __device__ __forceinline__ void vecLoop(const VecParams &p, F f) {
     }
 }
 
+// The rows layout (by_rows): a row's offsets once, then its pieces, U a thread at a time (loads before use).
+template <class T, int NIN, int N, int U, class F>
+__device__ __forceinline__ void vecRows(const VecParams &p, F f) {
+    using P = Vec<T, N>;
+    constexpr int K = NIN > 0 ? NIN : 1;
+    T *out = static_cast<T *>(p.out);
+    const T *in[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) in[k] = static_cast<const T *>(p.in[k]);
+    const int64_t span = static_cast<int64_t>(gridDim.x) * blockDim.x * U;
+    for (int64_t row = blockIdx.y; row < p.rows; row += gridDim.y) {
+        int64_t off[4];
+        rowOffsets(p.geo, row, off);
+        float rb[K];
+#pragma unroll
+        for (int k = 0; k < NIN; ++k) {
+            rb[k] = p.mode[k] == kVec ? 0.0f : (p.mode[k] == kBcast ? toF(in[k][off[k + 1]]) : p.cval[k]);
+        }
+        for (int64_t c0 = static_cast<int64_t>(blockIdx.x) * blockDim.x * U + threadIdx.x; c0 < p.vpr; c0 += span) {
+            P raw[U][K];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int64_t c = c0 + static_cast<int64_t>(u) * blockDim.x;
+                if (c >= p.vpr) break;
+#pragma unroll
+                for (int k = 0; k < NIN; ++k) {
+                    if (p.mode[k] == kVec) raw[u][k] = *reinterpret_cast<const P *>(in[k] + off[k + 1] + c * N);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int64_t c = c0 + static_cast<int64_t>(u) * blockDim.x;
+                if (c >= p.vpr) break;
+                float x[3][N];
+#pragma unroll
+                for (int k = 0; k < 3; ++k) {
+                    if (k < NIN && p.mode[k] == kVec) {
+                        ops::unpackF(raw[u][k], x[k]);
+                    } else {
+                        const float b = k < NIN ? rb[k < K ? k : 0] : 0.0f;
+#pragma unroll
+                        for (int e = 0; e < N; ++e) x[k][e] = b;
+                    }
+                }
+                float r[N];
+#pragma unroll
+                for (int e = 0; e < N; ++e) r[e] = f(x[0][e], x[1][e], x[2][e]);
+                ops::storeF<T, N>(out + off[0] + c * N, r);
+            }
+        }
+    }
+}
+
+template <class T, int NIN, int N, int U, class F>
+__device__ __forceinline__ void vecRun(const VecParams &p, F f) {
+    if (p.by_rows) {
+        vecRows<T, NIN, N, U>(p, f);
+    } else {
+        vecLoop<T, NIN, N, U>(p, f);
+    }
+}
+
 // The ops compiled into the vectorized kernel (isFast); pwVecAny takes the others through applyAny.
 constexpr int kUnroll = 2;
 
@@ -201,20 +264,20 @@ template <class T, int NIN, int N>
 __global__ void __launch_bounds__(kThreads) pwVecFast(VecParams p) {
     opEntry();
     if constexpr (NIN == 0) {
-        vecLoop<T, NIN, N, kUnroll>(p, FillF{p.sc.s[0]});
+        vecRun<T, NIN, N, kUnroll>(p, FillF{p.sc.s[0]});
     } else if constexpr (NIN == 1) {
         switch (p.op) {
-            case INFINIOP_PW_NEG: return vecLoop<T, NIN, N, kUnroll>(p, NegF{});
-            case INFINIOP_PW_ADD_SCALAR: return vecLoop<T, NIN, N, kUnroll>(p, AddScalarF{p.sc.s[0]});
-            case INFINIOP_PW_MUL_SCALAR: return vecLoop<T, NIN, N, kUnroll>(p, MulScalarF{p.sc.s[0]});
-            default: return vecLoop<T, NIN, N, kUnroll>(p, CopyF{});
+            case INFINIOP_PW_NEG: return vecRun<T, NIN, N, kUnroll>(p, NegF{});
+            case INFINIOP_PW_ADD_SCALAR: return vecRun<T, NIN, N, kUnroll>(p, AddScalarF{p.sc.s[0]});
+            case INFINIOP_PW_MUL_SCALAR: return vecRun<T, NIN, N, kUnroll>(p, MulScalarF{p.sc.s[0]});
+            default: return vecRun<T, NIN, N, kUnroll>(p, CopyF{});
         }
     } else {
         switch (p.op) {
-            case INFINIOP_PW_SUB: return vecLoop<T, NIN, N, kUnroll>(p, SubF{p.sc.s[0]});
-            case INFINIOP_PW_MUL: return vecLoop<T, NIN, N, kUnroll>(p, MulF{});
-            case INFINIOP_PW_DIV: return vecLoop<T, NIN, N, kUnroll>(p, DivF{});
-            default: return vecLoop<T, NIN, N, kUnroll>(p, AddF{p.sc.s[0]});
+            case INFINIOP_PW_SUB: return vecRun<T, NIN, N, kUnroll>(p, SubF{p.sc.s[0]});
+            case INFINIOP_PW_MUL: return vecRun<T, NIN, N, kUnroll>(p, MulF{});
+            case INFINIOP_PW_DIV: return vecRun<T, NIN, N, kUnroll>(p, DivF{});
+            default: return vecRun<T, NIN, N, kUnroll>(p, AddF{p.sc.s[0]});
         }
     }
 }
@@ -222,7 +285,7 @@ __global__ void __launch_bounds__(kThreads) pwVecFast(VecParams p) {
 template <class T, int NIN, int N>
 __global__ void __launch_bounds__(kThreads) pwVecAny(VecParams p) {
     opEntry();
-    vecLoop<T, NIN, N, 1>(p, AnyF{p.op, p.nin, p.sc});
+    vecRun<T, NIN, N, 1>(p, AnyF{p.op, p.nin, p.sc});
 }
 
 // ---- raw copies ----
@@ -230,7 +293,8 @@ __global__ void __launch_bounds__(kThreads) pwVecAny(VecParams p) {
 struct CopyParams {
     void *out;
     const void *in;
-    int bcast;  // the input is broadcast along dim 0
+    int bcast;    // the input is broadcast along dim 0
+    int by_rows;  // as VecParams::by_rows
     int64_t inner, rows, vpr;
     RowsGeo geo;  // element strides of out (operand 0) and in (operand 1)
 };
@@ -244,6 +308,36 @@ __global__ void __launch_bounds__(kThreads) pwCopy(CopyParams p) {
     using P = Vec<U, N>;
     U *out = static_cast<U *>(p.out);
     const U *in = static_cast<const U *>(p.in);
+    if (p.by_rows) {
+        const int64_t span = static_cast<int64_t>(gridDim.x) * blockDim.x * kCopyUnroll;
+        for (int64_t row = blockIdx.y; row < p.rows; row += gridDim.y) {
+            int64_t off[4];
+            rowOffsets(p.geo, row, off);
+            for (int64_t c0 = static_cast<int64_t>(blockIdx.x) * blockDim.x * kCopyUnroll + threadIdx.x; c0 < p.vpr;
+                 c0 += span) {
+                P piece[kCopyUnroll];
+#pragma unroll
+                for (int u = 0; u < kCopyUnroll; ++u) {
+                    const int64_t c = c0 + static_cast<int64_t>(u) * blockDim.x;
+                    if (c >= p.vpr) break;
+                    if (p.bcast) {
+                        const U b = in[off[1]];
+#pragma unroll
+                        for (int e = 0; e < N; ++e) piece[u].v[e] = b;
+                    } else {
+                        piece[u] = *reinterpret_cast<const P *>(in + off[1] + c * N);
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < kCopyUnroll; ++u) {
+                    const int64_t c = c0 + static_cast<int64_t>(u) * blockDim.x;
+                    if (c >= p.vpr) break;
+                    *reinterpret_cast<P *>(out + off[0] + c * N) = piece[u];
+                }
+            }
+        }
+        return;
+    }
     const int64_t total = p.rows * p.vpr;
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -391,6 +485,22 @@ bool piecesFit(const infiniopIter_t &it, const Space &sp, const RowsGeo &g, int6
     return true;
 }
 
+// The rows layout where rows are several and long enough (a block of kRowThreads threads a row's pieces, U each):
+// sets by_rows and the launch's shape.
+constexpr int kRowThreads = 128;
+
+void rowsGrid(int64_t rows, int64_t vpr, int per_thread, int *by_rows, dim3 *grid, dim3 *block) {
+    *by_rows = rows > 1 && vpr >= 64;
+    if (!*by_rows) return;
+    const int64_t per_block = static_cast<int64_t>(kRowThreads) * per_thread;
+    int64_t gx = (vpr + per_block - 1) / per_block;
+    const int64_t gy = rows < 65535 ? rows : 65535;
+    const int64_t cap = (static_cast<int64_t>(smCount()) * 64 + gy - 1) / gy;  // enough blocks, not one a piece
+    if (gx > cap) gx = cap;
+    *grid = dim3(static_cast<unsigned>(gx < 1 ? 1 : gx), static_cast<unsigned>(gy));
+    *block = dim3(kRowThreads);
+}
+
 template <class T, int NIN>
 cudaError_t launchVec(VecParams &p, bool wide_pieces, cudaStream_t stream) {
     constexpr int NV = 16 / sizeof(T);
@@ -398,19 +508,20 @@ cudaError_t launchVec(VecParams &p, bool wide_pieces, cudaStream_t stream) {
     p.vpr = p.inner / n;
     const int64_t work = p.rows * p.vpr > 0 ? p.rows * p.vpr : p.inner;
     const bool fast = isFast(p.op, NIN);
-    const unsigned grid = gridFor(fast ? (work + kUnroll - 1) / kUnroll : work, kThreads);
+    dim3 grid(gridFor(fast ? (work + kUnroll - 1) / kUnroll : work, kThreads)), block(kThreads);
+    rowsGrid(p.rows, p.vpr, fast ? kUnroll : 1, &p.by_rows, &grid, &block);
     if constexpr (NIN == 0) {  // (FILL: the only op without inputs that takes this path)
-        return wide_pieces ? launchOp(pwVecFast<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p)
-                           : launchOp(pwVecFast<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+        return wide_pieces ? launchOp(pwVecFast<T, NIN, NV>, grid, block, 0, stream, p)
+                           : launchOp(pwVecFast<T, NIN, 1>, grid, block, 0, stream, p);
     } else if constexpr (NIN == 3) {
-        return wide_pieces ? launchOp(pwVecAny<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p)
-                           : launchOp(pwVecAny<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+        return wide_pieces ? launchOp(pwVecAny<T, NIN, NV>, grid, block, 0, stream, p)
+                           : launchOp(pwVecAny<T, NIN, 1>, grid, block, 0, stream, p);
     } else if (fast) {
-        return wide_pieces ? launchOp(pwVecFast<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p)
-                           : launchOp(pwVecFast<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+        return wide_pieces ? launchOp(pwVecFast<T, NIN, NV>, grid, block, 0, stream, p)
+                           : launchOp(pwVecFast<T, NIN, 1>, grid, block, 0, stream, p);
     } else {
-        return wide_pieces ? launchOp(pwVecAny<T, NIN, NV>, dim3(grid), dim3(kThreads), 0, stream, p)
-                           : launchOp(pwVecAny<T, NIN, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+        return wide_pieces ? launchOp(pwVecAny<T, NIN, NV>, grid, block, 0, stream, p)
+                           : launchOp(pwVecAny<T, NIN, 1>, grid, block, 0, stream, p);
     }
 }
 
@@ -469,9 +580,10 @@ cudaError_t launchCopy(CopyParams &p, bool wide_pieces, cudaStream_t stream) {
     const int n = wide_pieces ? NV : 1;
     p.vpr = p.inner / n;
     const int64_t work = p.rows * p.vpr > 0 ? p.rows * p.vpr : p.inner;
-    const unsigned grid = gridFor((work + kCopyUnroll - 1) / kCopyUnroll, kThreads);
-    if (wide_pieces) return launchOp(pwCopy<U, NV>, dim3(grid), dim3(kThreads), 0, stream, p);
-    return launchOp(pwCopy<U, 1>, dim3(grid), dim3(kThreads), 0, stream, p);
+    dim3 grid(gridFor((work + kCopyUnroll - 1) / kCopyUnroll, kThreads)), block(kThreads);
+    rowsGrid(p.rows, p.vpr, kCopyUnroll, &p.by_rows, &grid, &block);
+    if (wide_pieces) return launchOp(pwCopy<U, NV>, grid, block, 0, stream, p);
+    return launchOp(pwCopy<U, 1>, grid, block, 0, stream, p);
 }
 
 // COPY between operands of one dtype in the rows layout, as raw elements.

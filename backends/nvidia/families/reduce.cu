@@ -412,21 +412,18 @@ __global__ void __launch_bounds__(256) reduceCol(RedParams<C> p) {
     }
 }
 
-// Combines the S partial states of each output (a warp per output), then finishes it.
+// Combines the S partial states of each output in the order of the splits (a thread per output: the partial
+// states of adjacent outputs are adjacent), then finishes it.
 template <class C, class Red>
-__global__ void __launch_bounds__(32 * kRowWarps) reduceFinish(RedParams<C> p) {
+__global__ void __launch_bounds__(256) reduceFinish(RedParams<C> p) {
     opEntry();
-    const int64_t o = static_cast<int64_t>(blockIdx.x) * kRowWarps + threadIdx.y;
+    const int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (o >= p.M) return;
-    State<C> s;
-    Red::init(s, p);
-    for (int y = threadIdx.x; y < p.S; y += 32) Red::combine(s, p.partial[static_cast<int64_t>(y) * p.M + o], p);
-    warpCombine<C, Red>(s, p);
-    if (threadIdx.x == 0) {
-        int64_t off[3];
-        keptOffsets(p, o, off);
-        Red::finish(s, p, p.out0 + off[1], p.out1 ? p.out1 + off[2] : nullptr);
-    }
+    State<C> s = p.partial[o];
+    for (int y = 1; y < p.S; ++y) Red::combine(s, p.partial[static_cast<int64_t>(y) * p.M + o], p);
+    int64_t off[3];
+    keptOffsets(p, o, off);
+    Red::finish(s, p, p.out0 + off[1], p.out1 ? p.out1 + off[2] : nullptr);
 }
 
 // ---- host ----
@@ -452,8 +449,8 @@ infiniStatus_t launchMain(RedParams<C> &p, const Plan &plan, cudaStream_t stream
     }
     INFINI_RETURN_IF_ERROR(launchStatus(err, kName));
     if (p.S > 1) {
-        const unsigned g = static_cast<unsigned>((p.M + kRowWarps - 1) / kRowWarps);
-        err = launchOp(reduceFinish<C, Red>, dim3(g), dim3(32, kRowWarps), 0, stream, p);
+        const unsigned g = static_cast<unsigned>((p.M + 255) / 256);
+        err = launchOp(reduceFinish<C, Red>, dim3(g), dim3(256), 0, stream, p);
         INFINI_RETURN_IF_ERROR(launchStatus(err, kName));
     }
     return INFINI_STATUS_SUCCESS;
