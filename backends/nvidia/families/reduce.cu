@@ -412,18 +412,29 @@ __global__ void __launch_bounds__(256) reduceCol(RedParams<C> p) {
     }
 }
 
-// Combines the S partial states of each output in the order of the splits (a thread per output: the partial
-// states of adjacent outputs are adjacent), then finishes it.
+// Combines the S partial states of each output: a block of 32 outputs (adjacent outputs' states are adjacent) by 8
+// lanes over the splits, whose results are combined in the order of the lanes in shared memory; then finishes it.
+constexpr int kFinishLanes = 8;
+
 template <class C, class Red>
-__global__ void __launch_bounds__(256) reduceFinish(RedParams<C> p) {
+__global__ void __launch_bounds__(32 * kFinishLanes) reduceFinish(RedParams<C> p) {
     opEntry();
-    const int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (o >= p.M) return;
-    State<C> s = p.partial[o];
-    for (int y = 1; y < p.S; ++y) Red::combine(s, p.partial[static_cast<int64_t>(y) * p.M + o], p);
-    int64_t off[3];
-    keptOffsets(p, o, off);
-    Red::finish(s, p, p.out0 + off[1], p.out1 ? p.out1 + off[2] : nullptr);
+    __shared__ State<C> sm[kFinishLanes][32];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t o = static_cast<int64_t>(blockIdx.x) * 32 + tx;
+    State<C> s;
+    Red::init(s, p);
+    if (o < p.M) {
+        for (int y = ty; y < p.S; y += kFinishLanes) Red::combine(s, p.partial[static_cast<int64_t>(y) * p.M + o], p);
+    }
+    sm[ty][tx] = s;
+    __syncthreads();
+    if (ty == 0 && o < p.M) {
+        for (int k = 1; k < kFinishLanes; ++k) Red::combine(s, sm[k][tx], p);
+        int64_t off[3];
+        keptOffsets(p, o, off);
+        Red::finish(s, p, p.out0 + off[1], p.out1 ? p.out1 + off[2] : nullptr);
+    }
 }
 
 // ---- host ----
@@ -449,8 +460,8 @@ infiniStatus_t launchMain(RedParams<C> &p, const Plan &plan, cudaStream_t stream
     }
     INFINI_RETURN_IF_ERROR(launchStatus(err, kName));
     if (p.S > 1) {
-        const unsigned g = static_cast<unsigned>((p.M + 255) / 256);
-        err = launchOp(reduceFinish<C, Red>, dim3(g), dim3(256), 0, stream, p);
+        const unsigned g = static_cast<unsigned>((p.M + 31) / 32);
+        err = launchOp(reduceFinish<C, Red>, dim3(g), dim3(32, kFinishLanes), 0, stream, p);
         INFINI_RETURN_IF_ERROR(launchStatus(err, kName));
     }
     return INFINI_STATUS_SUCCESS;
