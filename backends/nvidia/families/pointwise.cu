@@ -3,7 +3,7 @@
 // - pwVecFast<T, NIN, N> / pwVecAny<T, NIN, N>: every memory operand of one float dtype T (F32, F16, BF16) and compute
 //   F32; after coalescing the output is unit-stride along dim 0 and each input unit-stride, broadcast (stride 0) or a
 //   constant there; the outer dims are rows. N elements a thread: a 16-byte piece where every unit-stride operand's
-//   rows are aligned to it, else 1. The common ops are compiled into pwVecFast (four pieces in flight a thread, few
+//   rows are aligned to it, else 1. The common ops are compiled into pwVecFast (two pieces in flight a thread, few
 //   registers); the others run in pwVecAny through one out-of-line function of the op code.
 // - pwCopy<U, N>: COPY between two operands of one dtype in the same layout, moving raw elements (bits kept).
 // - pwGeneric<C, WIDE>: everything else: any dtypes and strides, every op, in the compute type C.
@@ -246,7 +246,7 @@ __device__ __forceinline__ void vecRun(const VecParams &p, F f) {
 }
 
 // The ops compiled into the vectorized kernel (isFast); pwVecAny takes the others through applyAny.
-constexpr int kUnroll = 4;
+constexpr int kUnroll = 2;  // (four: more registers, no faster)
 
 __host__ __device__ inline bool isFast(int op, int nin) {
     switch (nin) {
