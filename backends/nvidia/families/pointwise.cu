@@ -246,7 +246,10 @@ __device__ __forceinline__ void vecRun(const VecParams &p, F f) {
 }
 
 // The ops compiled into the vectorized kernel (isFast); pwVecAny takes the others through applyAny.
-constexpr int kUnroll = 2;  // (four: more registers, no faster)
+// Pieces a thread at a time: four for a single input (its loads alone), two for two inputs (four: more registers,
+// no faster).
+template <int NIN>
+constexpr int kUnroll = NIN <= 1 ? 4 : 2;
 
 __host__ __device__ inline bool isFast(int op, int nin) {
     switch (nin) {
@@ -264,20 +267,20 @@ template <class T, int NIN, int N>
 __global__ void __launch_bounds__(kThreads) pwVecFast(VecParams p) {
     opEntry();
     if constexpr (NIN == 0) {
-        vecRun<T, NIN, N, kUnroll>(p, FillF{p.sc.s[0]});
+        vecRun<T, NIN, N, kUnroll<NIN>>(p, FillF{p.sc.s[0]});
     } else if constexpr (NIN == 1) {
         switch (p.op) {
-            case INFINIOP_PW_NEG: return vecRun<T, NIN, N, kUnroll>(p, NegF{});
-            case INFINIOP_PW_ADD_SCALAR: return vecRun<T, NIN, N, kUnroll>(p, AddScalarF{p.sc.s[0]});
-            case INFINIOP_PW_MUL_SCALAR: return vecRun<T, NIN, N, kUnroll>(p, MulScalarF{p.sc.s[0]});
-            default: return vecRun<T, NIN, N, kUnroll>(p, CopyF{});
+            case INFINIOP_PW_NEG: return vecRun<T, NIN, N, kUnroll<NIN>>(p, NegF{});
+            case INFINIOP_PW_ADD_SCALAR: return vecRun<T, NIN, N, kUnroll<NIN>>(p, AddScalarF{p.sc.s[0]});
+            case INFINIOP_PW_MUL_SCALAR: return vecRun<T, NIN, N, kUnroll<NIN>>(p, MulScalarF{p.sc.s[0]});
+            default: return vecRun<T, NIN, N, kUnroll<NIN>>(p, CopyF{});
         }
     } else {
         switch (p.op) {
-            case INFINIOP_PW_SUB: return vecRun<T, NIN, N, kUnroll>(p, SubF{p.sc.s[0]});
-            case INFINIOP_PW_MUL: return vecRun<T, NIN, N, kUnroll>(p, MulF{});
-            case INFINIOP_PW_DIV: return vecRun<T, NIN, N, kUnroll>(p, DivF{});
-            default: return vecRun<T, NIN, N, kUnroll>(p, AddF{p.sc.s[0]});
+            case INFINIOP_PW_SUB: return vecRun<T, NIN, N, kUnroll<NIN>>(p, SubF{p.sc.s[0]});
+            case INFINIOP_PW_MUL: return vecRun<T, NIN, N, kUnroll<NIN>>(p, MulF{});
+            case INFINIOP_PW_DIV: return vecRun<T, NIN, N, kUnroll<NIN>>(p, DivF{});
+            default: return vecRun<T, NIN, N, kUnroll<NIN>>(p, AddF{p.sc.s[0]});
         }
     }
 }
@@ -508,8 +511,9 @@ cudaError_t launchVec(VecParams &p, bool wide_pieces, cudaStream_t stream) {
     p.vpr = p.inner / n;
     const int64_t work = p.rows * p.vpr > 0 ? p.rows * p.vpr : p.inner;
     const bool fast = isFast(p.op, NIN);
-    dim3 grid(gridFor(fast ? (work + kUnroll - 1) / kUnroll : work, kThreads)), block(kThreads);
-    rowsGrid(p.rows, p.vpr, fast ? kUnroll : 1, &p.by_rows, &grid, &block);
+    const int per_thread = fast ? kUnroll<NIN> : 1;
+    dim3 grid(gridFor((work + per_thread - 1) / per_thread, kThreads)), block(kThreads);
+    rowsGrid(p.rows, p.vpr, per_thread, &p.by_rows, &grid, &block);
     if constexpr (NIN == 0) {  // (FILL: the only op without inputs that takes this path)
         return wide_pieces ? launchOp(pwVecFast<T, NIN, NV>, grid, block, 0, stream, p)
                            : launchOp(pwVecFast<T, NIN, 1>, grid, block, 0, stream, p);
@@ -564,6 +568,34 @@ bool tryVec(const infiniopPointwiseArgs_t &a, const Space &sp, int nin, const Ct
     }
     const int64_t nv = 16 / elemSize(t);
     const bool wide = inner >= nv && piecesFit(it, sp, p.geo, inner, rows, 1 + nin, nv);
+    // ADD, SUB and MUL with one constant operand as ADD_SCALAR / MUL_SCALAR of the other (the same arithmetic, exactly:
+    // alpha 1, addition and multiplication commute, x - c = x + (-c)): the single-input kernel, more loads in flight
+    if (nin == 2 && (it.data[1] == nullptr) != (it.data[2] == nullptr)) {
+        const int keep = it.data[1] != nullptr ? 0 : 1;
+        const float c = p.cval[1 - keep];
+        int op = -1;
+        float s0 = 0.0f;
+        if (a.op == INFINIOP_PW_MUL) {
+            op = INFINIOP_PW_MUL_SCALAR;
+            s0 = c;
+        } else if (a.op == INFINIOP_PW_ADD && a.f[0] == 1.0) {
+            op = INFINIOP_PW_ADD_SCALAR;
+            s0 = c;
+        } else if (a.op == INFINIOP_PW_SUB && a.f[0] == 1.0 && keep == 0) {
+            op = INFINIOP_PW_ADD_SCALAR;
+            s0 = -c;
+        }
+        if (op >= 0) {
+            if (keep == 1) {
+                p.in[0] = p.in[1];
+                p.mode[0] = p.mode[1];
+                for (int d = 0; d < p.geo.ndim; ++d) p.geo.stride[d][1] = p.geo.stride[d][2];
+            }
+            p.op = op;
+            p.nin = 1;
+            p.sc.s[0] = s0;
+        }
+    }
     cudaError_t err;
     switch (t) {
         case INFINI_DTYPE_F32: err = launchVecT<float>(p, wide, ctx.stream); break;
