@@ -1,8 +1,8 @@
 // index.cu: the index family on the nvidia backend (gathers and scatters through index operands). Two kernels:
 // - indexRows<U>: GATHER or SCATTER between operands of one dtype whose dim 0 (after coalescing) is contiguous in
 //   dst and src while every index operand is constant along it (index_select, embedding, index_copy, row
-//   assignments): the rows' pieces of U bytes (16 where every address and row offset is aligned to it), each
-//   thread reading its row's indices (one read a warp) and moving its pieces.
+//   assignments): a group of lanes per row reads the row's indices once and moves the row in pieces of U bytes
+//   (16 where every address and row offset is aligned to it).
 // - indexElems<WIDE>: every op and layout, an element a thread; the scatters with reduction update dst atomically
 //   (native atomics for addition in float, double, half, bfloat16, int32 and int64; a compare-and-swap loop on the
 //   containing word for everything else).
@@ -178,41 +178,39 @@ struct RowsParams {
     IndexParams ip;    // (its geo unused)
     int64_t rows;
     int64_t units;     // pieces a row
+    int group;         // lanes a row: a power of two from 32 to kThreads
     int scatter;       // the indices address dst (else src)
 };
 
-// A grid-stride loop over every row's pieces (adjacent threads on adjacent pieces of a row: the loads coalesce, and
-// a warp's index reads are one), kIn pieces a thread loaded before any is stored.
 template <class U>
 __global__ void __launch_bounds__(kThreads) indexRows(RowsParams p) {
     opEntry();
-    constexpr int kIn = 4;
-    const int64_t total = p.rows * p.units;
-    const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t g0 = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g0 < total; g0 += kIn * step) {
-        U piece[kIn];
-        U *dst[kIn];
+    const int per_block = kThreads / p.group;
+    const int lane = threadIdx.x % p.group;
+    const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
+    for (int64_t row = static_cast<int64_t>(blockIdx.x) * per_block + threadIdx.x / p.group; row < p.rows; row += step) {
+        int64_t off[kMaxOps];
+        offsetsOf<true>(p.geo, row, off);
+        const char *ip[kMaxIdx];
 #pragma unroll
-        for (int q = 0; q < kIn; ++q) dst[q] = nullptr;
+        for (int k = 0; k < kMaxIdx; ++k) ip[k] = k < p.ip.nidx ? p.ip.idx[k] + off[2 + k] : nullptr;
+        int64_t extra;
+        if (!indexOffset(p.ip, ip, &extra, lane == 0)) continue;
+        U *d = reinterpret_cast<U *>(p.ip.dst + off[0] + (p.scatter ? extra : 0));
+        const U *s = reinterpret_cast<const U *>(p.ip.src + off[1] + (p.scatter ? 0 : extra));
+        constexpr int kIn = 4;  // pieces a lane loads before it stores any (several loads in flight)
+        for (int64_t j0 = lane; j0 < p.units; j0 += kIn * p.group) {
+            U piece[kIn];
 #pragma unroll
-        for (int q = 0; q < kIn; ++q) {
-            const int64_t g = g0 + q * step;
-            if (g >= total) break;
-            long long j;
-            const int64_t row = ops::divMod(g, p.units, &j);
-            int64_t off[kMaxOps];
-            offsetsOf<true>(p.geo, row, off);
-            const char *ip[kMaxIdx];
+            for (int q = 0; q < kIn; ++q) {
+                const int64_t j = j0 + q * p.group;
+                if (j < p.units) piece[q] = s[j];
+            }
 #pragma unroll
-            for (int k = 0; k < kMaxIdx; ++k) ip[k] = k < p.ip.nidx ? p.ip.idx[k] + off[2 + k] : nullptr;
-            int64_t extra;
-            if (!indexOffset(p.ip, ip, &extra, j == 0)) continue;  // (recorded once a row: by its first piece)
-            dst[q] = reinterpret_cast<U *>(p.ip.dst + off[0] + (p.scatter ? extra : 0)) + j;
-            piece[q] = reinterpret_cast<const U *>(p.ip.src + off[1] + (p.scatter ? 0 : extra))[j];
-        }
-#pragma unroll
-        for (int q = 0; q < kIn; ++q) {
-            if (dst[q] != nullptr) *dst[q] = piece[q];
+            for (int q = 0; q < kIn; ++q) {
+                const int64_t j = j0 + q * p.group;
+                if (j < p.units) d[j] = piece[q];
+            }
         }
     }
 }
@@ -254,8 +252,15 @@ bool tryRows(const infiniopIndexArgs_t &a, const Space &sp, const IndexParams &i
     p.ip = ip;
     p.rows = outer.numel();
     p.units = row_bytes / u;
+    // lanes a row: 32 .. kThreads (a power of two), about four pieces each (several loads in flight)
+    p.group = kThreads;
+    while (p.group > 32 && p.group * 4 > p.units) p.group >>= 1;
     p.scatter = a.op == INFINIOP_INDEX_SCATTER;
-    const dim3 grid(gridFor((p.rows * p.units + 3) / 4, kThreads));
+    const int64_t per_block = kThreads / p.group;
+    int64_t blocks = (p.rows + per_block - 1) / per_block;
+    const int64_t cap = int64_t(1) << 20;
+    if (blocks > cap) blocks = cap;
+    const dim3 grid(static_cast<unsigned>(blocks < 1 ? 1 : blocks));
     cudaError_t err;
     switch (u) {
         case 16: err = launchOp(indexRows<uint4>, grid, dim3(kThreads), 0, ctx.stream, p); break;
