@@ -7,6 +7,7 @@
 
 #include "nvidia.h"
 #include <infini/backend_fill.h>
+#include "families/family.h"
 #include "ops/ops.h"
 
 namespace infini::nvidia {
@@ -275,6 +276,7 @@ infiniStatus_t destroyHandle(infiniopHandle_t handle) {
 }
 
 const char *opName(int op) {
+    if (op >= kFamilyErrorOp) return families::familyErrorName(op);
     static const char *names[] = {"add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm",
                                   "add_rms_norm", "layer_norm", "softmax", "causal_softmax", "embedding", "rope",
                                   "topk_softmax", "random_sample", "paged_caching", "gemm", "attention",
@@ -283,6 +285,8 @@ const char *opName(int op) {
 }
 
 const char *argName(int arg) {
+    if (arg == kArgTarget) return "target";
+    if (arg == kArgPoolIndices) return "indices";
     static const char *names[] = {"indices", "pos_ids", "slot_mapping", "block_tables", "seq_lens", "cu_seqlens_q"};
     return arg >= 0 && arg < 6 ? names[arg] : "an index tensor";
 }
@@ -295,6 +299,7 @@ infiniBackend_t makeTable() {
     t.name = "nvidia";
     INFINI_BACKEND_FILL_RUNTIME(t, ops::createOp);
     fillCclTable(t);
+    t.family = families::family;
     return t;
 }
 

@@ -51,4 +51,9 @@ DeviceError *deviceErrorSlot(int device);
 // Takes (and clears) device id's pending error: returns it as a failing status with its message.
 infiniStatus_t takeDeviceError(int device);
 
+// The kernel families' data errors (families/): DeviceError::op is kFamilyErrorOp + the infiniopFamily_t (named by
+// families::familyErrorName), DeviceError::arg one of these.
+constexpr int32_t kFamilyErrorOp = 1000;
+enum FamilyErrorArg : int32_t { kArgTarget = 100, kArgPoolIndices = 101 };
+
 }  // namespace infini::nvidia
