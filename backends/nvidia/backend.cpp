@@ -276,7 +276,12 @@ infiniStatus_t destroyHandle(infiniopHandle_t handle) {
 }
 
 const char *opName(int op) {
-    if (op >= kFamilyErrorOp) return families::familyErrorName(op);
+    if (op >= families::kFamilyOpBase) {  // a family's kernels (families/family.h)
+        static const char *fam[] = {"pointwise", "reduce", "scan", "sort", "index", "nonzero", "random",
+                                    "rows", "norm", "nll_loss", "sdpa", "window"};
+        const int f = op - families::kFamilyOpBase;
+        return f < static_cast<int>(sizeof(fam) / sizeof(fam[0])) ? fam[f] : "family";
+    }
     static const char *names[] = {"add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm",
                                   "add_rms_norm", "layer_norm", "softmax", "causal_softmax", "embedding", "rope",
                                   "topk_softmax", "random_sample", "paged_caching", "gemm", "attention",
@@ -285,8 +290,6 @@ const char *opName(int op) {
 }
 
 const char *argName(int arg) {
-    if (arg == kArgTarget) return "target";
-    if (arg == kArgPoolIndices) return "indices";
     static const char *names[] = {"indices", "pos_ids", "slot_mapping", "block_tables", "seq_lens", "cu_seqlens_q"};
     return arg >= 0 && arg < 6 ? names[arg] : "an index tensor";
 }
@@ -354,6 +357,9 @@ infiniStatus_t takeDeviceError(int device) {
             }
             return fail(INFINI_STATUS_BAD_PARAM, "%s: seq_lens[%lld] = %lld is out of range [%lld, %lld]", op, copy.a,
                         copy.b, copy.c, copy.d);
+        case kErrFamilyIndex:
+            return fail(INFINI_STATUS_BAD_PARAM, "%s: index out of range: %lld is not in [%lld, %lld) (index operand %lld)",
+                        op, copy.a, copy.d ? -copy.b : 0LL, copy.b, copy.c);
         default:
             return fail(INFINI_STATUS_BAD_PARAM, "%s: cu_seqlens_q must rise from 0 to %lld", op, copy.a);
     }

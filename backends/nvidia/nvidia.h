@@ -29,7 +29,8 @@ enum DeviceErrorKind : int32_t {
     kErrNone = 0,
     kErrIndex = 1,    // "<op>: index <a> in <arg> is out of range [0, <b>)"
     kErrSeqLen = 2,   // "<op>: seq_lens[<a>] = <b> is out of range [<c>, <d>]" (c < 0: "q_len")
-    kErrCuSeqlens = 3 // "<op>: cu_seqlens_q must rise from 0 to <a>"
+    kErrCuSeqlens = 3, // "<op>: cu_seqlens_q must rise from 0 to <a>"
+    kErrFamilyIndex = 4 // "<family>: index out of range: <a> is not in [0, <b>) (index operand <c>)"; d = 1: [-b, b)
 };
 
 enum DeviceErrorArg : int32_t { kArgIndices, kArgPosIds, kArgSlotMapping, kArgBlockTables, kArgSeqLens, kArgCuSeqlens };
@@ -50,10 +51,5 @@ struct DeviceError {
 DeviceError *deviceErrorSlot(int device);
 // Takes (and clears) device id's pending error: returns it as a failing status with its message.
 infiniStatus_t takeDeviceError(int device);
-
-// The kernel families' data errors (families/): DeviceError::op is kFamilyErrorOp + the infiniopFamily_t (named by
-// families::familyErrorName), DeviceError::arg one of these.
-constexpr int32_t kFamilyErrorOp = 1000;
-enum FamilyErrorArg : int32_t { kArgTarget = 100, kArgPoolIndices = 101 };
 
 }  // namespace infini::nvidia

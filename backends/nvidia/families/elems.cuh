@@ -14,6 +14,8 @@
 #include "family.h"
 
 namespace infini::nvidia::families {
+// (an inline namespace: these helpers' symbols stay apart from same-named ones of other family files)
+inline namespace rowwise {
 
 using ops::blocksFor;
 using ops::fromF;
@@ -174,4 +176,5 @@ class StreamBuffer {
     void *p_ = nullptr;
 };
 
+}  // namespace rowwise
 }  // namespace infini::nvidia::families

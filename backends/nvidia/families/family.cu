@@ -1,12 +1,13 @@
-// families/family.cu: the nvidia backend's `family` entry: the handle's device made current for the call, the
-// stream resolved, then the family's function. A family not built into this library answers NOT_IMPLEMENTED
-// (the glue then falls back to its CPU path): each file defines its family's function, replacing the weak stub.
+// family.cu: the nvidia backend's `family` entry: makes the handle's device current for the call (and restores the
+// caller's), resolves the stream and the device's error record, and routes to the family's function.
 #include "family.h"
 
 namespace infini::nvidia::families {
 
-#define INFINI_NV_FAMILY_STUB(fn, Args)                                                       \
-    __attribute__((weak)) infiniStatus_t fn(const Args &, const Queue &) {                  \
+// A family not built into this library answers NOT_IMPLEMENTED (the glue then falls back to the CPU path); a
+// family's own file replaces its stub with the real function.
+#define INFINI_NV_FAMILY_STUB(fn, Args)                                                         \
+    __attribute__((weak)) infiniStatus_t fn(const Args &, const Ctx &) {                       \
         return fail(INFINI_STATUS_NOT_IMPLEMENTED, "the nvidia backend has no " #fn " kernels"); \
     }
 INFINI_NV_FAMILY_STUB(pointwise, infiniopPointwiseArgs_t)
@@ -25,8 +26,7 @@ INFINI_NV_FAMILY_STUB(window, infiniopWindowArgs_t)
 
 namespace {
 
-// Makes `device` current for the call's scope (restoring the caller's device after), as the handle's device may
-// not be the thread's current one.
+// Makes `device` current for the calling thread while it lives (the caller's device comes back after).
 class DeviceScope {
   public:
     explicit DeviceScope(int device) {
@@ -34,53 +34,50 @@ class DeviceScope {
             cudaGetLastError();
             old_ = -1;
         }
-        if (old_ != device) status_ = cudaSetDevice(device);
+        if (old_ != device) {
+            status_ = cudaSetDevice(device);
+            switched_ = status_ == cudaSuccess;
+        }
     }
     ~DeviceScope() {
-        if (status_ == cudaSuccess && old_ >= 0) cudaSetDevice(old_);
+        if (switched_ && old_ >= 0) cudaSetDevice(old_);
     }
-    DeviceScope(const DeviceScope &) = delete;
-    DeviceScope &operator=(const DeviceScope &) = delete;
     cudaError_t status() const { return status_; }
 
   private:
     int old_ = -1;
+    bool switched_ = false;
     cudaError_t status_ = cudaSuccess;
 };
 
-}  // namespace
-
-const char *familyErrorName(int op) {
-    switch (op - kFamilyErrorOp) {
-        case INFINIOP_FAMILY_INDEX: return "index";
-        case INFINIOP_FAMILY_NLL_LOSS: return "nll_loss";
-        case INFINIOP_FAMILY_WINDOW: return "max_pool_backward";
-        default: return "a kernel family";
+infiniStatus_t route(infiniopFamily_t family, const void *args, const Ctx &ctx) {
+    switch (family) {
+        case INFINIOP_FAMILY_POINTWISE: return pointwise(*static_cast<const infiniopPointwiseArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_REDUCE: return reduce(*static_cast<const infiniopReduceArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_SCAN: return scan(*static_cast<const infiniopScanArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_SORT: return sort(*static_cast<const infiniopSortArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_INDEX: return index(*static_cast<const infiniopIndexArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_NONZERO: return nonzero(*static_cast<const infiniopNonzeroArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_RANDOM: return random(*static_cast<const infiniopRandomArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_ROWS: return rows(*static_cast<const infiniopRowsArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_NORM: return norm(*static_cast<const infiniopNormArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_NLL_LOSS: return nllLoss(*static_cast<const infiniopNllLossArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_SDPA: return sdpa(*static_cast<const infiniopSdpaArgs_t *>(args), ctx);
+        case INFINIOP_FAMILY_WINDOW: return window(*static_cast<const infiniopWindowArgs_t *>(args), ctx);
+        default: return fail(INFINI_STATUS_NOT_IMPLEMENTED, "family %d is not provided by the nvidia backend", family);
     }
 }
 
+}  // namespace
+
 infiniStatus_t family(infiniopHandle_t handle, infiniopFamily_t family, const void *args, infinirtStream_t stream) {
-    const int dev = handle->device_id;
-    DeviceScope scope(dev);
+    const int device = handle->device_id;
+    DeviceScope scope(device);
     if (scope.status() != cudaSuccess) return cudaFail(scope.status(), "cudaSetDevice");
-    DeviceError *err = deviceErrorSlot(dev);
+    DeviceError *err = deviceErrorSlot(device);
     if (err == nullptr) return fail(INFINI_STATUS_INTERNAL_ERROR, "could not map the device error record");
-    const Queue q{stream == INFINIRT_STREAM_CALLER ? nullptr : static_cast<cudaStream_t>(stream), dev, err};
-    switch (family) {
-        case INFINIOP_FAMILY_POINTWISE: return pointwise(*static_cast<const infiniopPointwiseArgs_t *>(args), q);
-        case INFINIOP_FAMILY_REDUCE: return reduce(*static_cast<const infiniopReduceArgs_t *>(args), q);
-        case INFINIOP_FAMILY_SCAN: return scan(*static_cast<const infiniopScanArgs_t *>(args), q);
-        case INFINIOP_FAMILY_SORT: return sort(*static_cast<const infiniopSortArgs_t *>(args), q);
-        case INFINIOP_FAMILY_INDEX: return index(*static_cast<const infiniopIndexArgs_t *>(args), q);
-        case INFINIOP_FAMILY_NONZERO: return nonzero(*static_cast<const infiniopNonzeroArgs_t *>(args), q);
-        case INFINIOP_FAMILY_RANDOM: return random(*static_cast<const infiniopRandomArgs_t *>(args), q);
-        case INFINIOP_FAMILY_ROWS: return rows(*static_cast<const infiniopRowsArgs_t *>(args), q);
-        case INFINIOP_FAMILY_NORM: return norm(*static_cast<const infiniopNormArgs_t *>(args), q);
-        case INFINIOP_FAMILY_NLL_LOSS: return nllLoss(*static_cast<const infiniopNllLossArgs_t *>(args), q);
-        case INFINIOP_FAMILY_SDPA: return sdpa(*static_cast<const infiniopSdpaArgs_t *>(args), q);
-        case INFINIOP_FAMILY_WINDOW: return window(*static_cast<const infiniopWindowArgs_t *>(args), q);
-        default: return fail(INFINI_STATUS_NOT_IMPLEMENTED, "family %d is not provided by the nvidia backend", family);
-    }
+    Ctx ctx{stream == INFINIRT_STREAM_CALLER ? nullptr : static_cast<cudaStream_t>(stream), err, device};
+    return route(family, args, ctx);
 }
 
 }  // namespace infini::nvidia::families

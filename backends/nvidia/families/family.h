@@ -1,8 +1,8 @@
-// families/family.h: the nvidia backend's generic kernel families (infini/families.h). Each family is one function
-// in its own file; family.cu routes the backend's `family` entry to them with the handle's device current. A family
-// checks what it needs on the host, then queues its kernels on the queue's stream and returns: no host
-// synchronization. Data errors found by kernels (an index out of range) go into the device's error record
-// (nvidia.h), reported by the next synchronization.
+// family.h: the nvidia backend's generic kernel families (infini/families.h). Each family is one function in its
+// own file; family.cu routes the backend's `family` entry to them, on the handle's device. A family checks its
+// arguments on the host, then queues kernels on the stream and returns without synchronizing. A kernel that finds
+// bad data (an index out of range) records it in the device's error record (nvidia.h), reported at the next
+// synchronization.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,31 +12,31 @@
 
 namespace infini::nvidia::families {
 
-// Where a family's kernels go: the stream (NULL: the default stream), the handle's device (current during the
-// call) and that device's error record.
-struct Queue {
-    cudaStream_t stream;
+// What every family call gets besides its arguments.
+struct Ctx {
+    cudaStream_t stream;  // the stream to queue on (NULL: the device's default stream)
+    DeviceError *err;     // the device's error record (device-side pointer)
     int device;
-    DeviceError *err;
 };
 
-infiniStatus_t pointwise(const infiniopPointwiseArgs_t &a, const Queue &q);
-infiniStatus_t reduce(const infiniopReduceArgs_t &a, const Queue &q);
-infiniStatus_t scan(const infiniopScanArgs_t &a, const Queue &q);
-infiniStatus_t sort(const infiniopSortArgs_t &a, const Queue &q);
-infiniStatus_t index(const infiniopIndexArgs_t &a, const Queue &q);
-infiniStatus_t nonzero(const infiniopNonzeroArgs_t &a, const Queue &q);
-infiniStatus_t random(const infiniopRandomArgs_t &a, const Queue &q);
-infiniStatus_t rows(const infiniopRowsArgs_t &a, const Queue &q);
-infiniStatus_t norm(const infiniopNormArgs_t &a, const Queue &q);
-infiniStatus_t nllLoss(const infiniopNllLossArgs_t &a, const Queue &q);
-infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Queue &q);
-infiniStatus_t window(const infiniopWindowArgs_t &a, const Queue &q);
+infiniStatus_t pointwise(const infiniopPointwiseArgs_t &a, const Ctx &ctx);
+infiniStatus_t reduce(const infiniopReduceArgs_t &a, const Ctx &ctx);
+infiniStatus_t scan(const infiniopScanArgs_t &a, const Ctx &ctx);
+infiniStatus_t sort(const infiniopSortArgs_t &a, const Ctx &ctx);
+infiniStatus_t index(const infiniopIndexArgs_t &a, const Ctx &ctx);
+infiniStatus_t nonzero(const infiniopNonzeroArgs_t &a, const Ctx &ctx);
+infiniStatus_t random(const infiniopRandomArgs_t &a, const Ctx &ctx);
+infiniStatus_t rows(const infiniopRowsArgs_t &a, const Ctx &ctx);
+infiniStatus_t norm(const infiniopNormArgs_t &a, const Ctx &ctx);
+infiniStatus_t nllLoss(const infiniopNllLossArgs_t &a, const Ctx &ctx);
+infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Ctx &ctx);
+infiniStatus_t window(const infiniopWindowArgs_t &a, const Ctx &ctx);
+
+// The op code a family's kernels record in DeviceError::op: kFamilyOpBase + the infiniopFamily_t (backend.cpp
+// names it after the family).
+constexpr int kFamilyOpBase = 1000;
 
 // The backend's `family` entry.
 infiniStatus_t family(infiniopHandle_t handle, infiniopFamily_t family, const void *args, infinirtStream_t stream);
-
-// The name a family's data errors carry (DeviceError::op = kFamilyErrorOp + the family); backend.cpp's messages.
-const char *familyErrorName(int op);
 
 }  // namespace infini::nvidia::families

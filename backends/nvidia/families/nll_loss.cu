@@ -4,7 +4,7 @@
 // sum: the sum; total_weight = the sum of w[t] over the targets not ignored (their count without weights).
 // Backward: grad_input = 0 but at each target, -w[t] * (grad_out[i, k] for none, grad_out / total_weight for mean,
 // grad_out for sum). A target outside [0, c) that is not ignore_index contributes nothing and is recorded as the
-// device's data error ("nll_loss: index t in target is out of range [0, c)").
+// device's data error ("nll_loss: index out of range: t is not in [0, c) ...").
 // Kernels: the forward's (grid-stride over the n * d targets; the reductions' per-block partials summed in a fixed
 // order by one block: deterministic), the backward's (d == 1: a block a row of c, 16-byte stores of zeros around
 // the target; else grid-stride over the elements). Sums in float (double for F64).
@@ -30,7 +30,7 @@ __device__ __forceinline__ long long targetAt(const void *t, bool t64, long long
 __device__ __forceinline__ long long classOf(const NllParams &p, long long t, DeviceError *err) {
     if (t == p.ignore_index) return -1;
     if (t < 0 || t >= p.c) {
-        reportError(err, kErrIndex, kFamilyErrorOp + INFINIOP_FAMILY_NLL_LOSS, kArgTarget, t, p.c);
+        reportError(err, kErrFamilyIndex, kFamilyOpBase + INFINIOP_FAMILY_NLL_LOSS, 0, t, p.c);
         return -1;
     }
     return t;
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(256) nllBackwardAny(NllParams p, void *gin, co
 }
 
 template <typename A>
-infiniStatus_t forward(const infiniopNllLossArgs_t &a, const NllParams &p, const Queue &q) {
+infiniStatus_t forward(const infiniopNllLossArgs_t &a, const NllParams &p, const Ctx &q) {
     const long long total = a.n * a.d;
     if (p.reduction == 0) {
         if (total == 0) return INFINI_STATUS_SUCCESS;
@@ -168,7 +168,7 @@ infiniStatus_t forward(const infiniopNllLossArgs_t &a, const NllParams &p, const
 }
 
 template <typename T>
-infiniStatus_t backwardRows(const infiniopNllLossArgs_t &a, const NllParams &p, const Queue &q) {
+infiniStatus_t backwardRows(const infiniopNllLossArgs_t &a, const NllParams &p, const Ctx &q) {
     const bool vec = a.c % (16 / static_cast<long long>(sizeof(T))) == 0 && aligned16(a.out);
     const unsigned grid = gridX(std::min<long long>(a.n, 1LL << 20));
     if (vec) {
@@ -183,7 +183,7 @@ infiniStatus_t backwardRows(const infiniopNllLossArgs_t &a, const NllParams &p, 
 
 }  // namespace
 
-infiniStatus_t nllLoss(const infiniopNllLossArgs_t &a, const Queue &q) {
+infiniStatus_t nllLoss(const infiniopNllLossArgs_t &a, const Ctx &q) {
     if (!isFloatDtype(a.dtype)) {
         return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopNllLoss: dtype %d (float16, bfloat16, float32 or float64)", a.dtype);
     }

@@ -26,6 +26,7 @@ struct NormParams {
     long long rows, cols;
     double eps;  // (as float for float math, as torch's kernels take it)
     bool has_w, has_b;
+    bool want_dw, want_db;  // (backward)
 };
 
 __device__ __forceinline__ bool isLayer(int op) { return op == INFINIOP_NORM_LAYER_NORM || op == INFINIOP_NORM_LAYER_NORM_BWD; }
@@ -124,7 +125,7 @@ __global__ void normFwd(NormParams p, T *y, float *mean, float *rstd, const T *x
 }
 
 // ---- backward, typed. dx may be NULL; part (CACHED only, may be NULL): [2][gridDim.x][cols] F32 partials of
-// dw (first) and db, this block's rows' sums (every element written: zeros where the block had no rows).
+// dw (first) and db, this block's rows' sums (the halves asked for: want_dw, want_db; every column written).
 template <typename T, typename W, bool CACHED>
 __global__ void normBwd(NormParams p, T *dx, float *part, const T *dy, const T *x, const float *mean, const float *rstd,
                         const W *w) {
@@ -228,8 +229,8 @@ __global__ void normBwd(NormParams p, T *dx, float *part, const T *dy, const T *
                 if (v < nv) {
 #pragma unroll
                     for (int e = 0; e < N; ++e) {
-                        pwr[v * N + e] = pw[i][e];
-                        pbr[v * N + e] = pb[i][e];
+                        if (p.want_dw) pwr[v * N + e] = pw[i][e];
+                        if (p.want_db) pbr[v * N + e] = pb[i][e];
                     }
                 }
             }
@@ -330,25 +331,40 @@ __global__ void __launch_bounds__(256) normColParts(NormParams p, A *part, const
     }
 }
 
-// dw[c] / db[c] (either may be NULL) = the sum of the G partials of column c.
+// dw[c] / db[c] (either may be NULL) = the sum of the G partials of column c. Block (32, 8): 32 columns (grid-stride),
+// the partials split over the 8 threads of a column, combined in a fixed order.
 template <typename A>
 __global__ void __launch_bounds__(256) normFinish(long long cols, long long G, const A *part, void *dw, void *db,
                                                   infiniDtype_t wt) {
-    for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
-         c += static_cast<long long>(gridDim.x) * blockDim.x) {
+    __shared__ A sw_[8][32], sb_[8][32];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    for (long long cb = static_cast<long long>(blockIdx.x) * 32; cb < cols; cb += static_cast<long long>(gridDim.x) * 32) {
+        const long long c = cb + tx;
         A sw = A(0), sb = A(0);
-        for (long long k = 0; k < G; ++k) {
-            sw += part[k * cols + c];
-            sb += part[(G + k) * cols + c];
+        if (c < cols) {
+            for (long long k = ty; k < G; k += 8) {
+                if (dw != nullptr) sw += part[k * cols + c];
+                if (db != nullptr) sb += part[(G + k) * cols + c];
+            }
         }
-        if (dw != nullptr) stAs<A>(dw, wt, c, sw);
-        if (db != nullptr) stAs<A>(db, wt, c, sb);
+        __syncthreads();  // (the previous columns' sums were read)
+        sw_[ty][tx] = sw;
+        sb_[ty][tx] = sb;
+        __syncthreads();
+        if (ty == 0 && c < cols) {
+            for (int k = 1; k < 8; ++k) {
+                sw += sw_[k][tx];
+                sb += sb_[k][tx];
+            }
+            if (dw != nullptr) stAs<A>(dw, wt, c, sw);
+            if (db != nullptr) stAs<A>(db, wt, c, sb);
+        }
     }
 }
 
 // The typed kernels for x's dtype T and the weights' W.
 template <typename T, typename W>
-infiniStatus_t launchTyped(const infiniopNormArgs_t &a, const NormParams &p, const Queue &q) {
+infiniStatus_t launchTyped(const infiniopNormArgs_t &a, const NormParams &p, const Ctx &q) {
     constexpr int N = 16 / sizeof(T);
     const long long nv = a.cols / N;
     const bool fwd = a.op == INFINIOP_NORM_LAYER_NORM || a.op == INFINIOP_NORM_RMS_NORM;
@@ -370,15 +386,21 @@ infiniStatus_t launchTyped(const infiniopNormArgs_t &a, const NormParams &p, con
     const int threads = threadsFor(nv, kVecs, threadCap<normBwd<T, W, true>>());
     StreamBuffer buf(q.stream);
     if (nv <= static_cast<long long>(kVecs) * threads) {
-        // a block's rows take turns (its partials stay in registers): a few blocks an SM, at most a block a row
-        const long long G = std::min<long long>(a.rows, 4LL * ops::smCount());
+        // a block's rows take turns (its partials stay in registers): as many blocks as the SMs hold at once, at
+        // most a block a row
+        int per_sm = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, normBwd<T, W, true>, threads, 0) != cudaSuccess) {
+            cudaGetLastError();
+            per_sm = 1;
+        }
+        const long long G = std::min<long long>(a.rows, static_cast<long long>(std::max(per_sm, 1)) * ops::smCount());
         if (parts) INFINI_RETURN_IF_ERROR(buf.alloc(static_cast<size_t>(2 * G * a.cols) * sizeof(float)));
         normBwd<T, W, true><<<static_cast<unsigned>(G), threads, 0, q.stream>>>(
             p, static_cast<T *>(a.y), parts ? buf.as<float>() : nullptr, static_cast<const T *>(a.dy), static_cast<const T *>(a.x),
             static_cast<const float *>(a.mean), static_cast<const float *>(a.rstd), static_cast<const W *>(a.w));
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
         if (parts) {
-            normFinish<float><<<gridX((a.cols + 255) / 256), 256, 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw, a.db, a.w_dtype);
+            normFinish<float><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw, a.db, a.w_dtype);
         }
         return launched("infiniopNorm");
     }
@@ -395,14 +417,14 @@ infiniStatus_t launchTyped(const infiniopNormArgs_t &a, const NormParams &p, con
         normColParts<float><<<cgrid, 256, 0, q.stream>>>(p, buf.as<float>(), a.dy, a.x, a.dtype, static_cast<const float *>(a.mean),
                                                          static_cast<const float *>(a.rstd));
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
-        normFinish<float><<<gridX((a.cols + 255) / 256), 256, 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw, a.db, a.w_dtype);
+        normFinish<float><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw, a.db, a.w_dtype);
     }
     return launched("infiniopNorm");
 }
 
 // The element-wise kernels in A.
 template <typename A>
-infiniStatus_t launchAny(const infiniopNormArgs_t &a, const NormParams &p, const Queue &q) {
+infiniStatus_t launchAny(const infiniopNormArgs_t &a, const NormParams &p, const Ctx &q) {
     const unsigned grid = gridX(a.rows);
     if (a.op == INFINIOP_NORM_LAYER_NORM || a.op == INFINIOP_NORM_RMS_NORM) {
         normAnyFwd<A><<<grid, 256, 0, q.stream>>>(p, a.y, a.dtype, static_cast<float *>(a.mean), static_cast<float *>(a.rstd), a.x,
@@ -422,14 +444,14 @@ infiniStatus_t launchAny(const infiniopNormArgs_t &a, const NormParams &p, const
         normColParts<A><<<cgrid, 256, 0, q.stream>>>(p, buf.as<A>(), a.dy, a.x, a.dtype, static_cast<const float *>(a.mean),
                                                      static_cast<const float *>(a.rstd));
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
-        normFinish<A><<<gridX((a.cols + 255) / 256), 256, 0, q.stream>>>(a.cols, G, buf.as<A>(), a.dw, a.db, a.w_dtype);
+        normFinish<A><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<A>(), a.dw, a.db, a.w_dtype);
     }
     return launched("infiniopNorm");
 }
 
 }  // namespace
 
-infiniStatus_t norm(const infiniopNormArgs_t &a, const Queue &q) {
+infiniStatus_t norm(const infiniopNormArgs_t &a, const Ctx &q) {
     const bool fwd = a.op == INFINIOP_NORM_LAYER_NORM || a.op == INFINIOP_NORM_RMS_NORM;
     const bool layer = a.op == INFINIOP_NORM_LAYER_NORM || a.op == INFINIOP_NORM_LAYER_NORM_BWD;
     const bool has_w = a.w != nullptr, has_b = fwd && layer && a.b != nullptr;
@@ -455,7 +477,7 @@ infiniStatus_t norm(const infiniopNormArgs_t &a, const Queue &q) {
         }
         if (a.dw != nullptr && !has_w) return fail(INFINI_STATUS_BAD_PARAM, "infiniopNorm: dw without w");
     }
-    const NormParams p{a.op, a.rows, a.cols, a.eps, has_w, has_b};
+    const NormParams p{a.op, a.rows, a.cols, a.eps, has_w, has_b, !fwd && a.dw != nullptr, !fwd && a.db != nullptr};
     const bool f64 = a.dtype == INFINI_DTYPE_F64 || ((has_w || has_b || a.dw || a.db) && a.w_dtype == INFINI_DTYPE_F64);
     if (f64) return launchAny<double>(a, p, q);
     // the typed kernels: x's dtype with the weights' in the same dtype or F32, every operand on 16 bytes

@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(256) rowsCols(int op, long long outer, long lo
 
 // rowsVec for x's dtype TX and out's dtype TO.
 template <typename TX, typename TO>
-infiniStatus_t launchVec(const infiniopRowsArgs_t &a, const Queue &q) {
+infiniStatus_t launchVec(const infiniopRowsArgs_t &a, const Ctx &q) {
     constexpr int N = 16 / sizeof(TX);
     const long long nv = a.n / N, rows = a.outer;
     auto cached = rowsVec<TX, TO, true>;
@@ -287,7 +287,7 @@ infiniStatus_t launchVec(const infiniopRowsArgs_t &a, const Queue &q) {
 }
 
 template <typename TX>
-infiniStatus_t launchVecOut(const infiniopRowsArgs_t &a, const Queue &q) {
+infiniStatus_t launchVecOut(const infiniopRowsArgs_t &a, const Ctx &q) {
     switch (a.out_dtype) {
         case INFINI_DTYPE_F32: return launchVec<TX, float>(a, q);
         case INFINI_DTYPE_F16: return launchVec<TX, __half>(a, q);
@@ -299,7 +299,7 @@ bool vecDtype(infiniDtype_t t) { return t == INFINI_DTYPE_F16 || t == INFINI_DTY
 
 }  // namespace
 
-infiniStatus_t rows(const infiniopRowsArgs_t &a, const Queue &q) {
+infiniStatus_t rows(const infiniopRowsArgs_t &a, const Ctx &q) {
     const bool bwd = a.op == INFINIOP_ROWS_SOFTMAX_BWD || a.op == INFINIOP_ROWS_LOG_SOFTMAX_BWD;
     if (!isFloatDtype(a.out_dtype) || !isFloatDtype(a.x_dtype) || (bwd && !isFloatDtype(a.y_dtype))) {
         return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopRows: dtypes %d, %d, %d (float16, bfloat16, float32 or float64)",

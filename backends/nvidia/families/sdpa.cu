@@ -34,7 +34,7 @@ void stridesOf(const infiniopTensor_t &t, long long (&s)[3]) {
 }
 
 // The tiled kernel for the forward where it takes the call; false (nothing queued) where it does not.
-bool flashForward(const SdpaGeom &g, const SdpaData &x, const Queue &q, infiniStatus_t *status) {
+bool flashForward(const SdpaGeom &g, const SdpaData &x, const Ctx &q, infiniStatus_t *status) {
     using namespace ops;
     using namespace ops::attn;
     if ((g.dtype != INFINI_DTYPE_F16 && g.dtype != INFINI_DTYPE_BF16) || g.mask_dtype != INFINI_DTYPE_INVALID || !g.causal) return false;
@@ -88,7 +88,7 @@ bool flashForward(const SdpaGeom &g, const SdpaData &x, const Queue &q, infiniSt
 
 }  // namespace
 
-infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Queue &q) {
+infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Ctx &q) {
     const infiniDtype_t dt = a.dtype;
     if (dt != INFINI_DTYPE_F16 && dt != INFINI_DTYPE_BF16 && dt != INFINI_DTYPE_F32) {
         return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopSdpa: dtype %d (float16, bfloat16 or float32)", dt);

@@ -32,8 +32,8 @@ struct SdpaData {
 constexpr long long kSdpaMaxHeadDim = 256;
 
 // The forward by the blocked kernel (any mask, causal or not, F16 / BF16 / F32, head_dim <= kSdpaMaxHeadDim).
-infiniStatus_t sdpaBlockedForward(const SdpaGeom &g, const SdpaData &x, const Queue &q);
+infiniStatus_t sdpaBlockedForward(const SdpaGeom &g, const SdpaData &x, const Ctx &q);
 // The backward: dq, dk, dv from dout, out and lse (a recompute of the probabilities a key tile at a time).
-infiniStatus_t sdpaBlockedBackward(const SdpaGeom &g, const SdpaData &x, const Queue &q);
+infiniStatus_t sdpaBlockedBackward(const SdpaGeom &g, const SdpaData &x, const Ctx &q);
 
 }  // namespace infini::nvidia::families

@@ -284,7 +284,7 @@ infiniStatus_t launchSmem(K *kern, ops::SmemAllowance &allowance, dim3 grid, int
 
 }  // namespace
 
-infiniStatus_t sdpaBlockedForward(const SdpaGeom &g, const SdpaData &x, const Queue &q) {
+infiniStatus_t sdpaBlockedForward(const SdpaGeom &g, const SdpaData &x, const Ctx &q) {
     return byHeadDim(g.d, [&](auto dt, auto tpr) {
         constexpr int DT = decltype(dt)::value, TPR = decltype(tpr)::value, D = DT * TPR, ROWS = kThreads / TPR;
         static ops::SmemAllowance allowance;
@@ -293,7 +293,7 @@ infiniStatus_t sdpaBlockedForward(const SdpaGeom &g, const SdpaData &x, const Qu
     });
 }
 
-infiniStatus_t sdpaBlockedBackward(const SdpaGeom &g, const SdpaData &x, const Queue &q) {
+infiniStatus_t sdpaBlockedBackward(const SdpaGeom &g, const SdpaData &x, const Ctx &q) {
     StreamBuffer delta(q.stream);
     const long long rows = g.b * g.hq * g.lq;
     if (rows > 0) {

@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
                     for (long long ox = ox0; ox <= ox1; ++ox) {
                         const long long o = plane * OHW + oy * p.ow + ox, k = idx_in[o];
                         if (k == pos) s += ldAs<A>(in, dt, o);
-                        else if (k < 0 || k >= HW) reportError(err, kErrIndex, kFamilyErrorOp + INFINIOP_FAMILY_WINDOW, kArgPoolIndices, k, HW);
+                        else if (k < 0 || k >= HW) reportError(err, kErrFamilyIndex, kFamilyOpBase + INFINIOP_FAMILY_WINDOW, 0, k, HW);
                     }
                 }
                 stAs<A>(out, dt, e, s);
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
 
 }  // namespace
 
-infiniStatus_t window(const infiniopWindowArgs_t &a, const Queue &q) {
+infiniStatus_t window(const infiniopWindowArgs_t &a, const Ctx &q) {
     if (!isFloatDtype(a.dtype)) {
         return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopWindow: dtype %d (float16, bfloat16, float32 or float64)", a.dtype);
     }
