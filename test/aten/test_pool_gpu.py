@@ -93,6 +93,11 @@ def test_avg_pool2d_forward_backward(include_pad, divisor, ceil):
     compare(fn, x, lambda r: r.shape, torch.float32)
 
 
+@pytest.mark.parametrize("out_size", [(1, 1), (4, 3), (6, 9)])
+def test_adaptive_avg_pool2d_forward_backward(out_size):
+    compare(lambda t: F.adaptive_avg_pool2d(t, out_size), rand(2, 3, 13, 9), lambda r: r.shape, torch.float32)
+
+
 @pytest.mark.parametrize("size,scale", [((34, 40), None), ((7, 9), None), (None, 2.0), (None, 1.7)])
 @pytest.mark.parametrize("mode", ["nearest", "bilinear"])
 def test_interpolate_forward_backward(size, scale, mode):

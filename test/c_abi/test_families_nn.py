@@ -274,7 +274,8 @@ def run_norm(layer, x, w, b, dy, eps=1e-5, want=(True, True, True), aligned=True
     mk = dev if aligned else unaligned_copy
     dx_, dw_, db_ = mk(x), None if w is None else dev(w), None if b is None else dev(b)
     y = mk(torch.zeros_like(x))
-    mean, rstd = dev(torch.zeros(rows)), dev(torch.zeros(rows))
+    stat = torch.float64 if x.dtype == torch.float64 else torch.float32  # (the statistics' dtype)
+    mean, rstd = dev(torch.zeros(rows, dtype=stat)), dev(torch.zeros(rows, dtype=stat))
     a = NormArgs()
     a.op = E["INFINIOP_NORM_" + ("LAYER_NORM" if layer else "RMS_NORM")]
     a.rows, a.cols, a.eps, a.dtype, a.w_dtype = rows, cols, eps, DT[x.dtype], DT[wdt]
@@ -303,9 +304,7 @@ def check_norm(layer, x, w, b, dy, **kw):
     for k, (a, e) in enumerate(zip(got, ref)):
         if a is None or e is None:
             continue
-        dtype = torch.float32 if k in (1, 2) else (wdt if k >= 4 else x.dtype)
-        if k >= 3 and dtype == torch.float64:  # (the backward reads the F32 mean and rstd of the contract)
-            dtype = torch.float32
+        dtype = (torch.float64 if x.dtype == torch.float64 else torch.float32) if k in (1, 2) else (wdt if k >= 4 else x.dtype)
         close(a, e, dtype, scale=max(1.0, math.sqrt(rows)) if k >= 4 else 2.0)
 
 
@@ -613,6 +612,21 @@ def test_upsample(mode, size, factor, align):
     (gref,) = torch.autograd.grad(ref, xd, g.double())
     gin, _ = run_window("UPSAMPLE_" + mode + "_BWD", g, n, c, h, w, oh, ow, x.shape, align=align, scale=scale)
     close(gin, gref, torch.float32, scale=4.0)
+
+
+@pytest.mark.skipif("INFINIOP_WINDOW_ADAPTIVE_AVG_POOL" not in E, reason="families.h has no adaptive pooling op here")
+@pytest.mark.parametrize("out_size", [(4, 3), (5, 7), (11, 9), (1, 1)])
+def test_adaptive_avg_pool(out_size):
+    n, c, h, w = 2, 3, 11, 9
+    x = rand(n, c, h, w)
+    xd = x.double().requires_grad_()
+    ref = F.adaptive_avg_pool2d(xd, out_size)
+    out, _ = run_window("ADAPTIVE_AVG_POOL", x, n, c, h, w, *out_size, ref.shape)
+    close(out, ref.detach(), torch.float32)
+    g = rand(*ref.shape, seed=2)
+    (gref,) = torch.autograd.grad(ref, xd, g.double())
+    gin, _ = run_window("ADAPTIVE_AVG_POOL_BWD", g, n, c, h, w, *out_size, x.shape)
+    close(gin, gref, torch.float32)
 
 
 @accel_only

@@ -8,7 +8,8 @@
 // - normAnyFwd / normAnyBwd: any float dtypes and alignment, an element at a time, in float (double for F64);
 //   normColParts then makes the backward's dw / db partials by columns (thread a column, rows split over blocks).
 // Statistics in float (double for F64): layer_norm's mean, then its biased variance from the held values
-// (two passes where not held), rstd = 1 / sqrt(var + eps); rms_norm's rstd = 1 / sqrt(mean(x^2) + eps).
+// (two passes where not held), rstd = 1 / sqrt(var + eps); rms_norm's rstd = 1 / sqrt(mean(x^2) + eps). mean and
+// rstd are stored F32 (F64 for F64 rows); rows of no columns have NaN statistics (0 / 0).
 // Backward, with g = dy * w (dy without weights) and xhat = (x - mean) * rstd (rms_norm: x * rstd):
 //   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))   (rms_norm: without mean(g)),
 //   dw = sum over rows of dy * xhat, db = sum over rows of dy.
@@ -27,7 +28,19 @@ struct NormParams {
     double eps;  // (as float for float math, as torch's kernels take it)
     bool has_w, has_b;
     bool want_dw, want_db;  // (backward)
+    bool stat64;            // mean / rstd are F64 (F64 rows), else F32
 };
+
+// Row r's mean / rstd as A, and their stores, in the statistics' dtype.
+template <typename A>
+__device__ __forceinline__ A loadStat(const NormParams &p, const void *s, long long r) {
+    return p.stat64 ? static_cast<A>(static_cast<const double *>(s)[r]) : static_cast<A>(static_cast<const float *>(s)[r]);
+}
+template <typename A>
+__device__ __forceinline__ void storeStat(const NormParams &p, void *s, long long r, A v) {
+    if (p.stat64) static_cast<double *>(s)[r] = static_cast<double>(v);
+    else static_cast<float *>(s)[r] = static_cast<float>(v);
+}
 
 __device__ __forceinline__ bool isLayer(int op) { return op == INFINIOP_NORM_LAYER_NORM || op == INFINIOP_NORM_LAYER_NORM_BWD; }
 
@@ -240,7 +253,7 @@ __global__ void normBwd(NormParams p, T *dx, float *part, const T *dy, const T *
 
 // ---- any dtypes and alignment: a block a row (grid-stride), an element at a time, in A.
 template <typename A>
-__global__ void __launch_bounds__(256) normAnyFwd(NormParams p, void *y, infiniDtype_t dt, float *mean, float *rstd,
+__global__ void __launch_bounds__(256) normAnyFwd(NormParams p, void *y, infiniDtype_t dt, void *mean, void *rstd,
                                                   const void *x, const void *w, const void *b, infiniDtype_t wt) {
     __shared__ A smem[32];
     const bool layer = isLayer(p.op);
@@ -265,13 +278,10 @@ __global__ void __launch_bounds__(256) normAnyFwd(NormParams p, void *y, infiniD
         } else {
             r = A(1) / sqrt(s / n + static_cast<A>(p.eps));
         }
-        if (p.cols == 0) {
-            mu = A(0);
-            r = A(1) / sqrt(static_cast<A>(p.eps));
-        }
+        if (p.cols == 0) mu = r = A(NAN);  // (statistics of no values: 0 / 0)
         if (threadIdx.x == 0) {
-            if (mean != nullptr && layer) mean[row] = static_cast<float>(mu);
-            if (rstd != nullptr) rstd[row] = static_cast<float>(r);
+            if (mean != nullptr && layer) storeStat(p, mean, row, mu);
+            if (rstd != nullptr) storeStat(p, rstd, row, r);
         }
         for (long long j = threadIdx.x; j < p.cols; j += blockDim.x) {
             A z = (ldAs<A>(x, dt, base + j) - mu) * r;
@@ -284,13 +294,13 @@ __global__ void __launch_bounds__(256) normAnyFwd(NormParams p, void *y, infiniD
 
 template <typename A>
 __global__ void __launch_bounds__(256) normAnyBwd(NormParams p, void *dx, infiniDtype_t dt, const void *dy, const void *x,
-                                                  const float *mean, const float *rstd, const void *w, infiniDtype_t wt) {
+                                                  const void *mean, const void *rstd, const void *w, infiniDtype_t wt) {
     __shared__ A smem[32];
     const bool layer = isLayer(p.op);
     const A n = static_cast<A>(p.cols);
     for (long long row = blockIdx.x; row < p.rows; row += gridDim.x) {
         const long long base = row * p.cols;
-        const A mu = layer ? static_cast<A>(mean[row]) : A(0), r = static_cast<A>(rstd[row]);
+        const A mu = layer ? loadStat<A>(p, mean, row) : A(0), r = loadStat<A>(p, rstd, row);
         A sg = A(0), sgx = A(0);
         for (long long j = threadIdx.x; j < p.cols; j += blockDim.x) {
             const A xh = (ldAs<A>(x, dt, base + j) - mu) * r;
@@ -314,7 +324,7 @@ __global__ void __launch_bounds__(256) normAnyBwd(NormParams p, void *dx, infini
 // (first half) and of dy (second half); grid-stride over columns along x.
 template <typename A>
 __global__ void __launch_bounds__(256) normColParts(NormParams p, A *part, const void *dy, const void *x, infiniDtype_t dt,
-                                                    const float *mean, const float *rstd) {
+                                                    const void *mean, const void *rstd) {
     const bool layer = isLayer(p.op);
     const long long G = gridDim.y, k = blockIdx.y;
     for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < p.cols;
@@ -322,7 +332,7 @@ __global__ void __launch_bounds__(256) normColParts(NormParams p, A *part, const
         A sw = A(0), sb = A(0);
         for (long long row = k; row < p.rows; row += G) {
             const A d = ldAs<A>(dy, dt, row * p.cols + c);
-            const A xh = (ldAs<A>(x, dt, row * p.cols + c) - (layer ? static_cast<A>(mean[row]) : A(0))) * static_cast<A>(rstd[row]);
+            const A xh = (ldAs<A>(x, dt, row * p.cols + c) - (layer ? loadStat<A>(p, mean, row) : A(0))) * loadStat<A>(p, rstd, row);
             sw += d * xh;
             sb += d;
         }
@@ -414,8 +424,7 @@ infiniStatus_t launchTyped(const infiniopNormArgs_t &a, const NormParams &p, con
         const long long G = std::min<long long>(a.rows, 256);
         INFINI_RETURN_IF_ERROR(buf.alloc(static_cast<size_t>(2 * G * a.cols) * sizeof(float)));
         const dim3 cgrid(gridX(std::min<long long>((a.cols + 255) / 256, 65535)), static_cast<unsigned>(G));
-        normColParts<float><<<cgrid, 256, 0, q.stream>>>(p, buf.as<float>(), a.dy, a.x, a.dtype, static_cast<const float *>(a.mean),
-                                                         static_cast<const float *>(a.rstd));
+        normColParts<float><<<cgrid, 256, 0, q.stream>>>(p, buf.as<float>(), a.dy, a.x, a.dtype, a.mean, a.rstd);
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
         normFinish<float><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw, a.db, a.w_dtype);
     }
@@ -427,13 +436,11 @@ template <typename A>
 infiniStatus_t launchAny(const infiniopNormArgs_t &a, const NormParams &p, const Ctx &q) {
     const unsigned grid = gridX(a.rows);
     if (a.op == INFINIOP_NORM_LAYER_NORM || a.op == INFINIOP_NORM_RMS_NORM) {
-        normAnyFwd<A><<<grid, 256, 0, q.stream>>>(p, a.y, a.dtype, static_cast<float *>(a.mean), static_cast<float *>(a.rstd), a.x,
-                                                  a.w, a.b, a.w_dtype);
+        normAnyFwd<A><<<grid, 256, 0, q.stream>>>(p, a.y, a.dtype, a.mean, a.rstd, a.x, a.w, a.b, a.w_dtype);
         return launched("infiniopNorm");
     }
     if (a.y != nullptr) {
-        normAnyBwd<A><<<grid, 256, 0, q.stream>>>(p, a.y, a.dtype, a.dy, a.x, static_cast<const float *>(a.mean),
-                                                  static_cast<const float *>(a.rstd), a.w, a.w_dtype);
+        normAnyBwd<A><<<grid, 256, 0, q.stream>>>(p, a.y, a.dtype, a.dy, a.x, a.mean, a.rstd, a.w, a.w_dtype);
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
     }
     if (a.dw != nullptr || a.db != nullptr) {
@@ -441,8 +448,7 @@ infiniStatus_t launchAny(const infiniopNormArgs_t &a, const NormParams &p, const
         StreamBuffer buf(q.stream);
         INFINI_RETURN_IF_ERROR(buf.alloc(static_cast<size_t>(2 * G * a.cols) * sizeof(A)));
         const dim3 cgrid(gridX(std::min<long long>((a.cols + 255) / 256, 65535)), static_cast<unsigned>(G));
-        normColParts<A><<<cgrid, 256, 0, q.stream>>>(p, buf.as<A>(), a.dy, a.x, a.dtype, static_cast<const float *>(a.mean),
-                                                     static_cast<const float *>(a.rstd));
+        normColParts<A><<<cgrid, 256, 0, q.stream>>>(p, buf.as<A>(), a.dy, a.x, a.dtype, a.mean, a.rstd);
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
         normFinish<A><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<A>(), a.dw, a.db, a.w_dtype);
     }
@@ -477,7 +483,8 @@ infiniStatus_t norm(const infiniopNormArgs_t &a, const Ctx &q) {
         }
         if (a.dw != nullptr && !has_w) return fail(INFINI_STATUS_BAD_PARAM, "infiniopNorm: dw without w");
     }
-    const NormParams p{a.op, a.rows, a.cols, a.eps, has_w, has_b, !fwd && a.dw != nullptr, !fwd && a.db != nullptr};
+    const NormParams p{a.op,   a.rows, a.cols, a.eps, has_w, has_b, !fwd && a.dw != nullptr, !fwd && a.db != nullptr,
+                       a.dtype == INFINI_DTYPE_F64};
     const bool f64 = a.dtype == INFINI_DTYPE_F64 || ((has_w || has_b || a.dw || a.db) && a.w_dtype == INFINI_DTYPE_F64);
     if (f64) return launchAny<double>(a, p, q);
     // the typed kernels: x's dtype with the weights' in the same dtype or F32, every operand on 16 bytes

@@ -1,15 +1,15 @@
-// families/window.cu: the window family (families.h): im2col / col2im, max and average pooling, nearest and
-// bilinear upsampling, and their backwards, over contiguous NCHW images (1-d forms: h = 1). One kernel (per math
-// type: float, double for F64) with the op a runtime switch: a thread an element of the op's output, grid-stride.
-// The backwards gather (a thread an image element sums what reaches it, in a fixed order: deterministic, no
-// atomics, the output written whole: the "zeroed first" of col2im and the backwards is implied).
-// Arithmetic as torch's CPU kernels: max pooling takes the first maximum in window order, and a NaN (the last one)
-// wins; its index is the h * w-flat position (the window's first in-image position when no value exceeds -inf).
-// Average pooling divides by divisor_override, else the window's size clipped to the padded image
-// (count_include_pad) or to the image. Upsampling's source indices use torch's scales in float (bilinear: in the
-// math type), with its shortcuts for equal sizes and (nearest) doubling.
+// families/window.cu: the window family (families.h): im2col / col2im, max, average and adaptive average pooling,
+// nearest and bilinear upsampling, and their backwards, over contiguous NCHW images (1-d forms: h = 1). One kernel
+// (per math type: float, double for F64) with the op a runtime switch: a thread an element of the op's output,
+// grid-stride. The backwards gather (a thread an image element sums what reaches it, in a fixed order:
+// deterministic, no atomics; the output written whole, which is the "zeroed first" of col2im and the backwards).
+// The index arithmetic is torch's CPU kernels', shared with the cpu backend (common/window_math.h); the backwards
+// find the outputs that reach an image element by the same functions (ranges by arithmetic where the windows are
+// regular, by a binary search over the monotone source index otherwise). Max pooling takes the first maximum in
+// window order, a NaN (the last one) winning; its index is the h * w-flat position.
 #include <algorithm>
 
+#include "../../common/window_math.h"
 #include "elems.cuh"
 
 namespace infini::nvidia::families {
@@ -31,37 +31,25 @@ __device__ __forceinline__ long long floorDiv(long long a, long long b) {  // b 
 }
 __device__ __forceinline__ long long ceilDiv(long long a, long long b) { return -floorDiv(-a, b); }
 
-// upsample_nearest's source index of output index o (torch's nearest_idx).
-__device__ __forceinline__ long long nearestIdx(long long o, long long in, long long out, double scale) {
-    if (out == in) return o;
-    if (out == 2 * in) return o >> 1;
-    const float s = scale > 0.0 ? static_cast<float>(scale) : static_cast<float>(in) / static_cast<float>(out);
-    const long long src = static_cast<long long>(floorf(static_cast<float>(o) * s));
-    return src < in - 1 ? src : in - 1;
-}
+namespace wm = ::infini::window;
 
-// upsample_bilinear's ratio (torch's area_pixel_compute_scale) and output index o's two source indices and weights
-// (compute_source_index_and_lambda).
-template <typename A>
-__device__ __forceinline__ A linearRatio(long long in, long long out, bool align, double scale) {
-    if (align) return out > 1 ? static_cast<A>(in - 1) / static_cast<A>(out - 1) : A(0);
-    return scale > 0.0 ? static_cast<A>(scale) : static_cast<A>(in) / static_cast<A>(out);
-}
+// The ops families.h appends after UPSAMPLE_BILINEAR_BWD: adaptive average pooling and its backward (output cell o
+// averages input rows [floor(o * h / oh), ceil((o + 1) * h / oh)), likewise along w).
+constexpr int kAdaptiveAvgPool = INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD + 1;
+constexpr int kAdaptiveAvgPoolBwd = INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD + 2;
+
+// Bilinear source of output o (wm::linearSource).
 template <typename A>
 struct Lerp {
     long long i0, i1;
     A l0, l1;
 };
 template <typename A>
-__device__ __forceinline__ Lerp<A> lerpAt(long long o, long long in, long long out, bool align, A ratio) {
-    if (out == in) return Lerp<A>{o, o, A(1), A(0)};
-    A real = align ? ratio * static_cast<A>(o) : ratio * (static_cast<A>(o) + A(0.5)) - A(0.5);
-    if (!align && real < A(0)) real = A(0);
-    long long i0 = static_cast<long long>(floorf(static_cast<float>(real)));
-    if (i0 > in - 1) i0 = in - 1;
-    A l1 = real - static_cast<A>(i0);
-    l1 = l1 < A(0) ? A(0) : (l1 > A(1) ? A(1) : l1);
-    return Lerp<A>{i0, i0 + (i0 < in - 1 ? 1 : 0), A(1) - l1, l1};
+__device__ __forceinline__ Lerp<A> lerpAt(long long o, long long in, long long out, int align, A scale) {
+    int64_t i0, i1;
+    A l0, l1;
+    wm::linearSource<A>(o, in, out, scale, align, &i0, &i1, &l0, &l1);
+    return Lerp<A>{i0, i1, l0, l1};
 }
 
 // The first o in [0, out) whose source index src(o) (monotone in o) is >= target; out if none.
@@ -112,11 +100,9 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
             }
             case INFINIOP_WINDOW_MAX_POOL: {  // out, indices [n, c, oh, ow]
                 const long long ox = e % p.ow, oy = (e / p.ow) % p.oh, plane = e / OHW;
-                long long ih0 = oy * p.sh - p.ph, iw0 = ox * p.sw - p.pw;
-                const long long ih1 = min(ih0 + static_cast<long long>(p.kh - 1) * p.dh + 1, p.h);
-                const long long iw1 = min(iw0 + static_cast<long long>(p.kw - 1) * p.dw + 1, p.w);
-                if (ih0 < 0) ih0 += ceilDiv(-ih0, p.dh) * p.dh;
-                if (iw0 < 0) iw0 += ceilDiv(-iw0, p.dw) * p.dw;
+                int64_t ih0, ih1, iw0, iw1;
+                wm::maxPoolSpan(oy, p.h, p.kh, p.sh, p.ph, p.dh, &ih0, &ih1);
+                wm::maxPoolSpan(ox, p.w, p.kw, p.sw, p.pw, p.dw, &iw0, &iw1);
                 long long best = ih0 * p.w + iw0;
                 A m = A(-INFINITY);
                 for (long long ih = ih0; ih < ih1; ih += p.dh) {
@@ -151,21 +137,16 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
             }
             case INFINIOP_WINDOW_AVG_POOL: {  // out [n, c, oh, ow]
                 const long long ox = e % p.ow, oy = (e / p.ow) % p.oh, plane = e / OHW;
-                long long h0 = oy * p.sh - p.ph, w0 = ox * p.sw - p.pw;
-                long long h1 = min(h0 + p.kh, p.h + p.ph), w1 = min(w0 + p.kw, p.w + p.pw);
-                const long long pool = (h1 - h0) * (w1 - w0);
-                h0 = max(h0, 0LL);
-                w0 = max(w0, 0LL);
-                h1 = min(h1, p.h);
-                w1 = min(w1, p.w);
+                int64_t h0, h1, w0, w1;
+                const int64_t ph_ = wm::avgPoolSpan(oy, p.h, p.kh, p.sh, p.ph, &h0, &h1);
+                const int64_t pw_ = wm::avgPoolSpan(ox, p.w, p.kw, p.sw, p.pw, &w0, &w1);
                 A v = A(0);
                 if (h0 < h1 && w0 < w1) {
                     A s = A(0);
                     for (long long ih = h0; ih < h1; ++ih) {
                         for (long long iw = w0; iw < w1; ++iw) s += ldAs<A>(in, dt, plane * HW + ih * p.w + iw);
                     }
-                    const long long div = p.divisor_override > 0 ? p.divisor_override : (p.count_include_pad ? pool : (h1 - h0) * (w1 - w0));
-                    v = s / static_cast<A>(div);
+                    v = s / static_cast<A>(wm::avgPoolDivisor(ph_, pw_, h1 - h0, w1 - w0, p.count_include_pad, p.divisor_override));
                 }
                 stAs<A>(out, dt, e, v);
                 break;
@@ -176,19 +157,41 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
                 const long long ox0 = max(0LL, ceilDiv(x + p.pw - p.kw + 1, p.sw)), ox1 = min(p.ow - 1, floorDiv(x + p.pw, p.sw));
                 A s = A(0);
                 for (long long oy = oy0; oy <= oy1; ++oy) {
-                    long long h0 = oy * p.sh - p.ph, h1 = min(h0 + p.kh, p.h + p.ph);
-                    const long long ph_ = h1 - h0;
-                    h0 = max(h0, 0LL);
-                    h1 = min(h1, p.h);
+                    int64_t h0, h1;
+                    const int64_t ph_ = wm::avgPoolSpan(oy, p.h, p.kh, p.sh, p.ph, &h0, &h1);
                     for (long long ox = ox0; ox <= ox1; ++ox) {
-                        long long w0 = ox * p.sw - p.pw, w1 = min(w0 + p.kw, p.w + p.pw);
-                        const long long pw_ = w1 - w0;
-                        w0 = max(w0, 0LL);
-                        w1 = min(w1, p.w);
+                        int64_t w0, w1;
+                        const int64_t pw_ = wm::avgPoolSpan(ox, p.w, p.kw, p.sw, p.pw, &w0, &w1);
                         if (y < h0 || y >= h1 || x < w0 || x >= w1) continue;
-                        const long long div = p.divisor_override > 0 ? p.divisor_override
-                                                                     : (p.count_include_pad ? ph_ * pw_ : (h1 - h0) * (w1 - w0));
+                        const int64_t div = wm::avgPoolDivisor(ph_, pw_, h1 - h0, w1 - w0, p.count_include_pad, p.divisor_override);
                         s += ldAs<A>(in, dt, plane * OHW + oy * p.ow + ox) / static_cast<A>(div);
+                    }
+                }
+                stAs<A>(out, dt, e, s);
+                break;
+            }
+            case kAdaptiveAvgPool: {  // out [n, c, oh, ow]: the window's sum / its rows / its columns
+                const long long ox = e % p.ow, oy = (e / p.ow) % p.oh, plane = e / OHW;
+                const long long y0 = wm::adaptiveBegin(oy, p.oh, p.h), y1 = wm::adaptiveEnd(oy, p.oh, p.h);
+                const long long x0 = wm::adaptiveBegin(ox, p.ow, p.w), x1 = wm::adaptiveEnd(ox, p.ow, p.w);
+                A s = A(0);
+                for (long long iy = y0; iy < y1; ++iy) {
+                    for (long long ix = x0; ix < x1; ++ix) s += ldAs<A>(in, dt, plane * HW + iy * p.w + ix);
+                }
+                stAs<A>(out, dt, e, s / static_cast<A>(y1 - y0) / static_cast<A>(x1 - x0));
+                break;
+            }
+            case kAdaptiveAvgPoolBwd: {  // out [n, c, h, w] from dy [n, c, oh, ow]
+                const long long x = e % p.w, y = (e / p.w) % p.h, plane = e / HW;
+                // the outputs whose windows hold y: end > y (monotone in the output) from the first, while begin <= y
+                auto endY = [&](long long o) { return static_cast<long long>(wm::adaptiveEnd(o, p.oh, p.h)); };
+                auto endX = [&](long long o) { return static_cast<long long>(wm::adaptiveEnd(o, p.ow, p.w)); };
+                A s = A(0);
+                for (long long oy = firstAtLeast(p.oh, y + 1, endY); oy < p.oh && wm::adaptiveBegin(oy, p.oh, p.h) <= y; ++oy) {
+                    const A ry = static_cast<A>(wm::adaptiveEnd(oy, p.oh, p.h) - wm::adaptiveBegin(oy, p.oh, p.h));
+                    for (long long ox = firstAtLeast(p.ow, x + 1, endX); ox < p.ow && wm::adaptiveBegin(ox, p.ow, p.w) <= x; ++ox) {
+                        const A rx = static_cast<A>(wm::adaptiveEnd(ox, p.ow, p.w) - wm::adaptiveBegin(ox, p.ow, p.w));
+                        s += ldAs<A>(in, dt, plane * OHW + oy * p.ow + ox) / ry / rx;
                     }
                 }
                 stAs<A>(out, dt, e, s);
@@ -196,14 +199,16 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
             }
             case INFINIOP_WINDOW_UPSAMPLE_NEAREST: {  // out [n, c, oh, ow]
                 const long long ox = e % p.ow, oy = (e / p.ow) % p.oh, plane = e / OHW;
-                const long long sy = nearestIdx(oy, p.h, p.oh, p.scale_h), sx = nearestIdx(ox, p.w, p.ow, p.scale_w);
+                const long long sy = wm::nearestSource(oy, p.h, p.oh, wm::nearestScale(p.h, p.oh, p.scale_h));
+                const long long sx = wm::nearestSource(ox, p.w, p.ow, wm::nearestScale(p.w, p.ow, p.scale_w));
                 stAs<A>(out, dt, e, ldAs<A>(in, dt, plane * HW + sy * p.w + sx));
                 break;
             }
             case INFINIOP_WINDOW_UPSAMPLE_NEAREST_BWD: {  // out [n, c, h, w] from dy [n, c, oh, ow]
                 const long long x = e % p.w, y = (e / p.w) % p.h, plane = e / HW;
-                auto srcY = [&](long long o) { return nearestIdx(o, p.h, p.oh, p.scale_h); };
-                auto srcX = [&](long long o) { return nearestIdx(o, p.w, p.ow, p.scale_w); };
+                const float fy = wm::nearestScale(p.h, p.oh, p.scale_h), fx = wm::nearestScale(p.w, p.ow, p.scale_w);
+                auto srcY = [&](long long o) { return static_cast<long long>(wm::nearestSource(o, p.h, p.oh, fy)); };
+                auto srcX = [&](long long o) { return static_cast<long long>(wm::nearestSource(o, p.w, p.ow, fx)); };
                 const long long oy0 = firstAtLeast(p.oh, y, srcY), ox0 = firstAtLeast(p.ow, x, srcX);
                 A s = A(0);
                 for (long long oy = oy0; oy < p.oh && srcY(oy) == y; ++oy) {
@@ -214,9 +219,8 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
             }
             case INFINIOP_WINDOW_UPSAMPLE_BILINEAR: {  // out [n, c, oh, ow]
                 const long long ox = e % p.ow, oy = (e / p.ow) % p.oh, plane = e / OHW;
-                const bool al = p.align_corners != 0;
-                const Lerp<A> ly = lerpAt<A>(oy, p.h, p.oh, al, linearRatio<A>(p.h, p.oh, al, p.scale_h));
-                const Lerp<A> lx = lerpAt<A>(ox, p.w, p.ow, al, linearRatio<A>(p.w, p.ow, al, p.scale_w));
+                const Lerp<A> ly = lerpAt<A>(oy, p.h, p.oh, p.align_corners, wm::linearScale<A>(p.h, p.oh, p.align_corners, p.scale_h));
+                const Lerp<A> lx = lerpAt<A>(ox, p.w, p.ow, p.align_corners, wm::linearScale<A>(p.w, p.ow, p.align_corners, p.scale_w));
                 const long long b = plane * HW;
                 const A v = ly.l0 * (lx.l0 * ldAs<A>(in, dt, b + ly.i0 * p.w + lx.i0) + lx.l1 * ldAs<A>(in, dt, b + ly.i0 * p.w + lx.i1)) +
                             ly.l1 * (lx.l0 * ldAs<A>(in, dt, b + ly.i1 * p.w + lx.i0) + lx.l1 * ldAs<A>(in, dt, b + ly.i1 * p.w + lx.i1));
@@ -225,8 +229,8 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
             }
             default: {  // UPSAMPLE_BILINEAR_BWD: out [n, c, h, w] from dy [n, c, oh, ow]
                 const long long x = e % p.w, y = (e / p.w) % p.h, plane = e / HW;
-                const bool al = p.align_corners != 0;
-                const A ry = linearRatio<A>(p.h, p.oh, al, p.scale_h), rx = linearRatio<A>(p.w, p.ow, al, p.scale_w);
+                const int al = p.align_corners;
+                const A ry = wm::linearScale<A>(p.h, p.oh, al, p.scale_h), rx = wm::linearScale<A>(p.w, p.ow, al, p.scale_w);
                 // the outputs whose first source index is y - 1 or y (the second is the first or the next)
                 auto srcY = [&](long long o) { return lerpAt<A>(o, p.h, p.oh, al, ry).i0; };
                 auto srcX = [&](long long o) { return lerpAt<A>(o, p.w, p.ow, al, rx).i0; };
@@ -261,14 +265,22 @@ infiniStatus_t window(const infiniopWindowArgs_t &a, const Ctx &q) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopWindow: negative extent");
     }
     const int op = a.op;
-    const bool upsample = op >= INFINIOP_WINDOW_UPSAMPLE_NEAREST;
-    if (!upsample && (a.kh < 1 || a.kw < 1 || a.sh < 1 || a.sw < 1 || a.dh < 1 || a.dw < 1 || a.ph < 0 || a.pw < 0)) {
+    if (op < 0 || op > kAdaptiveAvgPoolBwd) return fail(INFINI_STATUS_BAD_PARAM, "infiniopWindow: op %d", op);
+    const bool kernel = op <= INFINIOP_WINDOW_AVG_POOL_BWD;  // (im2col, col2im and the poolings take the window's shape)
+    if (kernel && (a.kh < 1 || a.kw < 1 || a.sh < 1 || a.sw < 1 || a.dh < 1 || a.dw < 1 || a.ph < 0 || a.pw < 0)) {
         return fail(INFINI_STATUS_BAD_PARAM, "infiniopWindow: kernel %dx%d, stride %dx%d, padding %dx%d, dilation %dx%d", a.kh,
                     a.kw, a.sh, a.sw, a.ph, a.pw, a.dh, a.dw);
     }
+    const bool adaptive = op == kAdaptiveAvgPool || op == kAdaptiveAvgPoolBwd;
+    const bool upsample = op >= INFINIOP_WINDOW_UPSAMPLE_NEAREST && !adaptive;
+    if ((adaptive || upsample) && a.n * a.c > 0 && ((a.oh > 0 && a.h == 0) || (a.ow > 0 && a.w == 0))) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopWindow: an empty image pooled or upsampled into %lldx%lld",
+                    static_cast<long long>(a.oh), static_cast<long long>(a.ow));
+    }
     // the op's output: the image (col2im, the backwards) or the grid
     const bool to_image = op == INFINIOP_WINDOW_COL2IM || op == INFINIOP_WINDOW_MAX_POOL_BWD || op == INFINIOP_WINDOW_AVG_POOL_BWD ||
-                          op == INFINIOP_WINDOW_UPSAMPLE_NEAREST_BWD || op == INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD;
+                          op == INFINIOP_WINDOW_UPSAMPLE_NEAREST_BWD || op == INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD ||
+                          op == kAdaptiveAvgPoolBwd;
     const long long grid_elems = a.n * a.c * a.oh * a.ow;
     const long long total = to_image ? a.n * a.c * a.h * a.w
                                      : (op == INFINIOP_WINDOW_IM2COL ? grid_elems * a.kh * a.kw : grid_elems);
@@ -277,10 +289,6 @@ infiniStatus_t window(const infiniopWindowArgs_t &a, const Ctx &q) {
     if (a.out == nullptr || (in_elems > 0 && a.in == nullptr)) return fail(INFINI_STATUS_NULL_POINTER, "infiniopWindow: out or in is NULL");
     const bool pool_idx = op == INFINIOP_WINDOW_MAX_POOL || (op == INFINIOP_WINDOW_MAX_POOL_BWD && grid_elems > 0);
     if (pool_idx && a.indices == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "infiniopWindow: indices is NULL");
-    if (upsample && !to_image && (a.h == 0 || a.w == 0)) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopWindow: upsampling an empty image into %lldx%lld", (long long)a.oh,
-                    (long long)a.ow);
-    }
     const WinParams p{op,   a.dtype, a.n,  a.c,  a.h,  a.w,  a.oh,  a.ow,  a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, a.dh,
                       a.dw, a.count_include_pad, a.align_corners, a.divisor_override, a.scale_h, a.scale_w};
     long long *idx_out = op == INFINIOP_WINDOW_MAX_POOL ? static_cast<long long *>(a.indices) : nullptr;
