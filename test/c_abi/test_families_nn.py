@@ -519,6 +519,25 @@ def test_sdpa_tiled_kernel_forward(b, hq, hk, s, d, layout):
     check_sdpa(b, hq, hk, s, s, d, torch.bfloat16, causal=True, backward=b * hq * s <= 2048, view=view)
 
 
+# the tensor-core backward's calls (fp16 / bf16, head_dim 64 or 128, no mask): grouped heads, lq != lk, odd lengths,
+# [b, s, h, d] storage
+MMA_BACKWARD = [
+    (1, 8, 2, 64, 96, 128, torch.bfloat16, None, False),
+    (2, 4, 4, 130, 130, 64, torch.float16, None, True),
+    (1, 4, 2, 33, 77, 128, torch.bfloat16, None, True),
+    (2, 2, 2, 70, 50, 64, torch.bfloat16, None, True),  # lq > lk: rows that see no key
+]
+
+
+@pytest.mark.parametrize("case", MMA_BACKWARD)
+def test_sdpa_half_backward(case):
+    check_sdpa(*case)
+
+
+def test_sdpa_half_backward_bshd_layout():
+    check_sdpa(2, 4, 2, 40, 40, 128, torch.bfloat16, causal=True, view=lambda t: t.transpose(1, 2).contiguous().transpose(1, 2))
+
+
 @accel_only
 def test_sdpa_blocked_head_dim_256():
     check_sdpa(1, 2, 1, 70, 90, 256, torch.float32, mask_kind="bool")

@@ -5,7 +5,8 @@
 //   i at position lk - lq + i sees keys 0 .. that position, which is the family's causal form. Heads of a batch
 //   are the kernel's heads; batches fold into the heads where every batch stride is the heads' extent times the
 //   head stride (contiguous [b, h, s, d], and lse [b, h, s]), else a launch a batch. The kernel also writes lse.
-// - everything else, and the backward, to the blocked kernels (sdpa_blocked.cu).
+// - the backward of fp16 / bf16 with head_dim 64 or 128 and no mask to the tensor-core backward (sdpa_mma.cu);
+// - everything else to the blocked kernels on CUDA cores (sdpa_blocked.cu).
 #include <algorithm>
 #include <cmath>
 
@@ -183,7 +184,7 @@ infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Ctx &q) {
     x.dq = a.dq.data;
     x.dk = a.dk.data;
     x.dv = a.dv.data;
-    return sdpaBlockedBackward(g, x, q);
+    return sdpaMmaTakes(g, x) ? sdpaMmaBackward(g, x, q) : sdpaBlockedBackward(g, x, q);
 }
 
 }  // namespace infini::nvidia::families

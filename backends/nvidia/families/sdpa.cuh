@@ -35,5 +35,13 @@ constexpr long long kSdpaMaxHeadDim = 256;
 infiniStatus_t sdpaBlockedForward(const SdpaGeom &g, const SdpaData &x, const Ctx &q);
 // The backward: dq, dk, dv from dout, out and lse (a recompute of the probabilities a key tile at a time).
 infiniStatus_t sdpaBlockedBackward(const SdpaGeom &g, const SdpaData &x, const Ctx &q);
+// The backwards' delta = rowsum(dout * out), F32 [b, hq, lq] contiguous (sdpa_blocked.cu).
+infiniStatus_t sdpaBackwardDelta(const SdpaGeom &g, const SdpaData &x, float *delta, const Ctx &q);
+
+// The backward on tensor cores (sdpa_mma.cu): whether it takes the call (fp16 / bf16, head_dim 64 or 128, no mask,
+// strides multiples of 8, operands on 16 bytes; INFINI_SDPA_BACKWARD=blocked sends every call to the blocked
+// kernels), and the call.
+bool sdpaMmaTakes(const SdpaGeom &g, const SdpaData &x);
+infiniStatus_t sdpaMmaBackward(const SdpaGeom &g, const SdpaData &x, const Ctx &q);
 
 }  // namespace infini::nvidia::families

@@ -1,6 +1,6 @@
 // families/sdpa_blocked.cu: the sdpa family's blocked kernels, on CUDA cores in float: the forward for what the
-// tiled tensor-core kernel does not take (masks, no causal, float32, head_dim other than 64 / 128, lse of a
-// layout it cannot fold), and the backward.
+// tiled tensor-core kernel does not take (masks, no causal, float32, head_dim other than 64 / 128, layouts it
+// cannot address), and the backward for what the tensor-core backward (sdpa_mma.cu) does not take.
 // Layout: a block of 128 threads, TPR threads a row (of queries, or of keys for dk / dv), each holding DT of the
 // row's head_dim (D = DT * TPR >= head_dim, zero-padded): thread r of a row holds elements 4 TPR m + 4 r + u
 // (m < DT / 4, u < 4), so that the TPR threads of a row read a row of a shared-memory tile as one contiguous
@@ -293,13 +293,17 @@ infiniStatus_t sdpaBlockedForward(const SdpaGeom &g, const SdpaData &x, const Ct
     });
 }
 
+infiniStatus_t sdpaBackwardDelta(const SdpaGeom &g, const SdpaData &x, float *delta, const Ctx &q) {
+    sdpaDelta<<<blocksFor(g.b * g.hq * g.lq, 8, 1LL << 20), 256, 0, q.stream>>>(g, x, delta);
+    return launched("infiniopSdpa");
+}
+
 infiniStatus_t sdpaBlockedBackward(const SdpaGeom &g, const SdpaData &x, const Ctx &q) {
     StreamBuffer delta(q.stream);
     const long long rows = g.b * g.hq * g.lq;
     if (rows > 0) {
         INFINI_RETURN_IF_ERROR(delta.alloc(static_cast<size_t>(rows) * sizeof(float)));
-        sdpaDelta<<<blocksFor(rows, 8, 1LL << 20), 256, 0, q.stream>>>(g, x, delta.as<float>());
-        INFINI_RETURN_IF_ERROR(launched("infiniopSdpa"));
+        INFINI_RETURN_IF_ERROR(sdpaBackwardDelta(g, x, delta.as<float>(), q));
     }
     return byHeadDim(g.d, [&](auto dt, auto tpr) -> infiniStatus_t {
         constexpr int DT = decltype(dt)::value, TPR = decltype(tpr)::value, D = DT * TPR, ROWS = kThreads / TPR;
