@@ -56,8 +56,8 @@ using IndexList = c10::List<std::optional<Tensor>>;
 // ---- nonzero ----
 
 Tensor &nonzeroImpl(const Tensor &self, Tensor &result) {
-    TORCH_CHECK(result.scalar_type() == at::kLong, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
-                result.scalar_type());
+    TORCH_CHECK(result.scalar_type() == at::kLong,
+                "nonzero: Expected out tensor to have scalar type Long but got scalar type", result.scalar_type());
     TORCH_CHECK(result.device() == self.device(), "nonzero: Expected out tensor on ", self.device(), ", but got ",
                 result.device());
     at::assert_no_internal_overlap(result);
@@ -97,7 +97,7 @@ bool indexFits(const at::TensorIteratorBase &iter) {
 
 void runIndexed(const char *name, at::TensorIteratorBase &iter, const at::DimVector &sizes,
                 const at::DimVector &strides, int64_t element_size) {
-    at::DimVector elems(strides.size());
+    std::vector<int64_t> elems(strides.size());
     for (size_t k = 0; k < strides.size(); ++k) elems[k] = strides[k] / element_size;
     runIndex(name, INFINIOP_INDEX_GATHER, iter, sizes, elems, true);
 }

@@ -19,7 +19,6 @@
 #include <ATen/ops/random_ops.h>
 #include <ATen/ops/randperm_ops.h>
 #include <ATen/ops/uniform_ops.h>
-#include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
 #include <limits>
@@ -166,17 +165,23 @@ bool native(const Tensor &t) { return isFamilyDtype(t.scalar_type()); }
 // ---- the registered overloads ----
 
 Tensor &uniform_(Tensor &self, double from, double to, Gen gen) {
-    if (!native(self)) return detail::fallback<at::_ops::uniform_, Tensor &, Tensor &, double, double, Gen>(self, from, to, gen);
+    if (!native(self)) {
+        return detail::fallback<at::_ops::uniform_, Tensor &, Tensor &, double, double, Gen>(self, from, to, gen);
+    }
     return tpl::uniform_impl_<UniformKernel, RNG>(self, from, to, gen);
 }
 
 Tensor &normal_(Tensor &self, double mean, double std, Gen gen) {
-    if (!native(self)) return detail::fallback<at::_ops::normal_, Tensor &, Tensor &, double, double, Gen>(self, mean, std, gen);
+    if (!native(self)) {
+        return detail::fallback<at::_ops::normal_, Tensor &, Tensor &, double, double, Gen>(self, mean, std, gen);
+    }
     return tpl::normal_impl_<NormalKernel, RNG>(self, mean, std, gen);
 }
 
 Tensor normalTensorFloat(const Tensor &mean, double std, Gen gen) {
-    if (!native(mean)) return detail::fallback<at::_ops::normal_Tensor_float, Tensor, const Tensor &, double, Gen>(mean, std, gen);
+    if (!native(mean)) {
+        return detail::fallback<at::_ops::normal_Tensor_float, Tensor, const Tensor &, double, Gen>(mean, std, gen);
+    }
     return tpl::normal_impl<NormalKernel, RNG>(mean, std, gen);
 }
 Tensor &normalTensorFloatOut(const Tensor &mean, double std, Gen gen, Tensor &out) {
@@ -187,7 +192,9 @@ Tensor &normalTensorFloatOut(const Tensor &mean, double std, Gen gen, Tensor &ou
     return tpl::normal_out_impl<NormalKernel, RNG>(out, mean, std, gen);
 }
 Tensor normalFloatTensor(double mean, const Tensor &std, Gen gen) {
-    if (!native(std)) return detail::fallback<at::_ops::normal_float_Tensor, Tensor, double, const Tensor &, Gen>(mean, std, gen);
+    if (!native(std)) {
+        return detail::fallback<at::_ops::normal_float_Tensor, Tensor, double, const Tensor &, Gen>(mean, std, gen);
+    }
     return tpl::normal_impl<NormalKernel, RNG>(mean, std, gen);
 }
 Tensor &normalFloatTensorOut(double mean, const Tensor &std, Gen gen, Tensor &out) {
@@ -220,7 +227,9 @@ Tensor &logNormal_(Tensor &self, double mean, double std, Gen gen) {
 }
 
 Tensor &exponential_(Tensor &self, double lambda, Gen gen) {
-    if (!native(self)) return detail::fallback<at::_ops::exponential_, Tensor &, Tensor &, double, Gen>(self, lambda, gen);
+    if (!native(self)) {
+        return detail::fallback<at::_ops::exponential_, Tensor &, Tensor &, double, Gen>(self, lambda, gen);
+    }
     return tpl::exponential_impl_<ExponentialKernel, RNG>(self, lambda, gen);
 }
 
@@ -250,7 +259,9 @@ Tensor &randomFrom_(Tensor &self, int64_t from, std::optional<int64_t> to, Gen g
 Tensor &randomTo_(Tensor &self, int64_t to, Gen gen) { return randomFrom_(self, 0, to, gen); }
 
 Tensor &bernoulliFloat_(Tensor &self, double p, Gen gen) {
-    if (!native(self)) return detail::fallback<at::_ops::bernoulli__float, Tensor &, Tensor &, double, Gen>(self, p, gen);
+    if (!native(self)) {
+        return detail::fallback<at::_ops::bernoulli__float, Tensor &, Tensor &, double, Gen>(self, p, gen);
+    }
     return tpl::bernoulli_impl_<BernoulliScalarKernel, RNG>(self, p, gen);
 }
 Tensor &bernoulliTensor_(Tensor &self, const Tensor &p, Gen gen) {

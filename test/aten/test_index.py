@@ -34,8 +34,8 @@ def make(shape, dtype, seed=0):
 
 
 def tol(dtype):
-    return {torch.float16: dict(rtol=2e-3, atol=2e-3), torch.bfloat16: dict(rtol=1.6e-2, atol=1.6e-2)}.get(
-        dtype, dict(rtol=1e-5, atol=1e-6))
+    loose = {torch.float16: {"rtol": 2e-3, "atol": 2e-3}, torch.bfloat16: {"rtol": 1.6e-2, "atol": 1.6e-2}}
+    return loose.get(dtype, {"rtol": 1e-5, "atol": 1e-6})
 
 
 def same(actual, expected):
@@ -151,6 +151,24 @@ def test_scatter_reduce_two(reduce, include_self, dtype):
     same(y, expected)
 
 
+def test_scatter_into_noncontiguous_and_0d_self():
+    x = make((7, 5), torch.float32)
+    idx = index_of((9, 7), 5)
+    src = make((9, 7), torch.float32, seed=2)
+    y = on(x).t()  # a transposed self, written in place through its strides
+    y.scatter_add_(0, on(idx), on(src))
+    same(y, x.t().clone().scatter_add_(0, idx, src))
+    y = on(x)[:, ::2]
+    y.index_add_(0, on(torch.tensor([6, 0, 6])), on(make((3, 3), torch.float32, seed=3)))
+    same(y, x[:, ::2].clone().index_add_(0, torch.tensor([6, 0, 6]), make((3, 3), torch.float32, seed=3)))
+    s = torch.tensor(1.0)
+    same(on(s).scatter(0, on(torch.tensor(0)), on(torch.tensor(4.0))), s.scatter(0, torch.tensor(0), torch.tensor(4.0)))
+    same(on(s).scatter_add(0, on(torch.tensor([0])), on(torch.tensor([4.0]))),
+         s.scatter_add(0, torch.tensor([0]), torch.tensor([4.0])))
+    e = torch.empty(0, 7, dtype=torch.int64)
+    same(on(x).scatter(0, on(e), on(src)), x.scatter(0, e, src))
+
+
 def test_scatter_reduce_nan_propagates():
     x = torch.tensor([1.0, 2.0, float("nan")])
     src = torch.tensor([float("nan"), 5.0, 0.0, 7.0])
@@ -200,8 +218,8 @@ def test_index_select_shapes_noncontiguous_and_out():
     same(on(x).index_select(0, on(idx)), x.index_select(0, idx))
     same(on(x).t().index_select(1, on(idx)), x.t().index_select(1, idx))
     same(on(x)[:, ::3].index_select(1, on(idx)), x[:, ::3].index_select(1, idx))
-    same(on(x).index_select(0, on(torch.tensor([], dtype=torch.int64))), x.index_select(0, torch.tensor([],
-                                                                                                     dtype=torch.int64)))
+    empty = torch.tensor([], dtype=torch.int64)
+    same(on(x).index_select(0, on(empty)), x.index_select(0, empty))
     s = torch.tensor(2.5)
     same(on(s).index_select(0, on(torch.tensor([0]))), s.index_select(0, torch.tensor([0])))
     out = torch.empty(0, device=DEV)
@@ -336,6 +354,19 @@ def test_index_put_accumulate_with_duplicates(dtype):
     # small integers: every order of the additions gives the same sums (torch's CPU kernel sorts by index first)
     ones = torch.randint(-2, 3, (100000,), generator=torch.Generator().manual_seed(16)).to(dtype)
     same(on(big).index_put_((on(i),), on(ones), accumulate=True), big.clone().index_put_((i,), ones, accumulate=True))
+
+
+def test_index_put_noncontiguous_self():
+    x = make((6, 4), torch.float32)
+    y = on(x).t()
+    i = torch.tensor([3, 0])
+    y[:, on(i)] = on(torch.ones(4, 2))
+    expected = x.t().clone()
+    expected[:, i] = torch.ones(4, 2)
+    same(y, expected)
+    y.index_put_((on(torch.tensor([1, 1])),), on(torch.ones(2, 6)), accumulate=True)
+    expected.index_put_((torch.tensor([1, 1]),), torch.ones(2, 6), accumulate=True)
+    same(y, expected)
 
 
 def test_index_put_augmented_assignment():

@@ -85,12 +85,44 @@ Plan makePlan(const infiniopIndexArgs_t &a) {
     return p;
 }
 
+// One index operand of index type I (the common case: its loop has no per-element dtype test or inner loop).
+template <class I, class F>
+void walkOne(const Plan &p, int64_t b, int64_t e, BadIndex &bad, F &&f) {
+    const infiniopIndexArgs_t &a = p.a;
+    const int64_t size = a.index_size[0], step = a.index_stride[0] * p.target_esize;
+    const bool wrap = a.wrap_negative != 0, gather = p.target == 1;
+    forEachRun(p.walk, b, e, [&](char **ptrs, const int64_t *s0, int64_t n) {
+        char *d = ptrs[0], *s = ptrs[1];
+        const char *ip = ptrs[2];
+        const int64_t ds = s0[0], ss = s0[1], is = s0[2];
+        for (int64_t j = 0; j < n; ++j) {
+            const int64_t v = *reinterpret_cast<const I *>(ip + j * is);
+            const int64_t w = v < 0 && wrap ? v + size : v;
+            if (static_cast<uint64_t>(w) >= static_cast<uint64_t>(size)) {
+                bad.note(v, size);
+                f(static_cast<char *>(nullptr), static_cast<char *>(nullptr));
+                continue;
+            }
+            const int64_t off = w * step;
+            f(d + j * ds + (gather ? 0 : off), s + j * ss + (gather ? off : 0));
+        }
+    });
+}
+
 // Calls f(dst, src) for items [b, e) in order: the first element's addresses of each item, or (NULL, NULL) for an
 // item whose index is out of range (noted in bad).
 template <class F>
 void walkItems(const Plan &p, int64_t b, int64_t e, BadIndex &bad, F &&f) {
     const infiniopIndexArgs_t &a = p.a;
     const int nidx = a.nindices, target = p.target;
+    if (nidx == 1) {
+        if (a.iter.dtype[2] == INFINI_DTYPE_I32) {
+            walkOne<int32_t>(p, b, e, bad, f);
+        } else {
+            walkOne<int64_t>(p, b, e, bad, f);
+        }
+        return;
+    }
     const int64_t tes = p.target_esize;
     forEachRun(p.walk, b, e, [&](char **ptrs, const int64_t *s0, int64_t n) {
         for (int64_t j = 0; j < n; ++j) {
@@ -193,6 +225,10 @@ inline A combine(A d, A s) {
 // Copies n elements of one dtype (U: an unsigned type of its size).
 template <class U>
 void copyRow(char *d, const char *s, int64_t n, int64_t sd, int64_t ss) {
+    if (n == 1) {
+        *reinterpret_cast<U *>(d) = *reinterpret_cast<const U *>(s);
+        return;
+    }
     if (sd == static_cast<int64_t>(sizeof(U)) && ss == static_cast<int64_t>(sizeof(U))) {
         std::memcpy(d, s, static_cast<size_t>(n) * sizeof(U));
         return;
@@ -202,37 +238,114 @@ void copyRow(char *d, const char *s, int64_t n, int64_t sd, int64_t ss) {
 
 // ---- the runs ----
 
+// GATHER / SCATTER of single elements of one dtype (U: an unsigned type of its size) through one index of type I:
+// the typed loop of the element-wise case (gather or scatter along a tensor's last dim, take, put_).
+template <class U, class I, bool kGather>
+void copyElements(const Plan &p, BadIndex &bad) {
+    const infiniopIndexArgs_t &a = p.a;
+    const int64_t size = a.index_size[0], stride = a.index_stride[0];
+    const bool wrap = a.wrap_negative != 0;
+    parallelFor(static_cast<size_t>(p.items), 4, [&](size_t b, size_t e) {
+        forEachRun(p.walk, static_cast<int64_t>(b), static_cast<int64_t>(e), [&](char **ptrs, const int64_t *s0,
+                                                                                   int64_t n) {
+            U *d = reinterpret_cast<U *>(ptrs[0]);
+            const U *s = reinterpret_cast<const U *>(ptrs[1]);
+            const I *ip = reinterpret_cast<const I *>(ptrs[2]);
+            const int64_t ds = s0[0] / static_cast<int64_t>(sizeof(U)), ss = s0[1] / static_cast<int64_t>(sizeof(U));
+            const int64_t is = s0[2] / static_cast<int64_t>(sizeof(I));
+            for (int64_t j = 0; j < n; ++j) {
+                const int64_t v = ip[j * is];
+                const int64_t w = v < 0 && wrap ? v + size : v;
+                if (static_cast<uint64_t>(w) >= static_cast<uint64_t>(size)) {
+                    bad.note(v, size);
+                    continue;
+                }
+                if constexpr (kGather) {
+                    d[j * ds] = s[j * ss + w * stride];
+                } else {
+                    d[j * ds + w * stride] = s[j * ss];
+                }
+            }
+        });
+    });
+}
+
+template <class U>
+void copyElementsTyped(const Plan &p, BadIndex &bad) {
+    const bool i32 = p.a.iter.dtype[2] == INFINI_DTYPE_I32, gather = p.target == 1;
+    if (i32) {
+        gather ? copyElements<U, int32_t, true>(p, bad) : copyElements<U, int32_t, false>(p, bad);
+    } else {
+        gather ? copyElements<U, int64_t, true>(p, bad) : copyElements<U, int64_t, false>(p, bad);
+    }
+}
+
 void runCopy(const Plan &p, BadIndex &bad) {
     const infiniopIter_t &it = p.a.iter;
     const infiniDtype_t dt = it.dtype[0], st = it.dtype[1];
     const int64_t n = p.row_len, sd = p.row_dst, ss = p.row_src;
     const size_t cost = static_cast<size_t>(n + p.a.nindices + 1);
+    if (dt == st && n == 1 && p.a.nindices == 1) {
+        switch (elementSize(dt)) {
+            case 8: copyElementsTyped<uint64_t>(p, bad); return;
+            case 4: copyElementsTyped<uint32_t>(p, bad); return;
+            case 2: copyElementsTyped<uint16_t>(p, bad); return;
+            default: copyElementsTyped<uint8_t>(p, bad); return;
+        }
+    }
     auto each = [&](auto move) {
         parallelFor(static_cast<size_t>(p.items), cost, [&](size_t b, size_t e) {
-            walkItems(p, static_cast<int64_t>(b), static_cast<int64_t>(e), bad, [&](char *d, char *s) {
+            walkItems(p, static_cast<int64_t>(b), static_cast<int64_t>(e), bad, [=](char *d, char *s) {
                 if (d != nullptr) move(d, s);
             });
         });
     };
     if (dt == st) {
         switch (elementSize(dt)) {
-            case 8: each([&](char *d, char *s) { copyRow<uint64_t>(d, s, n, sd, ss); }); return;
-            case 4: each([&](char *d, char *s) { copyRow<uint32_t>(d, s, n, sd, ss); }); return;
-            case 2: each([&](char *d, char *s) { copyRow<uint16_t>(d, s, n, sd, ss); }); return;
-            default: each([&](char *d, char *s) { copyRow<uint8_t>(d, s, n, sd, ss); }); return;
+            case 8: each([=](char *d, char *s) { copyRow<uint64_t>(d, s, n, sd, ss); }); return;
+            case 4: each([=](char *d, char *s) { copyRow<uint32_t>(d, s, n, sd, ss); }); return;
+            case 2: each([=](char *d, char *s) { copyRow<uint16_t>(d, s, n, sd, ss); }); return;
+            default: each([=](char *d, char *s) { copyRow<uint8_t>(d, s, n, sd, ss); }); return;
         }
     }
     const bool float_src = st == INFINI_DTYPE_F32 || st == INFINI_DTYPE_F64 || st == INFINI_DTYPE_F16 ||
                            st == INFINI_DTYPE_BF16;
     if (float_src) {
-        each([&](char *d, char *s) {
+        each([=](char *d, char *s) {
             for (int64_t j = 0; j < n; ++j) store<double>(d + j * sd, dt, load<double>(s + j * ss, st));
         });
     } else {
-        each([&](char *d, char *s) {
+        each([=](char *d, char *s) {
             for (int64_t j = 0; j < n; ++j) store<int64_t>(d + j * sd, dt, load<int64_t>(s + j * ss, st));
         });
     }
+}
+
+// The accumulating scatters of single elements through one index of type I, on one thread (the typed loop of the
+// serial case).
+template <int OP, class T, class I>
+void accumulateElements(const Plan &p, BadIndex &bad) {
+    using S = Slot<T>;
+    using A = typename S::A;
+    const infiniopIndexArgs_t &a = p.a;
+    const int64_t size = a.index_size[0], step = a.index_stride[0] * p.target_esize;
+    const bool wrap = a.wrap_negative != 0;
+    forEachRun(p.walk, 0, p.items, [&](char **ptrs, const int64_t *s0, int64_t n) {
+        char *d = ptrs[0];
+        const char *s = ptrs[1];
+        const I *ip = reinterpret_cast<const I *>(ptrs[2]);
+        const int64_t ds = s0[0], ss = s0[1], is = s0[2] / static_cast<int64_t>(sizeof(I));
+        for (int64_t j = 0; j < n; ++j) {
+            const int64_t v = ip[j * is];
+            const int64_t w = v < 0 && wrap ? v + size : v;
+            if (static_cast<uint64_t>(w) >= static_cast<uint64_t>(size)) {
+                bad.note(v, size);
+                continue;
+            }
+            char *t = d + j * ds + w * step;
+            S::st(t, combine<OP, A>(S::ld(t), S::ld(s + j * ss)));
+        }
+    });
 }
 
 // The accumulating scatters, typed: op OP on storage T.
@@ -241,14 +354,22 @@ void runAccumulate(const Plan &p, BadIndex &bad) {
     using S = Slot<T>;
     using A = typename S::A;
     const int64_t n = p.row_len, sd = p.row_dst, ss = p.row_src;
-    auto apply = [&](char *d, const char *s) {
+    auto apply = [=](char *d, const char *s) {
         for (int64_t j = 0; j < n; ++j) S::st(d + j * sd, combine<OP, A>(S::ld(d + j * sd), S::ld(s + j * ss)));
     };
     const int64_t m_all = p.items;
     const int threads = static_cast<int>(parallelism());
     constexpr int64_t kSerialWork = 32768;  // elements: below this one thread does it all
     if (threads <= 1 || m_all < 2 || m_all * n < kSerialWork) {
-        walkItems(p, 0, m_all, bad, [&](char *d, char *s) {
+        if (n == 1 && p.a.nindices == 1) {
+            if (p.a.iter.dtype[2] == INFINI_DTYPE_I32) {
+                accumulateElements<OP, T, int32_t>(p, bad);
+            } else {
+                accumulateElements<OP, T, int64_t>(p, bad);
+            }
+            return;
+        }
+        walkItems(p, 0, m_all, bad, [=](char *d, char *s) {
             if (d != nullptr) apply(d, s);
         });
         return;
@@ -333,7 +454,8 @@ void runAccumulate(const Plan &p, BadIndex &bad) {
             }
         });
         // 3: one bucket a thread
-        parallelFor(static_cast<size_t>(buckets), cost * static_cast<size_t>(m / buckets + 1), [&](size_t qb, size_t qe) {
+        const size_t bucket_cost = cost * static_cast<size_t>(m / buckets + 1);
+        parallelFor(static_cast<size_t>(buckets), bucket_cost, [&](size_t qb, size_t qe) {
             for (size_t q = qb; q < qe; ++q) {
                 for (int64_t i = start[q]; i < start[q + 1]; ++i) apply(dst[order[i]], src[order[i]]);
             }

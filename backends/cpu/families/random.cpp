@@ -1,7 +1,7 @@
 // random.cpp: the random family on the cpu backend. The generator and the transforms are common/random_math.h;
 // this file walks output 0 of the iteration space. Element k (dim 0 fastest) takes block offset + k of the stream
 // whichever thread draws it, so results do not depend on the thread count. Values are made kBlock at a time: the
-// Philox blocks eight at a time in AVX2 registers, then the transforms (no libm call for float outputs: that loop
+// Philox blocks in AVX2 registers, then the transforms (no libm call for float outputs: that loop
 // vectorizes) into a local buffer, then stored in the output's dtype.
 #include <immintrin.h>
 
@@ -26,53 +26,57 @@ struct Plan {
     double log1m_p = 0;      // GEOMETRIC
 };
 
-// The four words of blocks n0 .. n0 + 7 (lanes 0..7 of w[0..3] from position j): Philox4x32-10 on eight
-// counters at once (rnd::philox's rounds, with AVX2's 32x32->64-bit products on even and odd lanes). The caller
-// keeps n0's low word from wrapping inside the eight.
-inline void philox8(uint64_t seed, uint64_t n0, uint32_t (*w)[kBlock], int j) {
+// Philox4x32-10 on 8 * G counters at once (rnd::philox's rounds, with AVX2's 32x32->64-bit products on even and
+// odd lanes): blocks n0 .. n0 + 8G - 1 into lanes j.. of w[0..3]. G groups of eight run interleaved, so one
+// group's multiplies hide another's latency. The caller keeps n0's low word from wrapping inside them.
+template <int G>
+inline void philoxLanes(uint64_t seed, uint64_t n0, uint32_t (*w)[kBlock], int j) {
     const __m256i m0 = _mm256_set1_epi32(static_cast<int>(0xD2511F53u));
     const __m256i m1 = _mm256_set1_epi32(static_cast<int>(0xCD9E8D57u));
-    __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(n0))),
-                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    __m256i c1 = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(n0 >> 32)));
-    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
+    __m256i c0[G], c1[G], c2[G], c3[G];
+    for (int g = 0; g < G; ++g) {
+        c0[g] = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(n0) + 8 * g)),
+                                 _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        c1[g] = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(n0 >> 32)));
+        c2[g] = _mm256_setzero_si256();
+        c3[g] = _mm256_setzero_si256();
+    }
     uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
     for (int r = 0; r < 10; ++r) {
-        const __m256i e0 = _mm256_mul_epu32(c0, m0), o0 = _mm256_mul_epu32(_mm256_srli_epi64(c0, 32), m0);
-        const __m256i e1 = _mm256_mul_epu32(c2, m1), o1 = _mm256_mul_epu32(_mm256_srli_epi64(c2, 32), m1);
-        const __m256i hi0 = _mm256_blend_epi32(_mm256_srli_epi64(e0, 32), o0, 0xAA);
-        const __m256i lo0 = _mm256_blend_epi32(e0, _mm256_slli_epi64(o0, 32), 0xAA);
-        const __m256i hi1 = _mm256_blend_epi32(_mm256_srli_epi64(e1, 32), o1, 0xAA);
-        const __m256i lo1 = _mm256_blend_epi32(e1, _mm256_slli_epi64(o1, 32), 0xAA);
-        c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32(static_cast<int>(k0)));
-        c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32(static_cast<int>(k1)));
-        c1 = lo1;
-        c3 = lo0;
+        const __m256i kk0 = _mm256_set1_epi32(static_cast<int>(k0)), kk1 = _mm256_set1_epi32(static_cast<int>(k1));
+        for (int g = 0; g < G; ++g) {
+            const __m256i e0 = _mm256_mul_epu32(c0[g], m0), o0 = _mm256_mul_epu32(_mm256_srli_epi64(c0[g], 32), m0);
+            const __m256i e1 = _mm256_mul_epu32(c2[g], m1), o1 = _mm256_mul_epu32(_mm256_srli_epi64(c2[g], 32), m1);
+            const __m256i hi0 = _mm256_blend_epi32(_mm256_srli_epi64(e0, 32), o0, 0xAA);
+            const __m256i lo0 = _mm256_blend_epi32(e0, _mm256_slli_epi64(o0, 32), 0xAA);
+            const __m256i hi1 = _mm256_blend_epi32(_mm256_srli_epi64(e1, 32), o1, 0xAA);
+            const __m256i lo1 = _mm256_blend_epi32(e1, _mm256_slli_epi64(o1, 32), 0xAA);
+            c0[g] = _mm256_xor_si256(_mm256_xor_si256(hi1, c1[g]), kk0);
+            c2[g] = _mm256_xor_si256(_mm256_xor_si256(hi0, c3[g]), kk1);
+            c1[g] = lo1;
+            c3[g] = lo0;
+        }
         k0 += 0x9E3779B9u;
         k1 += 0xBB67AE85u;
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(&w[0][j]), c0);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(&w[1][j]), c1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(&w[2][j]), c2);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(&w[3][j]), c3);
+    for (int g = 0; g < G; ++g) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(&w[0][j + 8 * g]), c0[g]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(&w[1][j + 8 * g]), c1[g]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(&w[2][j + 8 * g]), c2[g]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(&w[3][j + 8 * g]), c3[g]);
+    }
 }
 
 // The words of blocks n0 .. n0 + cnt - 1.
 void blocks(uint64_t seed, uint64_t n0, int cnt, uint32_t (*w)[kBlock]) {
     int j = 0;
-    for (; j + 8 <= cnt; j += 8) {
-        const uint64_t n = n0 + static_cast<uint64_t>(j);
-        if (static_cast<uint32_t>(n) <= 0xFFFFFFF8u) {
-            philox8(seed, n, w, j);
-            continue;
-        }
-        for (int q = j; q < j + 8; ++q) {  // the low word wraps inside these eight: one at a time
-            uint32_t v[4];
-            rnd::philox(seed, n0 + static_cast<uint64_t>(q), v);
-            for (int k = 0; k < 4; ++k) w[k][q] = v[k];
-        }
+    for (; j + 16 <= cnt && static_cast<uint32_t>(n0 + j) <= 0xFFFFFFFFu - 15; j += 16) {
+        philoxLanes<2>(seed, n0 + j, w, j);
     }
-    for (; j < cnt; ++j) {
+    for (; j + 8 <= cnt && static_cast<uint32_t>(n0 + j) <= 0xFFFFFFFFu - 7; j += 8) {
+        philoxLanes<1>(seed, n0 + j, w, j);
+    }
+    for (; j < cnt; ++j) {  // the tail, and blocks whose counter's low word wraps
         uint32_t v[4];
         rnd::philox(seed, n0 + static_cast<uint64_t>(j), v);
         for (int k = 0; k < 4; ++k) w[k][j] = v[k];
