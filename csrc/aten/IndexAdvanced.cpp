@@ -139,9 +139,42 @@ struct AdvancedIndex {
     at::DimVector sizes, strides; // of the indexed dims (strides in elements)
 };
 
+// The index tensors on self's device, each boolean (or uint8) mask replaced by its nonzero coordinates, one
+// index a dim it covers (as torch's expandTensors, written here because its signature differs across versions).
+std::vector<Tensor> expandIndices(const Tensor &self, const IndexList &orig) {
+    for (const std::optional<Tensor> &index : orig) {
+        if (!index.has_value() || !index->defined()) continue;
+        const at::ScalarType t = index->scalar_type();
+        TORCH_CHECK_INDEX(t == at::kLong || t == at::kInt || t == at::kByte || t == at::kBool,
+                          "tensors used as indices must be long, int, byte or bool tensors");
+    }
+    std::vector<Tensor> result;
+    for (const std::optional<Tensor> &opt : orig) {
+        if (!opt.has_value() || !opt->defined()) {
+            result.emplace_back();
+            continue;
+        }
+        Tensor index = opt->device() == self.device() ? *opt : opt->to(self.device());
+        if (index.scalar_type() != at::kByte && index.scalar_type() != at::kBool) {
+            result.push_back(std::move(index));
+            continue;
+        }
+        if (index.scalar_type() == at::kByte) {
+            TORCH_WARN("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.");
+        }
+        for (int64_t j = 0; j < index.dim(); ++j) {
+            const int64_t dim = static_cast<int64_t>(result.size()) + j;
+            TORCH_CHECK_INDEX(index.size(j) == self.size(dim), "The shape of the mask ", index.sizes(), " at index ",
+                              j, " does not match the shape of the indexed tensor ", self.sizes(), " at index ", dim);
+        }
+        Tensor coords = index.nonzero();
+        for (int64_t j = 0; j < index.dim(); ++j) result.push_back(coords.select(1, j));
+    }
+    return result;
+}
+
 AdvancedIndex makeAdvancedIndex(Tensor self, const IndexList &orig) {
-    at::native::checkIndexTensorTypes(orig, /*allow_int=*/true);
-    std::vector<Tensor> indices = at::native::expandTensors(self, orig, /*ensure_same_device=*/true);
+    std::vector<Tensor> indices = expandIndices(self, orig);
     try {
         indices = at::expand_outplace(indices);
     } catch (std::exception &) {

@@ -21,6 +21,7 @@
 #include <ATen/ops/uniform_ops.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -360,9 +361,15 @@ Tensor &multinomialOut(const Tensor &self, c10::SymInt n_sym, bool replacement, 
     Tensor cdf = p.to(at::kDouble).cumsum(-1);
     cdf = cdf / cdf.narrow(-1, n_categories - 1, 1);
     Tensor u = at::empty({p.size(0), n_sample}, p.options().dtype(at::kDouble)).uniform_(0, 1, gen);
-    // the number of categories whose cumulative probability is below u: the first one reaching it
-    Tensor idx = (cdf.unsqueeze(1) < u.unsqueeze(-1)).sum(-1).clamp_max_(n_categories - 1);
-    result.copy_(self.dim() == 1 ? idx.squeeze(0) : idx);
+    Tensor out = self.dim() == 1 ? result.unsqueeze(0) : result;
+    // the number of categories whose cumulative probability is below u: the first one reaching it. Samples go in
+    // chunks, so the comparison's temporary stays near 2^24 elements.
+    const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 24) / std::max<int64_t>(1, p.size(0) * n_categories));
+    for (int64_t s = 0; s < n_sample; s += chunk) {
+        const int64_t len = std::min(chunk, n_sample - s);
+        Tensor below = cdf.unsqueeze(1) < u.narrow(1, s, len).unsqueeze(-1);
+        out.narrow(1, s, len).copy_(below.sum(-1).clamp_max_(n_categories - 1));
+    }
     return result;
 }
 

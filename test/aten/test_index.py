@@ -316,6 +316,28 @@ def test_advanced_index_shapes_and_out():
         y.cpu()
 
 
+def test_advanced_index_cpu_indices_and_masks():
+    x = make((4, 5), torch.float32)
+    same(on(x)[torch.tensor([3, 1])], x[torch.tensor([3, 1])])  # indices on the CPU index an infini tensor
+    rows = torch.tensor([True, False, True, True])
+    same(on(x)[rows], x[rows])
+    same(on(x)[on(rows)], x[rows])
+    y = on(x)
+    y[torch.tensor([2, 0])] = on(torch.zeros(2, 5))
+    y[on(rows), 1] = on(torch.ones(3))
+    expected = x.clone()
+    expected[torch.tensor([2, 0])] = 0
+    expected[rows, 1] = 1
+    same(y, expected)
+    with pytest.raises(IndexError, match="The shape of the mask"):
+        on(x)[on(torch.ones(3, dtype=torch.bool))]
+    with pytest.raises(IndexError, match="The shape of the mask"):
+        y[on(torch.ones(3, dtype=torch.bool))] = on(torch.ones(3, 5))
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool"):
+        y[on(torch.zeros(2))] = 1.0
+    same(y, expected)
+
+
 @pytest.mark.parametrize("dtype", ALL)
 def test_index_put(dtype):
     x = make((6, 5), dtype)

@@ -6,10 +6,11 @@
 // source addresses.
 //
 // GATHER and SCATTER run items in parallel (SCATTER's duplicate destinations: one of the values wins). The
-// accumulating scatters must never let two threads update one destination: their items are bucketed by
-// destination address, one bucket per thread, keeping item order inside a bucket, so each destination also
-// sees its updates in iteration order - the serial loop's order, hence torch's CPU results. Rows of a
-// non-overlapping destination either coincide or are disjoint, so bucketing rows by their first address is safe.
+// accumulating scatters must never let two threads update one destination: below kSerialWork elements one thread
+// runs them all; above, their items are bucketed by destination address, one bucket per thread, keeping item
+// order inside a bucket. Either way each destination sees its updates in iteration order (that of torch's CPU
+// scatter kernels), whatever the thread count. Rows of a non-overlapping destination either coincide or are
+// disjoint, so bucketing rows by their first address is safe.
 //
 // An index out of range skips its item; the task throws once all items ran, and the stream reports it at the
 // next synchronization.
