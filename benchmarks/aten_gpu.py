@@ -134,7 +134,6 @@ def model_cases(dev, reps):
         opt.zero_grad(set_to_none=True)
 
     rows.append(("llama training step 128 tokens", time_wall(step, dev, max(3, reps // 2))))
-    del model, opt
     return rows
 
 
