@@ -1,0 +1,81 @@
+// Reduce.h: what the reduction, scan and sort glue (Reduce.cpp, Scan.cpp, Sort.cpp) share: the input a family
+// reads for a computation in a given dtype, and the structured forms of ops with two outputs (values and
+// indices), whose k may be a SymInt.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <tuple>
+#include <utility>
+
+#include "Structured.h"
+
+namespace infini_torch::aten {
+
+// The tensor a family kernel reads where torch computes on self.to(dtype): self itself where the kernel's
+// conversion on load gives the same values (a float32 / float64 / int64 computation: a widening, or a rounding
+// the load does alike), else the converted copy (16-bit floats, narrow integers and bool round or wrap each
+// element first).
+at::Tensor familyInput(const at::Tensor &self, at::ScalarType dtype);
+
+namespace detail {
+
+// What a meta function takes for each argument: as Structured.h's metaArg, and a SymInt as its value.
+inline int64_t metaArg2(const c10::SymInt &s) { return s.guard_int(__FILE__, __LINE__); }
+template <class T>
+decltype(auto) metaArg2(const T &t) {
+    return metaArg(t);
+}
+
+// The CPU fallback of overload Op, SymInt arguments kept as they are.
+template <class Op, class R, class... A>
+R fallbackSym(A... a) {
+    return at::native::call_fallback_fn_symint<&cpuFallback, Op>::call(std::forward<A>(a)...);
+}
+
+}  // namespace detail
+
+// The functional form of a structured op with two outputs.
+template <class Meta, class Op, auto Impl, class Sig = typename Op::schema>
+struct FunctionalForm2;
+template <class Meta, class Op, auto Impl, class... A>
+struct FunctionalForm2<Meta, Op, Impl, std::tuple<at::Tensor, at::Tensor>(A...)> {
+    using R = std::tuple<at::Tensor, at::Tensor>;
+    static R call(A... a) {
+        if (!detail::familyArgs(a...)) return detail::fallbackSym<Op, R, A...>(std::forward<A>(a)...);
+        Functional<Meta, 2> op;
+        op.meta(detail::metaArg2(a)...);
+        Impl(Op::name, op, detail::metaArg2(a)...);
+        return R(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+    }
+};
+
+// The out= form of a structured op with two outputs (the last two arguments).
+template <class Meta, class Op, auto Impl, class Sig = typename Op::schema>
+struct OutForm2;
+template <class Meta, class Op, auto Impl, class... A>
+struct OutForm2<Meta, Op, Impl, std::tuple<at::Tensor &, at::Tensor &>(A...)> {
+    using R = std::tuple<at::Tensor &, at::Tensor &>;
+    static R call(A... a) { return split(std::forward_as_tuple(a...), std::make_index_sequence<sizeof...(A) - 2>{}); }
+    template <class Tuple, size_t... K>
+    static R split(Tuple t, std::index_sequence<K...>) {
+        at::Tensor &o0 = std::get<sizeof...(K)>(t);
+        at::Tensor &o1 = std::get<sizeof...(K) + 1>(t);
+        if (!detail::familyArgs(std::get<K>(t)..., o0, o1)) {
+            return detail::fallbackSym<Op, R, A...>(std::get<K>(t)..., o0, o1);
+        }
+        Out<Meta, 2> op(o0, o1);
+        op.meta(detail::metaArg2(std::get<K>(t))...);
+        Impl(Op::name, op, detail::metaArg2(std::get<K>(t))...);
+        op.finish();
+        return R(o0, o1);
+    }
+};
+
+}  // namespace infini_torch::aten
+
+// Registers both forms of a structured op with two outputs: m, "max.dim", "max.dim_max", the at::_ops names
+// (max_dim, max_dim_max), the meta class (structured_max_dim) and the impl.
+#define INFINI_STRUCTURED_PAIR(m, F, O, OPF, OPO, META, IMPL)                                                  \
+    m.impl(F, TORCH_FN((::infini_torch::aten::FunctionalForm2<at::meta::META, at::_ops::OPF, IMPL>::call))); \
+    m.impl(O, TORCH_FN((::infini_torch::aten::OutForm2<at::meta::META, at::_ops::OPO, IMPL>::call)))
