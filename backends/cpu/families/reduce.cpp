@@ -4,7 +4,7 @@
 // extent > 1); dims of extent 1 drop out. Each of the M outputs combines N input elements. Two walks:
 // - inner: per output, runs along the reduced dim of smallest input stride (row sums: one contiguous run);
 // - outer: where a kept dim has the smallest input stride (column sums), blocks of up to kLanes outputs along it
-//   advance together through the reduced space, one vector of lanes a step.
+//   advance together through the reduced space, one contiguous row of lanes a step (so the input streams).
 // Work splits over outputs when there are enough of them, else the reduced space splits into chunks whose
 // partial results merge in chunk order (so a result never depends on timing).
 //
@@ -35,7 +35,7 @@ using ops::avx2::hsum256;
 using ops::avx2::load8;
 using ops::avx2::parallelism;
 
-constexpr int64_t kLanes = 64;    // outputs an outer-walk block advances together (eight AVX2 vectors of float)
+constexpr int64_t kLanes = 1024;  // outputs an outer-walk block advances together: 4 KiB of float a step
 constexpr int64_t kBlock = 64;    // reduced steps the outer walk adds into a lane partial before it cascades
 constexpr int64_t kGrain = 16384; // input elements a chunk of a split reduction holds at least
 
@@ -552,7 +552,8 @@ struct MomentsPolicy {
 
 // ---- the other combinations ----
 
-// Per-lane accumulation for policies without a vector form of the outer walk.
+// The outer walk of policies that combine each element straight into its output's accumulator:
+// Self::step(acc, x, index) for lane after lane.
 template <class Self>
 struct ScalarLanes {
     struct Lanes {};
@@ -561,7 +562,7 @@ struct ScalarLanes {
     template <class Acc>
     void lanesStep(Lanes &, Acc *accs, const char *p, int64_t ls, int64_t w, int64_t index) const {
         const Self &self = static_cast<const Self &>(*this);
-        for (int64_t l = 0; l < w; ++l) self.run(accs[l], p + l * ls, 0, 1, index, 0);
+        for (int64_t l = 0; l < w; ++l) self.step(accs[l], self.ld(p + l * ls), index);
     }
     template <class Acc>
     void lanesEnd(Lanes &, Acc *, int64_t) const {}
@@ -574,22 +575,31 @@ struct ProdPolicy : ScalarLanes<ProdPolicy<Ld>> {
     Ld ld;
     infiniDtype_t tout;
     void init(Acc &a, int64_t) const { a = C(1); }
+    static void step(Acc &a, C x, int64_t) {
+        if constexpr (std::is_integral_v<C>) {
+            a = static_cast<C>(static_cast<uint64_t>(a) * static_cast<uint64_t>(x));  // wraps as torch's do
+        } else {
+            a *= x;
+        }
+    }
     void run(Acc &a, const char *p, int64_t s, int64_t cnt, int64_t, int64_t) const {
-        if constexpr (std::is_integral_v<C>) {
-            uint64_t acc = static_cast<uint64_t>(a);  // wraps as torch's int64 products do
-            for (int64_t j = 0; j < cnt; ++j) acc *= static_cast<uint64_t>(ld(p + j * s));
-            a = static_cast<C>(acc);
-        } else {
-            for (int64_t j = 0; j < cnt; ++j) a *= ld(p + j * s);
+        int64_t j = 0;
+        if constexpr (kVec8<Ld>) {
+            if (s == storageSize<Ld>() && cnt >= 16) {  // eight lanes of products (torch's vector loop, alike)
+                const auto *q = reinterpret_cast<const typename Ld::Storage *>(p);
+                __m256 p0 = _mm256_set1_ps(1.0f), p1 = p0;
+                for (; j + 16 <= cnt; j += 16) {
+                    p0 = _mm256_mul_ps(p0, load8(q + j));
+                    p1 = _mm256_mul_ps(p1, load8(q + j + 8));
+                }
+                alignas(32) float lanes[8];
+                _mm256_store_ps(lanes, _mm256_mul_ps(p0, p1));
+                for (float v : lanes) a *= v;
+            }
         }
+        for (; j < cnt; ++j) step(a, ld(p + j * s), 0);
     }
-    void merge(Acc &a, const Acc &b) const {
-        if constexpr (std::is_integral_v<C>) {
-            a = static_cast<C>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-        } else {
-            a *= b;
-        }
-    }
+    void merge(Acc &a, const Acc &b) const { step(a, b, 0); }
     void finish(const Acc &a, int64_t, char *o0, char *) const { store<C>(o0, tout, a); }
 };
 
@@ -624,6 +634,7 @@ struct MinMaxPolicy : ScalarLanes<MinMaxPolicy<Ld, kMax, kAbs>> {
         a.v = identity();
         a.nan = false;
     }
+    static void step(Acc &a, C x, int64_t) { take(a, term(x)); }
     void run(Acc &a, const char *p, int64_t s, int64_t cnt, int64_t, int64_t) const {
         if constexpr (kVec8<Ld>) {
             if (s == storageSize<Ld>()) {
@@ -699,22 +710,24 @@ struct ArgPolicy : ScalarLanes<ArgPolicy<Ld, kMax>> {
         a.i = 0;
         a.set = false;
     }
-    void run(Acc &a, const char *p, int64_t s, int64_t cnt, int64_t index, int64_t step) const {
+    static void step(Acc &a, C x, int64_t index) {
+        if (better(x, a)) a = Acc{x, index, true};
+    }
+    void run(Acc &a, const char *p, int64_t s, int64_t cnt, int64_t index, int64_t index_step) const {
         if constexpr (kVec8<Ld>) {
             if (s == storageSize<Ld>() && cnt >= 64) {
-                runVec(a, reinterpret_cast<const typename Ld::Storage *>(p), cnt, index, step);
+                runVec(a, reinterpret_cast<const typename Ld::Storage *>(p), cnt, index, index_step);
                 return;
             }
         }
         for (int64_t j = 0; j < cnt; ++j) {
             if (a.set && isNan(a.v)) return;
-            const C x = ld(p + j * s);
-            if (better(x, a)) a = Acc{x, index + j * step, true};
+            step(a, ld(p + j * s), index + j * index_step);
         }
     }
     // Two vector passes: the best value of the run (NaN first), then the first position holding it.
     template <class T>
-    static void runVec(Acc &a, const T *p, int64_t cnt, int64_t index, int64_t step) {
+    static void runVec(Acc &a, const T *p, int64_t cnt, int64_t index, int64_t index_step) {
         typename MinMaxPolicy<Ld, kMax, false>::Acc m{MinMaxPolicy<Ld, kMax, false>::identity(), false};
         MinMaxPolicy<Ld, kMax, false>::runVec(m, p, cnt);
         int64_t j = 0;
@@ -732,7 +745,7 @@ struct ArgPolicy : ScalarLanes<ArgPolicy<Ld, kMax>> {
             while (j < cnt && convert<float>(p[j]) != m.v) ++j;
         }
         const float v = convert<float>(p[j]);
-        if (better(v, a)) a = Acc{v, index + j * step, true};
+        if (better(v, a)) a = Acc{v, index + j * index_step, true};
     }
     void merge(Acc &a, const Acc &b) const {
         if (b.set && better(b.v, a)) a = b;
@@ -754,6 +767,7 @@ struct AnyAllPolicy : ScalarLanes<AnyAllPolicy<Ld, kAll>> {
     Ld ld;
     infiniDtype_t tout;
     void init(Acc &a, int64_t) const { a = kAll; }
+    static void step(Acc &a, C x, int64_t) { a = kAll ? (a && x != C(0)) : (a || x != C(0)); }
     void run(Acc &a, const char *p, int64_t s, int64_t cnt, int64_t, int64_t) const {
         if (a != kAll) return;  // decided
         for (int64_t j = 0; j < cnt; ++j) {
@@ -774,6 +788,7 @@ struct CountPolicy : ScalarLanes<CountPolicy<Ld>> {
     Ld ld;
     infiniDtype_t tout;
     void init(Acc &a, int64_t) const { a = 0; }
+    static void step(Acc &a, C x, int64_t) { a += x != C(0) ? 1 : 0; }
     void run(Acc &a, const char *p, int64_t s, int64_t cnt, int64_t, int64_t) const {
         int64_t c = 0;
         for (int64_t j = 0; j < cnt; ++j) c += ld(p + j * s) != C(0) ? 1 : 0;
@@ -814,14 +829,14 @@ void reduceWith(const Geometry &g, const P &pol) {
             });
             return;
         }
-        typename P::Lanes lanes;
-        pol.lanesBegin(lanes, accs, w);
+        auto lanes = std::make_unique<typename P::Lanes>();  // up to kLanes partials: too large for a stack
+        pol.lanesBegin(*lanes, accs, w);
         forEachReducedRun(g, r0, r1, [&](int64_t off, int64_t n, int64_t ai) {
             for (int64_t j = 0; j < n; ++j) {
-                pol.lanesStep(lanes, accs, base + off + j * r.in, g.k[0].in, w, ai + j * r.index);
+                pol.lanesStep(*lanes, accs, base + off + j * r.in, g.k[0].in, w, ai + j * r.index);
             }
         });
-        pol.lanesEnd(lanes, accs, w);
+        pol.lanesEnd(*lanes, accs, w);
     };
     auto finish = [&](int64_t o0, int64_t w, const Acc *accs) {
         const Kept kp = keptAt(g, o0);
@@ -836,7 +851,8 @@ void reduceWith(const Geometry &g, const P &pol) {
     const bool split = threads > 1 && tasks < 2 * threads && N * width >= 2 * kGrain;
     if (!split) {
         parallelFor(static_cast<size_t>(tasks), static_cast<size_t>(N * width), [&](size_t b, size_t e) {
-            Acc accs[kLanes];
+            std::unique_ptr<Acc[]> held(new Acc[static_cast<size_t>(width)]);
+            Acc *accs = held.get();
             for (size_t t = b; t < e; ++t) {
                 int64_t o0, w;
                 outputsOf(static_cast<int64_t>(t), o0, w);

@@ -2,8 +2,8 @@
 //
 // Each line (every coordinate but the sorted dim's) is read into (key, index) pairs and ordered by key, NaN above
 // every number, equal keys by index: so SORT is stable whatever `stable` says (the order of a stable sort is one
-// of those an unstable one may give), and TOPK picks and orders ties by index. TOPK selects its k first
-// (nth_element) and sorts only those. Values are written from the keys, which hold every value exactly (16-bit
+// of those an unstable one may give), and TOPK picks and orders ties by index. TOPK keeps a heap of its best k
+// where k is small beside the line (one pass), else selects its k (nth_element) and sorts only those. Values are written from the keys, which hold every value exactly (16-bit
 // floats as float, integers as int64), so the outputs may alias the input. Lines run in parallel.
 #include <algorithm>
 #include <cmath>
@@ -68,24 +68,48 @@ int64_t lineOffset(const infiniopTensor_t &t, int dim, int64_t q) {
     return off;
 }
 
-template <class K, class Order>
+// The key of the element at p (storage T): float for 16/32-bit floats, double, int64 for integers and bool.
+template <class T, class K>
+inline K keyAt(const char *p) {
+    if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+        return toFloat(*reinterpret_cast<const T *>(p));
+    } else if constexpr (std::is_same_v<T, bool>) {
+        return *reinterpret_cast<const uint8_t *>(p) != 0 ? 1 : 0;
+    } else {
+        return static_cast<K>(*reinterpret_cast<const T *>(p));
+    }
+}
+
+template <class T, class K, class Order>
 void sortLine(const Plan &p, std::vector<Item<K>> &buf, int64_t q) {
     const infiniopSortArgs_t &a = p.a;
     const int dim = a.dim;
     const int64_t n = p.n, k = p.k;
-    const int64_t in_stride = a.in.ndim > 0 ? a.in.strides[dim] : 0;
-    const char *in = static_cast<const char *>(a.in.data) + lineOffset(a.in, dim, q) * elementSize(a.in.dtype);
-    const int64_t esize = elementSize(a.in.dtype);
-    buf.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) buf[i] = Item<K>{load<K>(in + i * in_stride * esize, a.in.dtype), i};
+    const int64_t in_step = (a.in.ndim > 0 ? a.in.strides[dim] : 0) * static_cast<int64_t>(sizeof(T));
+    const char *in = static_cast<const char *>(a.in.data) + lineOffset(a.in, dim, q) * static_cast<int64_t>(sizeof(T));
     Order order;
-    if (a.op == INFINIOP_SORT_TOPK && k < n) {
-        if (k > 0) {
+    if (a.op == INFINIOP_SORT_TOPK && k * 16 <= n) {
+        // few of many: a heap of the best k so far, its top the worst of them; most elements lose to the top
+        buf.resize(static_cast<size_t>(k));
+        for (int64_t i = 0; i < k; ++i) buf[i] = Item<K>{keyAt<T, K>(in + i * in_step), i};
+        std::make_heap(buf.begin(), buf.end(), order);
+        for (int64_t i = k; i < n; ++i) {
+            const Item<K> item{keyAt<T, K>(in + i * in_step), i};
+            if (!order(item, buf.front())) continue;
+            std::pop_heap(buf.begin(), buf.end(), order);
+            buf.back() = item;
+            std::push_heap(buf.begin(), buf.end(), order);
+        }
+        std::sort_heap(buf.begin(), buf.end(), order);
+    } else {
+        buf.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) buf[i] = Item<K>{keyAt<T, K>(in + i * in_step), i};
+        if (a.op == INFINIOP_SORT_TOPK && k < n) {
             std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), order);
             std::sort(buf.begin(), buf.begin() + (k - 1), order);
+        } else {
+            std::sort(buf.begin(), buf.end(), order);
         }
-    } else {
-        std::sort(buf.begin(), buf.end(), order);
     }
     if (a.values.data != nullptr) {
         const int64_t vs = a.values.ndim > 0 ? a.values.strides[dim] : 0, ve = elementSize(a.values.dtype);
@@ -97,7 +121,7 @@ void sortLine(const Plan &p, std::vector<Item<K>> &buf, int64_t q) {
     for (int64_t i = 0; i < k; ++i) ix[i * is] = buf[i].index;
 }
 
-template <class K>
+template <class T, class K>
 void run(const Plan &p) {
     const bool first_large = p.a.descending != 0;  // SORT descending, TOPK largest
     const size_t cost = static_cast<size_t>(p.n) * static_cast<size_t>(4 + std::log2(static_cast<double>(p.n) + 1));
@@ -105,9 +129,9 @@ void run(const Plan &p) {
         std::vector<Item<K>> buf;
         for (size_t q = b; q < e; ++q) {
             if (first_large) {
-                sortLine<K, Descending<K>>(p, buf, static_cast<int64_t>(q));
+                sortLine<T, K, Descending<K>>(p, buf, static_cast<int64_t>(q));
             } else {
-                sortLine<K, Ascending<K>>(p, buf, static_cast<int64_t>(q));
+                sortLine<T, K, Ascending<K>>(p, buf, static_cast<int64_t>(q));
             }
         }
     });
@@ -150,11 +174,16 @@ infiniStatus_t sort(const infiniopSortArgs_t &a, infinirtStream_t stream) {
     plan->lines = total / n;
     return submit(stream, [plan] {
         switch (plan->a.in.dtype) {
-            case INFINI_DTYPE_F32:
-            case INFINI_DTYPE_F16:
-            case INFINI_DTYPE_BF16: run<float>(*plan); break;
-            case INFINI_DTYPE_F64: run<double>(*plan); break;
-            default: run<int64_t>(*plan); break;
+            case INFINI_DTYPE_F32: run<float, float>(*plan); break;
+            case INFINI_DTYPE_F16: run<f16, float>(*plan); break;
+            case INFINI_DTYPE_BF16: run<bf16, float>(*plan); break;
+            case INFINI_DTYPE_F64: run<double, double>(*plan); break;
+            case INFINI_DTYPE_I64: run<int64_t, int64_t>(*plan); break;
+            case INFINI_DTYPE_I32: run<int32_t, int64_t>(*plan); break;
+            case INFINI_DTYPE_I16: run<int16_t, int64_t>(*plan); break;
+            case INFINI_DTYPE_I8: run<int8_t, int64_t>(*plan); break;
+            case INFINI_DTYPE_U8: run<uint8_t, int64_t>(*plan); break;
+            default: run<bool, int64_t>(*plan); break;  // BOOL (the core admits only known dtypes)
         }
     });
 }
