@@ -35,7 +35,8 @@ using ops::avx2::hsum256;
 using ops::avx2::load8;
 using ops::avx2::parallelism;
 
-constexpr int64_t kLanes = 1024;  // outputs an outer-walk block advances together: 4 KiB of float a step
+constexpr int64_t kLanes = 8192;  // outputs an outer-walk block advances together: whole rows, so the input
+                                  // streams (a narrower block jumps a page every step, bound by latency)
 constexpr int64_t kBlock = 64;    // reduced steps the outer walk adds into a lane partial before it cascades
 constexpr int64_t kGrain = 16384; // input elements a chunk of a split reduction holds at least
 
@@ -523,7 +524,18 @@ struct MomentsPolicy {
         L.steps = 0;
     }
     void lanesStep(Lanes &L, Acc *accs, const char *p, int64_t ls, int64_t w, int64_t) const {
-        for (int64_t l = 0; l < w; ++l) {
+        int64_t l = 0;
+        if constexpr (kVec8<Ld>) {
+            if (ls == storageSize<Ld>()) {
+                const auto *q = reinterpret_cast<const typename Ld::Storage *>(p);
+                for (; l + 8 <= w; l += 8) {
+                    const __m256 d = _mm256_sub_ps(load8(q + l), _mm256_loadu_ps(L.mu + l));
+                    _mm256_storeu_ps(L.p1 + l, _mm256_add_ps(_mm256_loadu_ps(L.p1 + l), d));
+                    _mm256_storeu_ps(L.p2 + l, _mm256_fmadd_ps(d, d, _mm256_loadu_ps(L.p2 + l)));
+                }
+            }
+        }
+        for (; l < w; ++l) {
             const C d = ld(p + l * ls) - L.mu[l];
             L.p1[l] += d;
             L.p2[l] += d * d;
@@ -605,11 +617,15 @@ struct ProdPolicy : ScalarLanes<ProdPolicy<Ld>> {
 
 // Max / min of x (or of |x|): NaN wins.
 template <class Ld, bool kMax, bool kAbs>
-struct MinMaxPolicy : ScalarLanes<MinMaxPolicy<Ld, kMax, kAbs>> {
+struct MinMaxPolicy {
     using C = typename Ld::Compute;
     struct Acc {
         C v;
         bool nan;
+    };
+    struct Lanes {  // the accumulators as arrays, so the lanes loop vectorizes
+        C v[kLanes];
+        uint8_t nan[kLanes];
     };
     Ld ld;
     infiniDtype_t tout;
@@ -634,7 +650,6 @@ struct MinMaxPolicy : ScalarLanes<MinMaxPolicy<Ld, kMax, kAbs>> {
         a.v = identity();
         a.nan = false;
     }
-    static void step(Acc &a, C x, int64_t) { take(a, term(x)); }
     void run(Acc &a, const char *p, int64_t s, int64_t cnt, int64_t, int64_t) const {
         if constexpr (kVec8<Ld>) {
             if (s == storageSize<Ld>()) {
@@ -671,6 +686,29 @@ struct MinMaxPolicy : ScalarLanes<MinMaxPolicy<Ld, kMax, kAbs>> {
         take(a, b.v);
         a.nan = a.nan || b.nan;
     }
+    void lanesBegin(Lanes &L, const Acc *accs, int64_t w) const {
+        for (int64_t l = 0; l < w; ++l) {
+            L.v[l] = accs[l].v;
+            L.nan[l] = accs[l].nan;
+        }
+    }
+    void lanesStep(Lanes &L, Acc *, const char *p, int64_t ls, int64_t w, int64_t) const {
+        if constexpr (Ld::kTyped) {
+            if (ls == storageSize<Ld>()) {
+                const auto *q = reinterpret_cast<const typename Ld::Storage *>(p);
+                for (int64_t l = 0; l < w; ++l) lane(L, l, term(convert<C>(q[l])));
+                return;
+            }
+        }
+        for (int64_t l = 0; l < w; ++l) lane(L, l, term(ld(p + l * ls)));
+    }
+    static void lane(Lanes &L, int64_t l, C x) {
+        L.nan[l] |= isNan(x) ? 1 : 0;
+        L.v[l] = kMax ? (x > L.v[l] ? x : L.v[l]) : (x < L.v[l] ? x : L.v[l]);
+    }
+    void lanesEnd(Lanes &L, Acc *accs, int64_t w) const {
+        for (int64_t l = 0; l < w; ++l) accs[l] = Acc{L.v[l], L.nan[l] != 0};
+    }
     C value(const Acc &a) const {
         if constexpr (std::is_floating_point_v<C>) {
             if (a.nan) return std::numeric_limits<C>::quiet_NaN();
@@ -688,12 +726,17 @@ struct MinMaxPolicy : ScalarLanes<MinMaxPolicy<Ld, kMax, kAbs>> {
 
 // ARGMAX / ARGMIN (and the value too): the first index of the best value; a NaN beats every number.
 template <class Ld, bool kMax>
-struct ArgPolicy : ScalarLanes<ArgPolicy<Ld, kMax>> {
+struct ArgPolicy {
     using C = typename Ld::Compute;
     struct Acc {
         C v;
         int64_t i;
         bool set;
+    };
+    struct Lanes {  // the accumulators as arrays (from the first step on), so the lanes loop vectorizes
+        C v[kLanes];
+        int64_t i[kLanes];
+        bool started;
     };
     Ld ld;
     bool with_value;  // outputs: value, index (else index)
@@ -749,6 +792,39 @@ struct ArgPolicy : ScalarLanes<ArgPolicy<Ld, kMax>> {
     }
     void merge(Acc &a, const Acc &b) const {
         if (b.set && better(b.v, a)) a = b;
+    }
+    // The outer walk starts on fresh accumulators: the first step takes its elements as they are.
+    void lanesBegin(Lanes &L, const Acc *, int64_t) const { L.started = false; }
+    void lanesStep(Lanes &L, Acc *, const char *p, int64_t ls, int64_t w, int64_t index) const {
+        if constexpr (Ld::kTyped) {
+            if (ls == storageSize<Ld>()) {
+                const auto *q = reinterpret_cast<const typename Ld::Storage *>(p);
+                lanesOf(L, w, index, [q](int64_t l) { return convert<C>(q[l]); });
+                return;
+            }
+        }
+        lanesOf(L, w, index, [&](int64_t l) { return ld(p + l * ls); });
+    }
+    template <class Get>
+    static void lanesOf(Lanes &L, int64_t w, int64_t index, const Get &get) {
+        if (!L.started) {
+            for (int64_t l = 0; l < w; ++l) {
+                L.v[l] = get(l);
+                L.i[l] = index;
+            }
+            L.started = true;
+            return;
+        }
+        for (int64_t l = 0; l < w; ++l) {  // x replaces v where it is better: larger (smaller), or the first NaN
+            const C x = get(l), v = L.v[l];
+            const bool take = (kMax ? x > v : x < v) || (isNan(x) && !isNan(v));
+            L.v[l] = take ? x : v;
+            L.i[l] = take ? index : L.i[l];
+        }
+    }
+    void lanesEnd(Lanes &L, Acc *accs, int64_t w) const {
+        if (!L.started) return;
+        for (int64_t l = 0; l < w; ++l) accs[l] = Acc{L.v[l], L.i[l], true};
     }
     void finish(const Acc &a, int64_t, char *o0, char *o1) const {
         if (with_value) {
@@ -829,7 +905,7 @@ void reduceWith(const Geometry &g, const P &pol) {
             });
             return;
         }
-        auto lanes = std::make_unique<typename P::Lanes>();  // up to kLanes partials: too large for a stack
+        std::unique_ptr<typename P::Lanes> lanes(new typename P::Lanes);  // up to kLanes partials, left uninitialised
         pol.lanesBegin(*lanes, accs, w);
         forEachReducedRun(g, r0, r1, [&](int64_t off, int64_t n, int64_t ai) {
             for (int64_t j = 0; j < n; ++j) {
