@@ -25,6 +25,7 @@
 #include <ATen/ops/norm_meta.h>
 #include <ATen/ops/prod_meta.h>
 #include <ATen/ops/sum_meta.h>
+#include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
 #include <limits>
@@ -90,6 +91,7 @@ bool reduceInto(const char *name, infiniopReduceOp_t op, const Tensor &self, con
     a.noutputs = out1 != nullptr ? 2 : 1;
     a.f[0] = f0;
     a.iter = iterOf(iter);
+    const c10::DeviceGuard guard(self.device());  // the family queues on the current device's stream
     runFamily(name, infiniopReduce, self.device(), a);
     return true;
 }
@@ -351,6 +353,7 @@ void runMoments(const char *name, at::TensorIterator &iter, bool take_sqrt, doub
     a.noutputs = noutputs;
     a.f[0] = correction;
     a.iter = iterOf(iter);
+    const c10::DeviceGuard guard(device);  // the family queues on the current device's stream
     runFamily(name, infiniopReduce, device, a);
 }
 

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/DeviceGuard.h>
 
+#include <optional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "Structured.h"
@@ -27,6 +30,16 @@ decltype(auto) metaArg2(const T &t) {
     return metaArg(t);
 }
 
+// The device of the first tensor argument (as torchgen's wrappers guard it).
+inline std::optional<c10::Device> deviceOf() { return std::nullopt; }
+template <class T, class... R>
+std::optional<c10::Device> deviceOf(const T &first, const R &...rest) {
+    if constexpr (std::is_same_v<std::decay_t<T>, at::Tensor>) {
+        if (first.defined()) return first.device();
+    }
+    return deviceOf(rest...);
+}
+
 // The CPU fallback of overload Op, SymInt arguments kept as they are.
 template <class Op, class R, class... A>
 R fallbackSym(A... a) {
@@ -43,6 +56,7 @@ struct FunctionalForm2<Meta, Op, Impl, std::tuple<at::Tensor, at::Tensor>(A...)>
     using R = std::tuple<at::Tensor, at::Tensor>;
     static R call(A... a) {
         if (!detail::familyArgs(a...)) return detail::fallbackSym<Op, R, A...>(std::forward<A>(a)...);
+        const c10::OptionalDeviceGuard guard(detail::deviceOf(a...));
         Functional<Meta, 2> op;
         op.meta(detail::metaArg2(a)...);
         Impl(Op::name, op, detail::metaArg2(a)...);
@@ -64,6 +78,7 @@ struct OutForm2<Meta, Op, Impl, std::tuple<at::Tensor &, at::Tensor &>(A...)> {
         if (!detail::familyArgs(std::get<K>(t)..., o0, o1)) {
             return detail::fallbackSym<Op, R, A...>(std::get<K>(t)..., o0, o1);
         }
+        const c10::OptionalDeviceGuard guard(o0.device());
         Out<Meta, 2> op(o0, o1);
         op.meta(detail::metaArg2(std::get<K>(t))...);
         Impl(Op::name, op, detail::metaArg2(std::get<K>(t))...);

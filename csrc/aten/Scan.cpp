@@ -8,6 +8,7 @@
 #include <ATen/native/Resize.h>
 #include <ATen/ops/cumprod_meta.h>
 #include <ATen/ops/cumsum_meta.h>
+#include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
 #include "Family.h"
@@ -36,6 +37,7 @@ void scanInto(const char *name, infiniopScanOp_t op, const Tensor &self, int64_t
     a.noutputs = indices != nullptr ? 2 : 1;
     a.iter = indices != nullptr ? iterOfTensors({&out, indices, &in}) : iterOfTensors({&out, &in});
     a.dim = ndim > 0 ? static_cast<int32_t>(ndim - 1 - d) : 0;  // iter dims run from the tensors' last
+    const c10::DeviceGuard guard(self.device());  // the family queues on the current device's stream
     runFamily(name, infiniopScan, self.device(), a);
 }
 

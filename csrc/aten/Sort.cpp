@@ -11,6 +11,7 @@
 #include <ATen/native/SortingUtils.h>
 #include <ATen/ops/sort_meta.h>
 #include <ATen/ops/topk_meta.h>
+#include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
 #include <limits>
@@ -40,6 +41,7 @@ void sortInto(const char *name, infiniopSortOp_t op, const Tensor &self, int64_t
     a.in = tensorOf(self);
     if (values.defined()) a.values = tensorOf(values);
     a.indices = tensorOf(indices);
+    const c10::DeviceGuard guard(self.device());  // the family queues on the current device's stream
     runFamily(name, infiniopSort, self.device(), a);
 }
 
@@ -74,6 +76,7 @@ Pair kthvalueOut(const Tensor &self, c10::SymInt k_sym, int64_t dim_, bool keepd
         return detail::fallbackSym<at::_ops::kthvalue_values, Pair, const Tensor &, c10::SymInt, int64_t, bool, Tensor &,
                                 Tensor &>(self, std::move(k_sym), dim_, keepdim, values, indices);
     }
+    const c10::DeviceGuard guard(self.device());  // the ops below queue on the current device's stream
     const int64_t k = k_sym.guard_int(__FILE__, __LINE__);
     const int64_t dim = at::maybe_wrap_dim(dim_, self.dim(), /*wrap_scalar=*/true);
     const int64_t slicesize = self.dim() == 0 ? 1 : self.size(dim);
@@ -114,6 +117,7 @@ Pair medianDimOut(const Tensor &self, int64_t dim, bool keepdim, Tensor &values,
         return detail::fallback<at::_ops::median_dim_values, Pair, const Tensor &, int64_t, bool, Tensor &, Tensor &>(
             self, dim, keepdim, values, indices);
     }
+    const c10::DeviceGuard guard(self.device());  // the ops below queue on the current device's stream
     dim = at::maybe_wrap_dim(dim, self.dim());
     at::native::zero_numel_check_dims(self, dim, "median()");
     TORCH_CHECK(indices.scalar_type() == at::kLong, "median(): expected indices of dtype Long, got ",
@@ -136,6 +140,7 @@ Pair medianDimOut(const Tensor &self, int64_t dim, bool keepdim, Tensor &values,
 
 Tensor medianAll(const Tensor &self) {
     if (!detail::familyArgs(self)) return detail::fallback<at::_ops::median, Tensor, const Tensor &>(self);
+    const c10::DeviceGuard guard(self.device());  // the ops below queue on the current device's stream
     if (self.numel() == 0) return at::full({}, std::numeric_limits<double>::quiet_NaN()).to(self.options());
     Tensor values = at::empty({}, self.options()), indices = at::empty({}, self.options().dtype(at::kLong));
     medianInto(self.reshape({-1}), 0, false, values, indices);

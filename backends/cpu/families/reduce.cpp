@@ -361,6 +361,15 @@ C sumRun(const Ld &ld, const Term &term, const char *p, int64_t s, int64_t n, C 
     }
 }
 
+// ---- policies: how the elements of one output combine ----
+// Each has Acc (one output's accumulator) and:
+//   init(acc, o)                       a fresh accumulator for output o;
+//   run(acc, p, stride, n, index, step) the inner walk: n elements from p (byte stride), ARG indices index + j * step;
+//   lanesBegin / lanesStep / lanesEnd  the outer walk over fresh accumulators, with its Lanes state: a step adds one
+//                                      element to each of w neighbouring outputs;
+//   merge(acc, later)                  a split reduction: the partial of the next chunk of the reduced range;
+//   finish(acc, o, out0, out1)         stores the result(s).
+
 // How a sum becomes its output.
 enum class Fin { kSum, kMean, kSqrt, kRoot, kLse };
 
