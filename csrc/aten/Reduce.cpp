@@ -1,6 +1,6 @@
 // Reduce.cpp: the reductions on the reduce family (infiniopReduce): sum, mean, prod, nansum, amax / amin, aminmax,
 // max / min (along a dim with indices, and over everything), argmax / argmin, any / all, vector norms, var / std
-// (and with the mean), logsumexp, count_nonzero.
+// (and with the mean), logsumexp, count_nonzero, trace.
 //
 // Structured ops run torch's meta (dims, keepdim, dtype and shape checks, the outputs) and then build the reduction
 // iterator as torch's impl does: the outputs viewed with the reduced dims kept at stride 0, over the input. Torch
@@ -272,6 +272,19 @@ Tensor &extremeAllOut(const Tensor &self, Tensor &out) {
     return out;
 }
 
+// trace: the sum of the diagonal (a view), integers summed as int64.
+Tensor trace(const Tensor &self) {
+    if (!detail::familyArgs(self)) return detail::fallback<at::_ops::trace, Tensor, const Tensor &>(self);
+    TORCH_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+    const Tensor diagonal = self.diagonal();
+    const ScalarType dtype = at::native::get_dtype_from_self(self, std::nullopt, true);
+    Tensor out = at::empty({}, self.options().dtype(dtype));
+    if (!reduceInto("aten::trace", INFINIOP_REDUCE_SUM, diagonal, maskOf(diagonal, std::nullopt), false, dtype, out)) {
+        out.zero_();
+    }
+    return out;
+}
+
 Tensor countNonzero(const Tensor &self, at::IntArrayRef dims) {
     if (!detail::familyArgs(self)) {
         return detail::fallback<at::_ops::count_nonzero_dim_IntList, Tensor, const Tensor &, at::IntArrayRef>(self,
@@ -481,4 +494,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("nansum", TORCH_FN(nansum));
     m.impl("nansum.out", TORCH_FN(nansumOut));
     m.impl("count_nonzero.dim_IntList", TORCH_FN(countNonzero));
+    m.impl("trace", TORCH_FN(trace));
 }

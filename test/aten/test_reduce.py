@@ -1,6 +1,6 @@
 """aten reductions on the infini device's reduce family, against torch on CPU tensors: sum, mean, prod, nansum,
 amax / amin / aminmax, max / min (along a dim and over everything), argmax / argmin, any / all, norms, var / std
-(and with the mean), logsumexp, count_nonzero. Every test runs with INFINI_FALLBACK=error (a CPU fallback would
+(and with the mean), logsumexp, count_nonzero, trace. Every test runs with INFINI_FALLBACK=error (a CPU fallback would
 raise) and checks that nothing fell back."""
 
 import math
@@ -158,6 +158,16 @@ def test_sum_and_mean_dtype_argument():
     close(b.to(DEV).sum(1), b.sum(1))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32, torch.uint8], ids=str)
+def test_trace(dtype):
+    for shape in [(4, 4), (3, 7), (6, 2), (0, 3), (1, 1)]:
+        x = make(shape, dtype)
+        close(x.to(DEV).trace(), x.trace())
+        close(x.t().to(DEV).trace(), x.t().trace())
+    with pytest.raises(RuntimeError, match="trace: expected a matrix"):
+        torch.ones(3).to(DEV).trace()
+
+
 def test_integer_sums_wrap_as_torch():
     x = torch.full((64,), 2**62, dtype=torch.int64)
     close(x.to(DEV).sum(), x.sum())
@@ -169,8 +179,6 @@ def test_integer_sums_wrap_as_torch():
 
 @pytest.mark.parametrize("dtype", ALL, ids=str)
 def test_amax_amin(dtype):
-    if dtype == torch.bool:
-        pytest.skip("amax / amin take no bool on CPU either")
     def fn(x, d, k):
         d = () if d is None else d  # amax / amin: () is every dim
         return x.amax(d, keepdim=k), x.amin(d, keepdim=k)
