@@ -407,6 +407,29 @@ def test_bad_input_raises_and_leaves_inputs_untouched():
     close(i, torch.arange(6))
 
 
+def test_long_reductions_split_over_threads():
+    # few outputs over many elements: the reduced range splits into chunks whose partials merge in order
+    g = torch.Generator().manual_seed(7)
+    ints = torch.randint(0, 5, (40000, 3), generator=g)
+    floats = torch.randn(40000, 3, generator=g)
+    floats[12345, 1] = float("nan")
+    for x in (ints, floats, ints.t(), floats.t().contiguous()):
+        d = x.to(DEV)
+        dim = 0 if x.shape[0] > x.shape[1] else 1
+        close(tuple(d.max(dim)), tuple(x.max(dim)))
+        close(tuple(d.min(dim)), tuple(x.min(dim)))
+        close(d.argmax(dim), x.argmax(dim))
+        close(d.amin(dim), x.amin(dim))
+        close(d.sum(dim), x.sum(dim), scale=200)
+        close((d > 3).any(dim), (x > 3).any(dim))
+        close((d > -3).all(dim), (x > -3).all(dim))
+        close(torch.count_nonzero(d, dim), torch.count_nonzero(x, dim))
+        if x.dtype.is_floating_point:
+            close(d.var(dim), x.var(dim))
+            close(torch.logsumexp(d, dim), torch.logsumexp(x, dim))
+            close(torch.linalg.vector_norm(d, 3, dim), torch.linalg.vector_norm(x, 3, dim))
+
+
 # ---- accuracy and the reductions an LLM uses ----
 
 

@@ -948,8 +948,9 @@ void reduceWith(const Geometry &g, const P &pol) {
         });
         return;
     }
-    // Few outputs, long reductions: chunk c of every task covers reduced range [N*c/chunks, N*(c+1)/chunks).
-    const int64_t chunks = std::max<int64_t>(2, std::min(threads, N * width / kGrain));
+    // Few outputs, long reductions: chunk c of every task covers reduced range [N*c/chunks, N*(c+1)/chunks); about
+    // one unit (task, chunk) a thread, so the partials (units * width accumulators) stay few.
+    const int64_t chunks = std::max<int64_t>(2, std::min((threads + tasks - 1) / tasks, N * width / kGrain));
     const int64_t units = chunks * tasks;
     std::unique_ptr<Acc[]> part(new Acc[static_cast<size_t>(units * width)]);  // (Acc may be bool)
     parallelFor(static_cast<size_t>(units), static_cast<size_t>(N * width / chunks), [&](size_t b, size_t e) {
