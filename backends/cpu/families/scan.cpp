@@ -128,12 +128,11 @@ void scanLine(const Plan &p, const Io &io, char *const *base, const int64_t *s, 
         const bool is_max = op == INFINIOP_SCAN_CUMMAX;
         A best = io.template get<A>(base[in]);
         int64_t at = 0;
-        for (int64_t i = 0; i < n; ++i) {
+        for (int64_t i = 0; i < n; ++i) {  // branch-free: a take is as likely as not on unsorted data
             const A x = io.template get<A>(base[in] + i * s[in]);
-            if (nanOf(x) || (!nanOf(best) && (is_max ? x >= best : x <= best))) {
-                best = x;
-                at = i;
-            }
+            const bool take = nanOf(x) || (!nanOf(best) && (is_max ? x >= best : x <= best));
+            best = take ? x : best;
+            at = take ? i : at;
             io.put(base[0] + i * s[0], best);
             *reinterpret_cast<int64_t *>(base[1] + i * s[1]) = at;
         }
