@@ -1,6 +1,6 @@
 // Reduce.h: what the reduction, scan and sort glue (Reduce.cpp, Scan.cpp, Sort.cpp) share: the input a family
 // reads for a computation in a given dtype, and the structured forms of ops with two outputs (values and
-// indices), whose k may be a SymInt.
+// indices).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -23,13 +23,6 @@ at::Tensor familyInput(const at::Tensor &self, at::ScalarType dtype);
 
 namespace detail {
 
-// What a meta function takes for each argument: as Structured.h's metaArg, and a SymInt as its value.
-inline int64_t metaArg2(const c10::SymInt &s) { return s.guard_int(__FILE__, __LINE__); }
-template <class T>
-decltype(auto) metaArg2(const T &t) {
-    return metaArg(t);
-}
-
 // The device of the first tensor argument (as torchgen's wrappers guard it).
 inline std::optional<c10::Device> deviceOf() { return std::nullopt; }
 template <class T, class... R>
@@ -38,12 +31,6 @@ std::optional<c10::Device> deviceOf(const T &first, const R &...rest) {
         if (first.defined()) return first.device();
     }
     return deviceOf(rest...);
-}
-
-// The CPU fallback of overload Op, SymInt arguments kept as they are.
-template <class Op, class R, class... A>
-R fallbackSym(A... a) {
-    return at::native::call_fallback_fn_symint<&cpuFallback, Op>::call(std::forward<A>(a)...);
 }
 
 }  // namespace detail
@@ -55,11 +42,11 @@ template <class Meta, class Op, auto Impl, class... A>
 struct FunctionalForm2<Meta, Op, Impl, std::tuple<at::Tensor, at::Tensor>(A...)> {
     using R = std::tuple<at::Tensor, at::Tensor>;
     static R call(A... a) {
-        if (!detail::familyArgs(a...)) return detail::fallbackSym<Op, R, A...>(std::forward<A>(a)...);
+        if (!detail::familyArgs(a...)) return detail::fallback<Op, R, A...>(std::forward<A>(a)...);
         const c10::OptionalDeviceGuard guard(detail::deviceOf(a...));
         Functional<Meta, 2> op;
-        op.meta(detail::metaArg2(a)...);
-        Impl(Op::name, op, detail::metaArg2(a)...);
+        op.meta(detail::metaArg(a)...);
+        Impl(Op::name, op, detail::metaArg(a)...);
         return R(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
     }
 };
@@ -76,12 +63,12 @@ struct OutForm2<Meta, Op, Impl, std::tuple<at::Tensor &, at::Tensor &>(A...)> {
         at::Tensor &o0 = std::get<sizeof...(K)>(t);
         at::Tensor &o1 = std::get<sizeof...(K) + 1>(t);
         if (!detail::familyArgs(std::get<K>(t)..., o0, o1)) {
-            return detail::fallbackSym<Op, R, A...>(std::get<K>(t)..., o0, o1);
+            return detail::fallback<Op, R, A...>(std::get<K>(t)..., o0, o1);
         }
-        const c10::OptionalDeviceGuard guard(o0.device());
+        const c10::OptionalDeviceGuard guard(detail::deviceOf(std::get<K>(t)...));
         Out<Meta, 2> op(o0, o1);
-        op.meta(detail::metaArg2(std::get<K>(t))...);
-        Impl(Op::name, op, detail::metaArg2(std::get<K>(t))...);
+        op.meta(detail::metaArg(std::get<K>(t))...);
+        Impl(Op::name, op, detail::metaArg(std::get<K>(t))...);
         op.finish();
         return R(o0, o1);
     }

@@ -73,7 +73,7 @@ void kthInto(const char *name, const Tensor &self, int64_t dim, int64_t k, const
 
 Pair kthvalueOut(const Tensor &self, c10::SymInt k_sym, int64_t dim_, bool keepdim, Tensor &values, Tensor &indices) {
     if (!detail::familyArgs(self, values, indices)) {
-        return detail::fallbackSym<at::_ops::kthvalue_values, Pair, const Tensor &, c10::SymInt, int64_t, bool, Tensor &,
+        return detail::fallback<at::_ops::kthvalue_values, Pair, const Tensor &, c10::SymInt, int64_t, bool, Tensor &,
                                 Tensor &>(self, std::move(k_sym), dim_, keepdim, values, indices);
     }
     const c10::DeviceGuard guard(self.device());  // the ops below queue on the current device's stream
