@@ -5,6 +5,7 @@
 
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
+#include <c10/core/DeviceGuard.h>
 
 #include <infini/infiniop.h>
 
@@ -45,6 +46,7 @@ infiniopTensor_t tensorOf(const at::Tensor &t);
 template <typename Args>
 infiniStatus_t callFamily(const char *op, infiniStatus_t (*fn)(infiniopHandle_t, const Args *, infinirtStream_t),
                           c10::Device device, const Args &args) {
+    const c10::DeviceGuard guard(device);  // a default stream is the current device's: make it the operands'
     infiniStatus_t s = fn(handleOf(device), &args, streamOf(device));
     if (C10_UNLIKELY(s != INFINI_STATUS_SUCCESS && s != INFINI_STATUS_NOT_IMPLEMENTED)) raiseFamily(op, s);
     return s;
@@ -54,6 +56,7 @@ infiniStatus_t callFamily(const char *op, infiniStatus_t (*fn)(infiniopHandle_t,
 template <typename Args>
 void runFamily(const char *op, infiniStatus_t (*fn)(infiniopHandle_t, const Args *, infinirtStream_t),
                c10::Device device, const Args &args) {
+    const c10::DeviceGuard guard(device);  // a default stream is the current device's: make it the operands'
     infiniStatus_t s = fn(handleOf(device), &args, streamOf(device));
     if (C10_UNLIKELY(s != INFINI_STATUS_SUCCESS)) raiseFamily(op, s);
 }
