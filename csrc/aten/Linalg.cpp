@@ -67,6 +67,13 @@ void runGemm(const Tensor &c, const Tensor &a, const Tensor &b, const Tensor &ci
 // out = alpha * a @ b + beta * c, c broadcast to out's shape (c undefined or beta == 0: c is not read).
 // a, b, out: 2-D, or 3-D with one batch dim.
 void gemm(const Tensor &out, const Tensor &a, const Tensor &b, const Tensor &c, double alpha, double beta) {
+    // torch's CPU and CUDA kernels check these (their meta functions do not)
+    TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ", a.dtype(),
+                " != ", b.dtype());
+    TORCH_CHECK(!c.defined() || c.scalar_type() == b.scalar_type(), "self and mat2 must have the same dtype, but got ",
+                c.dtype(), " and ", b.dtype());
+    TORCH_CHECK(out.scalar_type() == a.scalar_type(), "expected out to have dtype ", a.dtype(), ", but got ",
+                out.dtype());
     if (out.numel() == 0) return;
     const Tensor ab = gemmReadable(a) ? a : a.contiguous();
     const Tensor bb = gemmReadable(b) ? b : b.contiguous();

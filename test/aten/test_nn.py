@@ -122,8 +122,10 @@ def test_layer_norm(dtype, shape, norm, affine):
     (cpu_y, cpu_g), (inf_y, inf_g) = grads_of(lambda *t: F.layer_norm(t[0], norm, *t[1:], eps=1e-5), [x, w, b])
     scale = 4 if dtype in (torch.float16, torch.bfloat16) else 2
     close(inf_y, cpu_y.detach(), scale=scale)
+    # one normalized element: rstd = 1/sqrt(eps) amplifies torch's rounding of an input gradient that is exactly 0
+    grad_scale = scale * (400 if norm == (1,) else 4)
     for gi, gc in zip(inf_g, cpu_g):
-        close(gi, gc, scale=scale * 4)
+        close(gi, gc, scale=grad_scale)
 
 
 def test_layer_norm_statistics_and_mixed_dtypes():
@@ -216,7 +218,7 @@ def test_nll_loss_edge_cases():
         close(F.nll_loss(x.to(DEV), t.to(DEV), reduction=red), F.nll_loss(x, t, reduction=red))
     all_ignored = torch.full((4,), -100)
     xs = torch.randn(4, 3)
-    assert torch.isnan(F.nll_loss(xs.to(DEV), all_ignored.to(DEV))).item()  # 0 / 0, as torch
+    assert torch.isnan(F.nll_loss(xs.to(DEV), all_ignored.to(DEV)).cpu()).item()  # 0 / 0, as torch
     close(F.nll_loss(torch.empty(0, 3, device=DEV), torch.empty(0, dtype=torch.long, device=DEV), reduction="sum"),
           torch.tensor(0.0))
     out = torch.ops.aten.nll_loss_forward(xs.to(DEV), torch.tensor([0, 1, 2, 0]).to(DEV), None, 1, -100)
@@ -232,7 +234,7 @@ def test_nll_loss_target_out_of_bounds_raises_at_synchronization():
         F.nll_loss(ix, it).item()
     assert torch.equal(ix.cpu(), x)
     with pytest.raises(RuntimeError, match="size mismatch"):
-        F.nll_loss(ix, it[:3])
+        torch.ops.aten.nll_loss_forward(ix, it[:3], None, 1, -100)
     with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 3 classes or no classes"):
         F.nll_loss(ix, it, weight=torch.ones(2, device=DEV))
 

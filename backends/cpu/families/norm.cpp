@@ -97,8 +97,7 @@ void forward(const infiniopNormArgs_t &a) {
                 const C m1 = d1 / static_cast<C>(n);
                 const C var = std::max(d2 / static_cast<C>(n) - m1 * m1, C(0));
                 rstd = C(1) / std::sqrt(var + eps);
-                const C shift = -mean * rstd;
-                for (size_t j = 0; j < n; ++j) y[j] = x[j] * rstd + shift;
+                for (size_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * rstd;  // exact 0 at the mean
             } else {
                 rstd = C(1) / std::sqrt(dotRun(x, x, n) / static_cast<C>(n) + eps);
                 for (size_t j = 0; j < n; ++j) y[j] = x[j] * rstd;
