@@ -28,7 +28,7 @@ using at::Tensor;
 void *dataOf(const Tensor &t) { return t.defined() && t.numel() > 0 ? t.data_ptr() : nullptr; }
 
 // Float input, int64 target, weight and the other float operands of the input's dtype.
-struct NllArgs {
+struct NllTypes {
     static bool same(const Tensor &t, const Tensor &self) { return !t.defined() || t.scalar_type() == self.scalar_type(); }
     static bool same(const std::optional<Tensor> &t, const Tensor &self) { return !t.has_value() || same(*t, self); }
     static bool input(const Tensor &self, const Tensor &target, const std::optional<Tensor> &weight) {
@@ -53,6 +53,8 @@ struct NllArgs {
         return input(self, target, weight) && same(grad, self) && same(total_weight, self) && same(grad_input, self);
     }
 };
+
+using NllArgs = OnFamily<INFINIOP_FAMILY_NLL_LOSS, NllTypes>;
 
 // The loss of log-probabilities self viewed as [n, c, d] into out (and total_weight).
 void nllForward(const char *name, const Tensor &self, const Tensor &target, const Tensor &weight, int64_t reduction,

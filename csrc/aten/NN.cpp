@@ -42,7 +42,7 @@ namespace {
 
 using at::Tensor;
 
-using RowsArgs = AllTensors<&isRowsFloat>;
+using RowsArgs = OnFamily<INFINIOP_FAMILY_ROWS, AllTensors<&isRowsFloat>>;
 
 void *dataOf(const Tensor &t) { return t.defined() && t.numel() > 0 ? t.data_ptr() : nullptr; }
 
@@ -120,14 +120,14 @@ infiniDtype_t paramDtype(std::initializer_list<const Tensor *> params) {
 }
 
 // Weight and bias of one dtype (the family's w_dtype) when both are given.
-struct NormArgs {
+struct NormParams {
     static bool params(const std::optional<Tensor> &w, const std::optional<Tensor> &b) {
         return !(w.has_value() && w->defined() && b.has_value() && b->defined()) ||
                w->scalar_type() == b->scalar_type();
     }
     template <class... A>
     static bool ok(const A &...a) {
-        return RowsArgs::ok(a...) && paramsOf(a...);
+        return AllTensors<&isRowsFloat>::ok(a...) && paramsOf(a...);
     }
     // native_layer_norm (input, shape, weight, bias, eps) and its backward (..., weight, bias, mask)
     static bool paramsOf(const Tensor &, c10::SymIntArrayRef, const std::optional<Tensor> &w,
@@ -143,6 +143,8 @@ struct NormArgs {
         return true;
     }
 };
+
+using NormArgs = OnFamily<INFINIOP_FAMILY_NORM, NormParams>;
 
 std::tuple<Tensor, Tensor, Tensor> layerNorm(const Tensor &input, c10::SymIntArrayRef normalized_shape,
                                              const std::optional<Tensor> &weight, const std::optional<Tensor> &bias,
@@ -288,7 +290,7 @@ std::tuple<Tensor, Tensor> rmsNormBackward(const Tensor &grad_out, const Tensor 
 template <class Op, auto Fn>
 void implIfSchema(torch::Library &m, const char *name) {
     if constexpr (std::is_same_v<typename Op::schema, std::remove_pointer_t<decltype(Fn)>>) {
-        m.impl(name, TORCH_FN((Route<Op, RowsArgs, Fn>::call)));
+        m.impl(name, TORCH_FN((Route<Op, OnFamily<INFINIOP_FAMILY_NORM, AllTensors<&isRowsFloat>>, Fn>::call)));
     }
 }
 #endif

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "Fallback.h"
+#include "Family.h"
 #include "Structured.h"
 
 namespace infini_torch::aten {
@@ -43,6 +44,33 @@ struct AllTensors {
     template <class... A>
     static bool ok(const A &...a) {
         return (one(a) && ...);
+    }
+};
+
+// True when the backend of `device` implements `family` (one probe call over nothing, once per device and family).
+// Where it does not (a backend without kernel families), the kernels here send their ops to the CPU fallback, as
+// backend.h promises.
+bool familyOn(c10::Device device, infiniopFamily_t family);
+
+// Pred, and family F on the device of the first infini tensor argument.
+template <infiniopFamily_t F, class Pred>
+struct OnFamily {
+    static std::optional<c10::Device> deviceOf(const at::Tensor &t) {
+        return t.defined() && isInfini(t) ? std::optional<c10::Device>(t.device()) : std::nullopt;
+    }
+    static std::optional<c10::Device> deviceOf(const std::optional<at::Tensor> &t) {
+        return t.has_value() ? deviceOf(*t) : std::nullopt;
+    }
+    template <class T>
+    static std::optional<c10::Device> deviceOf(const T &) {
+        return std::nullopt;
+    }
+    template <class... A>
+    static bool ok(const A &...a) {
+        if (!Pred::ok(a...)) return false;
+        std::optional<c10::Device> device;
+        ((device = device ? device : deviceOf(a)), ...);
+        return !device || familyOn(*device, F);
     }
 };
 
