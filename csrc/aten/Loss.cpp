@@ -29,7 +29,9 @@ void *dataOf(const Tensor &t) { return t.defined() && t.numel() > 0 ? t.data_ptr
 
 // Float input, int64 target, weight and the other float operands of the input's dtype.
 struct NllTypes {
-    static bool same(const Tensor &t, const Tensor &self) { return !t.defined() || t.scalar_type() == self.scalar_type(); }
+    static bool same(const Tensor &t, const Tensor &self) {
+        return !t.defined() || t.scalar_type() == self.scalar_type();
+    }
     static bool same(const std::optional<Tensor> &t, const Tensor &self) { return !t.has_value() || same(*t, self); }
     static bool input(const Tensor &self, const Tensor &target, const std::optional<Tensor> &weight) {
         return isRowsFloat(self.scalar_type()) && target.scalar_type() == at::kLong && same(weight, self);
@@ -175,8 +177,8 @@ Tensor &nllLossBackwardOut(const Tensor &grad_output, const Tensor &self, const 
 // ---- nll_loss2d: input [N, C, H, W], target [N, H, W]; torch's checks and messages ----
 
 void check2d(const Tensor &input, const Tensor &target, const Tensor &weight) {
-    TORCH_CHECK(target.dim() == 3, "only batches of spatial targets supported (3D tensors) but got targets of dimension: ",
-                target.dim());
+    TORCH_CHECK(target.dim() == 3, "only batches of spatial targets supported (3D tensors) but got targets of ",
+                "dimension: ", target.dim());
     TORCH_CHECK(input.dim() == 4, "only batches of spatial inputs supported (4D tensors), but got input of dimension: ",
                 input.dim());
     TORCH_CHECK(!weight.defined() || weight.numel() == input.size(1),

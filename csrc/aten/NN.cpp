@@ -23,6 +23,7 @@
 #include <ATen/ops/_softmax_ops.h>
 #include <ATen/ops/native_layer_norm_backward_ops.h>
 #include <ATen/ops/native_layer_norm_ops.h>
+#include <c10/util/StringUtil.h>
 #include <torch/library.h>
 
 #include <limits>
@@ -215,9 +216,17 @@ std::tuple<Tensor, Tensor, Tensor> layerNormBackward(const Tensor &grad_out, con
 }
 
 #ifdef INFINI_HAS_FUSED_RMS_NORM
-// rows x cols of the input over the normalized dims, after torch's checks.
+// rows x cols of the input over the normalized dims, after torch's checks (its messages; the helper that has
+// them is not in every torch's headers).
 std::pair<int64_t, int64_t> rmsGeometry(const Tensor &input, at::IntArrayRef shape, const Tensor &w) {
-    at::native::_check_rms_norm_inputs_symint(input, c10::fromIntArrayRefSlow(shape), w);
+    TORCH_CHECK(!shape.empty(), "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                "element, but got normalized_shape = ", shape);
+    TORCH_CHECK(!w.defined() || w.sizes().equals(shape), "Expected weight to be of same shape as normalized_shape, but "
+                "got weight of shape ", w.sizes(), " and normalized_shape = ", shape);
+    TORCH_CHECK_VALUE(input.dim() >= static_cast<int64_t>(shape.size()), "Input tensor must have at least ",
+                      shape.size(), " dimensions, but got ", input.dim());
+    TORCH_CHECK(input.sizes().slice(input.dim() - shape.size()).equals(shape), "Given normalized_shape=", shape,
+                ", expected input with shape [*, ", c10::Join(", ", shape), "], but got input of size", input.sizes());
     const size_t axis = static_cast<size_t>(input.dim()) - shape.size();
     const auto sizes = input.sizes();
     return {c10::multiply_integers(sizes.begin(), sizes.begin() + axis),
@@ -254,9 +263,9 @@ std::tuple<Tensor, Tensor> rmsNorm(const Tensor &input, at::IntArrayRef normaliz
     return {std::move(y), rstd.view(statShape(input, normalized_shape.size()))};
 }
 
-std::tuple<Tensor, Tensor> rmsNormBackward(const Tensor &grad_out, const Tensor &input, at::IntArrayRef normalized_shape,
-                                           const Tensor &rstd, const std::optional<Tensor> &weight,
-                                           std::array<bool, 2> mask) {
+std::tuple<Tensor, Tensor> rmsNormBackward(const Tensor &grad_out, const Tensor &input,
+                                           at::IntArrayRef normalized_shape, const Tensor &rstd,
+                                           const std::optional<Tensor> &weight, std::array<bool, 2> mask) {
     const char *name = "aten::_fused_rms_norm_backward";
     const Tensor w = contiguousOrNone(weight);
     const auto [rows, cols] = rmsGeometry(input, normalized_shape, w);
@@ -314,7 +323,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     INFINI_ROUTED_OUT(m, "_softmax_backward_data.out", _softmax_backward_data_out, RowsArgs,
                       structured__softmax_backward_data, &softmaxBackwardImpl<INFINIOP_ROWS_SOFTMAX_BWD>);
     INFINI_ROUTED_FUNCTIONAL(m, "_log_softmax_backward_data", _log_softmax_backward_data, RowsArgs,
-                             structured__log_softmax_backward_data, &softmaxBackwardImpl<INFINIOP_ROWS_LOG_SOFTMAX_BWD>);
+                             structured__log_softmax_backward_data,
+                             &softmaxBackwardImpl<INFINIOP_ROWS_LOG_SOFTMAX_BWD>);
     INFINI_ROUTED_OUT(m, "_log_softmax_backward_data.out", _log_softmax_backward_data_out, RowsArgs,
                       structured__log_softmax_backward_data, &softmaxBackwardImpl<INFINIOP_ROWS_LOG_SOFTMAX_BWD>);
     INFINI_ROUTED(m, "native_layer_norm", native_layer_norm, NormArgs, layerNorm);

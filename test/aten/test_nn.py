@@ -112,13 +112,12 @@ def test_softmax_bad_input():
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape,norm", [((4, 7), (7,)), ((2, 3, 1023), (1023,)), ((2, 3, 4, 5), (4, 5)), ((1,), (1,)),
                                         ((0, 8), (8,))])
-@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
 def test_layer_norm(dtype, shape, norm, affine):
     torch.manual_seed(3)
     x = (torch.randn(shape) * 3 + 1).to(dtype)
-    w = (torch.randn(norm) if affine else None)
-    b = (torch.randn(norm) if affine else None)
-    w, b = [t.to(dtype) if t is not None else None for t in (w, b)]
+    w = torch.randn(norm).to(dtype) if affine in ("both", "weight") else None
+    b = torch.randn(norm).to(dtype) if affine in ("both", "bias") else None
     (cpu_y, cpu_g), (inf_y, inf_g) = grads_of(lambda *t: F.layer_norm(t[0], norm, *t[1:], eps=1e-5), [x, w, b])
     scale = 4 if dtype in (torch.float16, torch.bfloat16) else 2
     close(inf_y, cpu_y.detach(), scale=scale)

@@ -75,7 +75,8 @@ void forward(const infiniopNllLossArgs_t &a) {
     ops::avx2::parallelFor(static_cast<size_t>(pieces), kChunk * 8, [&](size_t begin, size_t end) {
         for (size_t p = begin; p < end; ++p) {
             double l = 0.0, tw = 0.0;
-            for (int64_t e = static_cast<int64_t>(p) * kChunk; e < std::min(total, (static_cast<int64_t>(p) + 1) * kChunk); ++e) {
+            const int64_t first = static_cast<int64_t>(p) * kChunk, last = std::min(total, first + kChunk);
+            for (int64_t e = first; e < last; ++e) {
                 double w;
                 l += term(e, &w);
                 tw += w;
@@ -98,9 +99,12 @@ void forward(const infiniopNllLossArgs_t &a) {
 void backward(const infiniopNllLossArgs_t &a) {
     const int64_t n = a.n, c = a.c, d = a.d, total = n * d;
     const size_t esize = static_cast<size_t>(elementSize(a.dtype));
-    if (c * d > 0) ops::avx2::parallelFor(static_cast<size_t>(n), static_cast<size_t>(c * d), [&](size_t begin, size_t end) {
-        std::memset(at(a.out, a.dtype, begin * static_cast<size_t>(c * d)), 0, (end - begin) * static_cast<size_t>(c * d) * esize);
-    });
+    const size_t row = static_cast<size_t>(c * d);  // elements of grad_input per sample
+    if (row > 0) {
+        ops::avx2::parallelFor(static_cast<size_t>(n), row, [&](size_t begin, size_t end) {
+            std::memset(at(a.out, a.dtype, begin * row), 0, (end - begin) * row * esize);
+        });
+    }
     double scale = 0.0;  // reduced: every element's gradient is -w[t] * scale
     if (a.reduction != 0) {
         scale = valueAt(a.x, a.dtype, 0);

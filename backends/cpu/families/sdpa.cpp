@@ -141,16 +141,28 @@ float lseAt(const Geometry &g, int64_t b, int64_t h, int64_t i) {
     return *reinterpret_cast<const float *>(g.lse.row(b, h, i));
 }
 
+// Task t of `blocks` blocks per (batch, head) of `heads` heads: its batch, head and block.
+struct Task {
+    int64_t b, h, block;
+    Task(size_t t, int64_t heads, int64_t blocks) {
+        const int64_t i = static_cast<int64_t>(t);
+        b = i / (heads * blocks);
+        h = i / blocks % heads;
+        block = i % blocks;
+    }
+};
+
 void forward(const Geometry &g) {
     const int64_t D = g.D, qblocks = (g.LQ + kBq - 1) / kBq;
     const size_t tasks = static_cast<size_t>(g.B * g.HQ * qblocks);
-    ops::avx2::parallelFor(tasks, static_cast<size_t>(kBq * std::max<int64_t>(g.LK, 1) * D * 4), [&](size_t begin, size_t end) {
+    const size_t cost = static_cast<size_t>(kBq * std::max<int64_t>(g.LK, 1) * D * 4);
+    ops::avx2::parallelFor(tasks, cost, [&](size_t begin, size_t end) {
         std::vector<float> buf(static_cast<size_t>(2 * kBq * D + 2 * kBk * D + D + 3 * kBk + 2 * kBq));
         float *qf = buf.data(), *acc = qf + kBq * D, *kt = acc + kBq * D, *vf = kt + kBk * D, *tmp = vf + kBk * D;
         float *s = tmp + D, *p = s + kBk, *m = p + kBk, *l = m + kBq;
         for (size_t task = begin; task < end; ++task) {
-            const int64_t b = static_cast<int64_t>(task) / (g.HQ * qblocks), h = static_cast<int64_t>(task) / qblocks % g.HQ;
-            const int64_t kh = h / g.G, i0 = static_cast<int64_t>(task) % qblocks * kBq, i1 = std::min(g.LQ, i0 + kBq);
+            const Task t(task, g.HQ, qblocks);
+            const int64_t b = t.b, h = t.h, kh = h / g.G, i0 = t.block * kBq, i1 = std::min(g.LQ, i0 + kBq);
             loadRows(g.q, b, h, i0, i1, D, g.scale, qf);
             std::fill(acc, acc + (i1 - i0) * D, 0.0f);
             std::fill(m, m + kBq, -INFINITY);
@@ -215,18 +227,20 @@ void backward(const Geometry &g) {
             delta[r] = dotRun(a.data(), a.data() + D, static_cast<size_t>(D));
         }
     });
-    auto deltaAt = [&](int64_t b, int64_t h, int64_t i) { return delta[static_cast<size_t>((b * g.HQ + h) * g.LQ + i)]; };
+    auto deltaAt = [&](int64_t b, int64_t h, int64_t i) {
+        return delta[static_cast<size_t>((b * g.HQ + h) * g.LQ + i)];
+    };
 
     // dq: tasks (batch, query head, query block)
     const int64_t qblocks = (g.LQ + kBq - 1) / kBq;
-    ops::avx2::parallelFor(static_cast<size_t>(g.B * g.HQ * qblocks), static_cast<size_t>(kBq * std::max<int64_t>(g.LK, 1) * D * 6),
-                           [&](size_t begin, size_t end) {
+    const size_t dq_cost = static_cast<size_t>(kBq * std::max<int64_t>(g.LK, 1) * D * 6);
+    ops::avx2::parallelFor(static_cast<size_t>(g.B * g.HQ * qblocks), dq_cost, [&](size_t begin, size_t end) {
         std::vector<float> buf(static_cast<size_t>(3 * kBq * D + 3 * kBk * D + D + 3 * kBk));
         float *qf = buf.data(), *dof = qf + kBq * D, *dq = dof + kBq * D, *kt = dq + kBq * D, *kf = kt + kBk * D;
         float *vt = kf + kBk * D, *tmp = vt + kBk * D, *s = tmp + D, *p = s + kBk, *dp = p + kBk;
         for (size_t task = begin; task < end; ++task) {
-            const int64_t b = static_cast<int64_t>(task) / (g.HQ * qblocks), h = static_cast<int64_t>(task) / qblocks % g.HQ;
-            const int64_t kh = h / g.G, i0 = static_cast<int64_t>(task) % qblocks * kBq, i1 = std::min(g.LQ, i0 + kBq);
+            const Task t(task, g.HQ, qblocks);
+            const int64_t b = t.b, h = t.h, kh = h / g.G, i0 = t.block * kBq, i1 = std::min(g.LQ, i0 + kBq);
             loadRows(g.q, b, h, i0, i1, D, g.scale, qf);
             loadRows(g.dout, b, h, i0, i1, D, 1.0f, dof);
             std::fill(dq, dq + (i1 - i0) * D, 0.0f);
@@ -256,14 +270,14 @@ void backward(const Geometry &g) {
 
     // dk, dv: tasks (batch, key head, key block); the queries of the group's heads that see the block
     const int64_t kblocks = (g.LK + kBk - 1) / kBk;
-    ops::avx2::parallelFor(static_cast<size_t>(g.B * g.HK * kblocks), static_cast<size_t>(kBk * std::max<int64_t>(g.LQ, 1) * g.G * D * 6),
-                           [&](size_t begin, size_t end) {
+    const size_t dkv_cost = static_cast<size_t>(kBk * std::max<int64_t>(g.LQ, 1) * g.G * D * 6);
+    ops::avx2::parallelFor(static_cast<size_t>(g.B * g.HK * kblocks), dkv_cost, [&](size_t begin, size_t end) {
         std::vector<float> buf(static_cast<size_t>(2 * kBq * D + 4 * kBk * D + D + 3 * kBk));
         float *qf = buf.data(), *dof = qf + kBq * D, *kt = dof + kBq * D, *vt = kt + kBk * D, *dk = vt + kBk * D;
         float *dv = dk + kBk * D, *tmp = dv + kBk * D, *s = tmp + D, *p = s + kBk, *dp = p + kBk;
         for (size_t task = begin; task < end; ++task) {
-            const int64_t b = static_cast<int64_t>(task) / (g.HK * kblocks), kh = static_cast<int64_t>(task) / kblocks % g.HK;
-            const int64_t j0 = static_cast<int64_t>(task) % kblocks * kBk, n = std::min(kBk, g.LK - j0);
+            const Task t(task, g.HK, kblocks);
+            const int64_t b = t.b, kh = t.h, j0 = t.block * kBk, n = std::min(kBk, g.LK - j0);
             loadKeys(g.k, b, kh, j0, n, D, kt, nullptr, tmp);
             loadKeys(g.v, b, kh, j0, n, D, vt, nullptr, tmp);
             std::fill(dk, dk + n * D, 0.0f);
@@ -367,7 +381,8 @@ infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, infinirtStream_t stream) {
         if (!sameShape(a.dout, g.B, g.HQ, g.LQ, g.D) || !sameShape(a.dq, g.B, g.HQ, g.LQ, g.D) ||
             !sameShape(a.dk, g.B, g.HK, g.LK, g.D) || !sameShape(a.dv, g.B, g.HK, g.LK, g.D) ||
             a.dout.dtype != a.dtype || a.dq.dtype != a.dtype || a.dk.dtype != a.dtype || a.dv.dtype != a.dtype) {
-            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: dout, dq, dk, dv must have the shapes of out, q, k, v", op);
+            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: dout, dq, dk, dv must have the shapes of out, q, k, v",
+                        op);
         }
         strides_ok = strides_ok && lastContiguous(a.dout) && lastContiguous(a.dq) && lastContiguous(a.dk) &&
                      lastContiguous(a.dv);
