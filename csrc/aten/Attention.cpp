@@ -55,8 +55,8 @@ bool takes(const Tensor &q, const Tensor &k, const Tensor &v, const std::optiona
 int64_t sdpChoice(const Tensor &q, const Tensor &k, const Tensor &v, const std::optional<Tensor> &mask,
                   double dropout_p, bool /*is_causal*/, std::optional<double> /*scale*/, bool enable_gqa) {
     if (!at::globalContext().userEnabledOverrideableSDP()) return kMath;
-    return takes(q, k, v, mask, dropout_p, enable_gqa) && familyOn(q.device(), INFINIOP_FAMILY_SDPA) ? kOverrideable
-                                                                                                   : kMath;
+    const bool native = takes(q, k, v, mask, dropout_p, enable_gqa) && familyOn(q.device(), INFINIOP_FAMILY_SDPA);
+    return native ? kOverrideable : kMath;
 }
 
 // The operands of one call: 4-d q / k / v (3-d ones get a batch dim of 1), each with stride 1 along its last dim,
