@@ -1,3 +1,4 @@
+// Route.cpp: familyOn (Route.h): whether a device's backend has a kernel family, asked once per device and family.
 #include "Route.h"
 
 #include <array>
