@@ -64,7 +64,7 @@ typedef enum {
     INFINIOP_PW_COPY = 0,   /* x (with the dtype conversions above: a cast when dtypes differ) */
     INFINIOP_PW_NEG,
     INFINIOP_PW_ABS,
-    INFINIOP_PW_SIGN,       /* -1, 0, 1 (float: NaN stays NaN) */
+    INFINIOP_PW_SIGN,       /* -1, 0, 1 (NaN gives 0) */
     INFINIOP_PW_SQUARE,
     INFINIOP_PW_RECIPROCAL, /* float */
     INFINIOP_PW_SQRT,       /* float */
