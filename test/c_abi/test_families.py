@@ -850,6 +850,8 @@ def random_call(name: str, out: torch.Tensor, seed=1234, offset=0, f=(0.0, 1.0),
     call("Random", a, out, prob)
 
 
+@pytest.mark.skipif(BACKEND != "nvidia", reason="the nvidia backend's own stream (backends/nvidia/families/random.cu); "
+                    "each backend is reproducible by seed, their streams differ")
 def test_uniform_follows_the_mapping():
     seed, offset, n = 0x1234_5678_9ABC, 77, 10001
     out = dev(torch.zeros(n))

@@ -331,7 +331,7 @@ typedef enum {
     INFINIOP_RANDOM_BERNOULLI,     /* 1 with probability f0, else 0 */
     INFINIOP_RANDOM_BERNOULLI_TENSOR, /* 1 with probability p[i] */
     INFINIOP_RANDOM_EXPONENTIAL,   /* rate f0 */
-    INFINIOP_RANDOM_RANDINT,       /* integers in [i0, i1) */
+    INFINIOP_RANDOM_RANDINT,       /* integers in [i0, i1); i1 - i0 is taken modulo 2^64 (0: all 2^64 values) */
     INFINIOP_RANDOM_GEOMETRIC,     /* success probability f0: the trial count, from 1 */
     INFINIOP_RANDOM_CAUCHY,        /* median f0, sigma f1 */
     INFINIOP_RANDOM_LOG_NORMAL,    /* exp of normal(f0, f1) */
