@@ -73,13 +73,13 @@ Tensor lastContiguous(const Tensor &t) { return t.size(-1) <= 1 || t.stride(-1) 
 
 Prepared prepare(const char *name, const Tensor &query, const Tensor &key, const Tensor &value, const Tensor &bias,
                  bool is_causal, std::optional<double> scale) {
-    TORCH_CHECK(query.dim() == key.dim() && query.dim() == value.dim() && (query.dim() == 3 || query.dim() == 4),
-                name, ": query, key and value must all be 3-d or all 4-d, got ", query.dim(), ", ", key.dim(), " and ",
+    TORCH_CHECK(query.dim() == key.dim() && query.dim() == value.dim() && (query.dim() == 3 || query.dim() == 4), name,
+                ": query, key and value must all be 3-d or all 4-d, got ", query.dim(), ", ", key.dim(), " and ",
                 value.dim(), " dims");
     TORCH_CHECK(isFloat32Or16(query.scalar_type()) && key.scalar_type() == query.scalar_type() &&
                     value.scalar_type() == query.scalar_type(),
-                name, ": query, key and value must share one of float32, float16, bfloat16; got ",
-                query.scalar_type(), ", ", key.scalar_type(), " and ", value.scalar_type());
+                name, ": query, key and value must share one of float32, float16, bfloat16; got ", query.scalar_type(),
+                ", ", key.scalar_type(), " and ", value.scalar_type());
     checkSameDevice(name, query.device(), {&key, &value, &bias});
     Prepared p;
     p.squeeze = query.dim() == 3;
@@ -88,9 +88,8 @@ Prepared prepare(const char *name, const Tensor &query, const Tensor &key, const
     p.v = lastContiguous(p.squeeze ? value.unsqueeze(0) : value);
     const int64_t b = p.q.size(0), hq = p.q.size(1), lq = p.q.size(2), d = p.q.size(3);
     const int64_t hk = p.k.size(1), lk = p.k.size(2);
-    TORCH_CHECK(p.k.size(0) == b && p.k.size(3) == d && p.v.sizes() == p.k.sizes(), name,
-                ": key and value must be [", b, ", heads, keys, ", d, "] alike, got ", key.sizes(), " and ",
-                value.sizes());
+    TORCH_CHECK(p.k.size(0) == b && p.k.size(3) == d && p.v.sizes() == p.k.sizes(), name, ": key and value must be [",
+                b, ", heads, keys, ", d, "] alike, got ", key.sizes(), " and ", value.sizes());
     TORCH_CHECK(hk > 0 && hq % hk == 0, name, ": the number of query heads (", hq,
                 ") must be a multiple of the number of key / value heads (", hk, ")");
     p.scale = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(d));
@@ -132,7 +131,8 @@ SdpaOutputs sdpaForward(const Tensor &query, const Tensor &key, const Tensor &va
                         const std::optional<Tensor> &attn_bias, double dropout_p, bool is_causal,
                         bool /*return_debug_mask*/, std::optional<double> scale) {
     const char *name = "aten::_scaled_dot_product_fused_attention_overrideable";
-    TORCH_CHECK(dropout_p == 0.0, name, ": dropout is not supported on infini (scaled_dot_product_attention runs it "
+    TORCH_CHECK(dropout_p == 0.0, name,
+                ": dropout is not supported on infini (scaled_dot_product_attention runs it "
                 "on the math path)");
     const Tensor bias = attn_bias.has_value() ? *attn_bias : Tensor();
     const Prepared p = prepare(name, query, key, value, bias, is_causal, scale);
@@ -147,8 +147,15 @@ SdpaOutputs sdpaForward(const Tensor &query, const Tensor &key, const Tensor &va
     // torch's convention for the unused outputs (as its CPU flash kernel): philox seed / offset as 0-d int64 on the
     // host, no cumulative sequence lengths, no debug mask
     Tensor seed = at::empty({}, at::dtype(at::kLong)), offset = at::empty({}, at::dtype(at::kLong));
-    return {p.squeeze ? out.squeeze(0) : out, lse, Tensor(), Tensor(), c10::SymInt(lq), c10::SymInt(lk),
-            std::move(seed), std::move(offset), Tensor()};
+    return {p.squeeze ? out.squeeze(0) : out,
+            lse,
+            Tensor(),
+            Tensor(),
+            c10::SymInt(lq),
+            c10::SymInt(lk),
+            std::move(seed),
+            std::move(offset),
+            Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> sdpaBackward(
@@ -158,7 +165,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> sdpaBackward(
     const Tensor & /*philox_seed*/, const Tensor & /*philox_offset*/, std::optional<double> scale) {
     const char *name = "aten::_scaled_dot_product_fused_attention_overrideable_backward";
     TORCH_CHECK(dropout_p == 0.0, name, ": dropout is not supported on infini");
-    TORCH_CHECK(!(grad_input_mask[3] && attn_bias.defined()), name, ": no gradient for attn_mask on infini ("
+    TORCH_CHECK(!(grad_input_mask[3] && attn_bias.defined()), name,
+                ": no gradient for attn_mask on infini ("
                 "scaled_dot_product_attention takes the math path for a mask that requires grad)");
     if (!grad_input_mask[0] && !grad_input_mask[1] && !grad_input_mask[2]) return {};
     const Prepared p = prepare(name, query, key, value, attn_bias, is_causal, scale);

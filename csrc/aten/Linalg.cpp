@@ -56,9 +56,7 @@ bool gemmWritable(const Tensor &c) {
 }
 
 // True unless a and b certainly share no element (a layout too complex to tell counts as sharing).
-bool mayOverlap(const Tensor &a, const Tensor &b) {
-    return at::get_overlap_status(a, b) != at::MemOverlapStatus::No;
-}
+bool mayOverlap(const Tensor &a, const Tensor &b) { return at::get_overlap_status(a, b) != at::MemOverlapStatus::No; }
 
 void runGemm(const Tensor &c, const Tensor &a, const Tensor &b, const Tensor &cin, double alpha, double beta) {
     ops::runOp(INFINIOP_OP_GEMM, {&c, &a, &b, &cin}, {alpha, beta});
@@ -79,9 +77,9 @@ void gemm(const Tensor &out, const Tensor &a, const Tensor &b, const Tensor &c, 
     const Tensor bb = gemmReadable(b) ? b : b.contiguous();
     Tensor cin;
     if (c.defined() && beta != 0.0) cin = c.expand(out.sizes());
-    const bool in_place = gemmWritable(out) && !mayOverlap(out, ab) && !mayOverlap(out, bb) &&
-                          (!cin.defined() || at::get_overlap_status(out, cin) == at::MemOverlapStatus::Full ||
-                           !mayOverlap(out, cin));
+    const bool in_place =
+        gemmWritable(out) && !mayOverlap(out, ab) && !mayOverlap(out, bb) &&
+        (!cin.defined() || at::get_overlap_status(out, cin) == at::MemOverlapStatus::Full || !mayOverlap(out, cin));
     if (in_place) {
         runGemm(out, ab, bb, cin, alpha, beta);
         return;
@@ -188,13 +186,13 @@ Tensor &addbmmInplace(Tensor &self, const Tensor &batch1, const Tensor &batch2, 
 
 // dot(self [n], other [n]) -> 0-d: a [1, n] @ [n, 1] gemm. Torch's checks and messages.
 Tensor dotImpl(const char *name, const Tensor &self, const Tensor &other) {
-    TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
-                other.dim(), "D tensors");
+    TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ", other.dim(),
+                "D tensors");
     TORCH_CHECK(self.scalar_type() == other.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
                 self.scalar_type(), " and ", other.scalar_type());
     TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
-                "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(),
-                " and ", other.numel(), " elements respectively");
+                "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ",
+                other.numel(), " elements respectively");
     checkSameDevice(name, self.device(), {&other});
     Tensor out = at::empty({}, self.options());
     gemm(out.view({1, 1}), self.unsqueeze(0), other.unsqueeze(1), Tensor(), 1.0, 0.0);

@@ -156,8 +156,8 @@ Tensor nllLossBackward(const Tensor &grad_output, const Tensor &self, const Tens
     Functional<BackwardMeta> op;
     op.meta(grad_output, self, target, detail::metaArg(weight), reduction, ii, total_weight);
     const int64_t n = self.dim() == 1 ? 1 : self.size(0);
-    nllBackward("aten::nll_loss_backward", grad_output, self, target, weightOf(weight), reduction, ii, total_weight,
-                n, self.size(-1), 1, op.outputs_[0]);
+    nllBackward("aten::nll_loss_backward", grad_output, self, target, weightOf(weight), reduction, ii, total_weight, n,
+                self.size(-1), 1, op.outputs_[0]);
     return std::move(op.outputs_[0]);
 }
 
@@ -179,8 +179,8 @@ Tensor &nllLossBackwardOut(const Tensor &grad_output, const Tensor &self, const 
 void check2d(const Tensor &input, const Tensor &target, const Tensor &weight) {
     TORCH_CHECK(target.dim() == 3, "only batches of spatial targets supported (3D tensors) but got targets of ",
                 "dimension: ", target.dim());
-    TORCH_CHECK(input.dim() == 4, "only batches of spatial inputs supported (4D tensors), but got input of dimension: ",
-                input.dim());
+    TORCH_CHECK(input.dim() == 4,
+                "only batches of spatial inputs supported (4D tensors), but got input of dimension: ", input.dim());
     TORCH_CHECK(!weight.defined() || weight.numel() == input.size(1),
                 "weight tensor should be defined either for all or no classes");
     TORCH_CHECK(input.size(0) == target.size(0) && input.size(2) == target.size(1) && input.size(3) == target.size(2),
@@ -193,8 +193,8 @@ std::tuple<Tensor &, Tensor &> nll2dForwardOut(const Tensor &self, const Tensor 
     const char *name = "aten::nll_loss2d_forward";
     const Tensor w = weightOf(weight);
     check2d(self, target, w);
-    TORCH_CHECK(output.scalar_type() == self.scalar_type() && total_weight.scalar_type() == self.scalar_type(),
-                name, ": expected output and total_weight of dtype ", self.scalar_type());
+    TORCH_CHECK(output.scalar_type() == self.scalar_type() && total_weight.scalar_type() == self.scalar_type(), name,
+                ": expected output and total_weight of dtype ", self.scalar_type());
     if (reduction == at::Reduction::None) {
         at::native::resize_output(output, target.sizes());
     } else {
@@ -219,11 +219,12 @@ Tensor &nll2dBackwardOut(const Tensor &grad_output, const Tensor &self, const Te
     const char *name = "aten::nll_loss2d_backward";
     const Tensor w = weightOf(weight);
     check2d(self, target, w);
-    TORCH_CHECK(total_weight.numel() == 1, "expected total_weight to be a single element tensor, got: ",
-                total_weight.sizes(), " (", total_weight.numel(), " elements)");
+    TORCH_CHECK(total_weight.numel() == 1,
+                "expected total_weight to be a single element tensor, got: ", total_weight.sizes(), " (",
+                total_weight.numel(), " elements)");
     if (reduction == at::Reduction::None) {
-        TORCH_CHECK(grad_output.dim() == 3, "grad_output must have same dimension as target (3) but got dimension: ",
-                    grad_output.sizes());
+        TORCH_CHECK(grad_output.dim() == 3,
+                    "grad_output must have same dimension as target (3) but got dimension: ", grad_output.sizes());
         TORCH_CHECK(grad_output.sizes() == target.sizes(), "size mismatch (got grad_output: ", grad_output.sizes(),
                     " target: ", target.sizes());
     } else {
@@ -233,8 +234,8 @@ Tensor &nll2dBackwardOut(const Tensor &grad_output, const Tensor &self, const Te
     TORCH_CHECK(grad_input.scalar_type() == self.scalar_type(), name, ": expected grad_input of dtype ",
                 self.scalar_type());
     at::native::resize_output(grad_input, self.sizes());
-    nllBackward(name, grad_output.reshape(reduction == at::Reduction::None ? target.sizes() : at::IntArrayRef{}),
-                self, target, w, reduction, ignore_index.expect_int(), total_weight, self.size(0), self.size(1),
+    nllBackward(name, grad_output.reshape(reduction == at::Reduction::None ? target.sizes() : at::IntArrayRef{}), self,
+                target, w, reduction, ignore_index.expect_int(), total_weight, self.size(0), self.size(1),
                 self.size(2) * self.size(3), grad_input);
     return grad_input;
 }

@@ -219,10 +219,14 @@ std::tuple<Tensor, Tensor, Tensor> layerNormBackward(const Tensor &grad_out, con
 // rows x cols of the input over the normalized dims, after torch's checks (its messages; the helper that has
 // them is not in every torch's headers).
 std::pair<int64_t, int64_t> rmsGeometry(const Tensor &input, at::IntArrayRef shape, const Tensor &w) {
-    TORCH_CHECK(!shape.empty(), "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-                "element, but got normalized_shape = ", shape);
-    TORCH_CHECK(!w.defined() || w.sizes().equals(shape), "Expected weight to be of same shape as normalized_shape, but "
-                "got weight of shape ", w.sizes(), " and normalized_shape = ", shape);
+    TORCH_CHECK(!shape.empty(),
+                "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                "element, but got normalized_shape = ",
+                shape);
+    TORCH_CHECK(!w.defined() || w.sizes().equals(shape),
+                "Expected weight to be of same shape as normalized_shape, but "
+                "got weight of shape ",
+                w.sizes(), " and normalized_shape = ", shape);
     TORCH_CHECK_VALUE(input.dim() >= static_cast<int64_t>(shape.size()), "Input tensor must have at least ",
                       shape.size(), " dimensions, but got ", input.dim());
     TORCH_CHECK(input.sizes().slice(input.dim() - shape.size()).equals(shape), "Given normalized_shape=", shape,

@@ -92,17 +92,16 @@ inline void checkSameDevice(const char *op, c10::Device device, std::initializer
 // A structured op's functional, in-place and out= forms (Structured.h) behind Route with predicate PRED; and a plain
 // kernel FN behind it. m, the overload's name ("mm.out"), its at::_ops name (mm_out), PRED, the meta class
 // (structured_mm), the impl.
-#define INFINI_ROUTED_FUNCTIONAL(m, NAME, OP, PRED, META, IMPL)                                         \
-    m.impl(NAME, TORCH_FN((::infini_torch::aten::Route<                                                 \
-                           at::_ops::OP, PRED,                                                         \
+// clang-format off
+#define INFINI_ROUTED_FUNCTIONAL(m, NAME, OP, PRED, META, IMPL)                                                       \
+    m.impl(NAME, TORCH_FN((::infini_torch::aten::Route<at::_ops::OP, PRED,                                            \
                            &::infini_torch::aten::FunctionalForm<at::meta::META, at::_ops::OP, IMPL>::call>::call)))
-#define INFINI_ROUTED_INPLACE(m, NAME, OP, PRED, META, IMPL)                                            \
-    m.impl(NAME, TORCH_FN((::infini_torch::aten::Route<                                                 \
-                           at::_ops::OP, PRED,                                                         \
+#define INFINI_ROUTED_INPLACE(m, NAME, OP, PRED, META, IMPL)                                                          \
+    m.impl(NAME, TORCH_FN((::infini_torch::aten::Route<at::_ops::OP, PRED,                                            \
                            &::infini_torch::aten::InplaceForm<at::meta::META, at::_ops::OP, IMPL>::call>::call)))
-#define INFINI_ROUTED_OUT(m, NAME, OP, PRED, META, IMPL)                                                \
-    m.impl(NAME, TORCH_FN((::infini_torch::aten::Route<                                                 \
-                           at::_ops::OP, PRED,                                                         \
+#define INFINI_ROUTED_OUT(m, NAME, OP, PRED, META, IMPL)                                                              \
+    m.impl(NAME, TORCH_FN((::infini_torch::aten::Route<at::_ops::OP, PRED,                                            \
                            &::infini_torch::aten::OutForm<at::meta::META, at::_ops::OP, IMPL>::call>::call)))
+// clang-format on
 #define INFINI_ROUTED(m, NAME, OP, PRED, FN) \
     m.impl(NAME, TORCH_FN((::infini_torch::aten::Route<at::_ops::OP, PRED, &FN>::call)))

@@ -39,8 +39,8 @@ struct BadTarget {
     void raise(const infiniopNllLossArgs_t &a) const {
         const int64_t t = value.load();
         if (t == INT64_MIN) return;
-        throw std::out_of_range("nll_loss: index out of range: Target " + std::to_string(t) +
-                                " is out of bounds (" + std::to_string(a.c) + " classes)");
+        throw std::out_of_range("nll_loss: index out of range: Target " + std::to_string(t) + " is out of bounds (" +
+                                std::to_string(a.c) + " classes)");
     }
 };
 

@@ -15,7 +15,7 @@
 namespace infini::cpu::families {
 namespace {
 
-constexpr size_t kMaxChunks = 64;              // row chunks of the backward (partials of dw / db)
+constexpr size_t kMaxChunks = 64;                 // row chunks of the backward (partials of dw / db)
 constexpr size_t kMaxPartials = size_t(1) << 24;  // elements of partials at most (64 MiB of float)
 
 bool isBackward(infiniopNormOp_t op) { return op == INFINIOP_NORM_LAYER_NORM_BWD || op == INFINIOP_NORM_RMS_NORM_BWD; }
@@ -197,10 +197,10 @@ infiniStatus_t norm(const infiniopNormArgs_t &a, infinirtStream_t stream) {
     }
     const bool backward = isBackward(a.op), layer = isLayer(a.op);
     if (a.rows > 0 && a.cols > 0) {
-        const bool missing = backward ? (a.x == nullptr || a.dy == nullptr || a.rstd == nullptr ||
-                                         (layer && a.mean == nullptr) || (a.y == nullptr && a.dw == nullptr &&
-                                                                          a.db == nullptr))
-                                      : (a.x == nullptr || a.y == nullptr);
+        const bool missing =
+            backward ? (a.x == nullptr || a.dy == nullptr || a.rstd == nullptr || (layer && a.mean == nullptr) ||
+                        (a.y == nullptr && a.dw == nullptr && a.db == nullptr))
+                     : (a.x == nullptr || a.y == nullptr);
         if (missing) return fail(INFINI_STATUS_NULL_POINTER, "norm: an operand is NULL");
     }
     if (backward && a.cols > 0 && a.rows == 0 && (a.dw != nullptr || a.db != nullptr)) {

@@ -186,8 +186,8 @@ infiniStatus_t rows(const infiniopRowsArgs_t &a, infinirtStream_t stream) {
     if (a.out == nullptr || a.x == nullptr || (y_used && a.y == nullptr)) {
         return fail(INFINI_STATUS_NULL_POINTER, "rows: an operand is NULL");
     }
-    const bool wide = a.out_dtype == INFINI_DTYPE_F64 || a.x_dtype == INFINI_DTYPE_F64 ||
-                      (y_used && a.y_dtype == INFINI_DTYPE_F64);
+    const bool wide =
+        a.out_dtype == INFINI_DTYPE_F64 || a.x_dtype == INFINI_DTYPE_F64 || (y_used && a.y_dtype == INFINI_DTYPE_F64);
     const infiniopRowsArgs_t args = a;
     return submit(stream, [args, wide] {
         if (wide) {

@@ -315,9 +315,7 @@ void backward(const Geometry &g) {
     });
 }
 
-bool isAttnDtype(infiniDtype_t t) {
-    return t == INFINI_DTYPE_F32 || t == INFINI_DTYPE_F16 || t == INFINI_DTYPE_BF16;
-}
+bool isAttnDtype(infiniDtype_t t) { return t == INFINI_DTYPE_F32 || t == INFINI_DTYPE_F16 || t == INFINI_DTYPE_BF16; }
 
 bool sameShape(const infiniopTensor_t &t, int64_t a, int64_t b, int64_t c, int64_t d) {
     return t.ndim == 4 && t.shape[0] == a && t.shape[1] == b && t.shape[2] == c && t.shape[3] == d;
