@@ -149,8 +149,10 @@ const std::pair<const uintptr_t, Allocation> *Runtime::findContaining(const void
 infiniStatus_t takeStreamError(Stream &stream) {
     std::string e = stream.takeError();
     if (e.empty()) return INFINI_STATUS_SUCCESS;
-    return fail(INFINI_STATUS_INTERNAL_ERROR, "asynchronous error on a stream of cpu:%d: %s", stream.device(),
-                e.c_str());
+    // families.h: an index a kernel found out of range is reported as BAD_PARAM, "index out of range"
+    const infiniStatus_t status = e.find("index out of range") != std::string::npos ? INFINI_STATUS_BAD_PARAM
+                                                                                     : INFINI_STATUS_INTERNAL_ERROR;
+    return fail(status, "asynchronous error on a stream of cpu:%d: %s", stream.device(), e.c_str());
 }
 
 }  // namespace infini::cpu

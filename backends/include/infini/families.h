@@ -370,7 +370,7 @@ typedef struct {
 } infiniopRowsArgs_t;
 
 /* Normalization over the last `cols` elements of each of `rows` contiguous rows.
- * LAYER_NORM:     y = (x - mean) * rstd * w + b; writes mean and rstd (F32, [rows]; may be NULL)
+ * LAYER_NORM:     y = (x - mean) * rstd * w + b; writes mean and rstd ([rows], F32 or F64 for F64 rows; may be NULL)
  * RMS_NORM:       y = x * rstd * w, rstd = 1 / sqrt(mean(x^2) + eps); writes rstd (may be NULL)
  * LAYER_NORM_BWD: from dy, x, mean, rstd, w: dx (may be NULL), dw, db (may be NULL; F32 partials reduced inside)
  * RMS_NORM_BWD:   from dy, x, rstd, w: dx, dw
