@@ -67,6 +67,8 @@ Image imageOf(IntArrayRef sizes, bool one_d = false) {
 // Runs one window op: `in` is read as given (made contiguous first), `out` written (in place when contiguous).
 void runWindow(const char *op, infiniopWindowArgs_t a, const Tensor &in, const Tensor &out,
                const Tensor &indices = Tensor()) {
+    TORCH_CHECK(in.scalar_type() == out.scalar_type(), op, ": expected ", in.scalar_type(), " for the output, got ",
+                out.scalar_type());
     const Tensor x = contiguousAs(op, in);
     Target y(out);
     std::optional<Target> ind;
@@ -128,15 +130,21 @@ const T &metaArg(const T &t) {
     return t;
 }
 
-// True when every tensor argument has a window dtype (else the op runs on the CPU fallback).
-inline bool windowDtype(const Tensor &t) { return !t.defined() || isWindowDtype(t.scalar_type()); }
+// True when the data operand (the first tensor argument: self or grad_output) has a window dtype; else the op
+// runs on the CPU fallback. (Index operands are int64; the kernel checks that the others match the data's dtype.)
+inline bool windowDtype(const Tensor &t, bool &seen) {
+    if (seen) return true;
+    seen = true;
+    return isWindowDtype(t.scalar_type());
+}
 template <class T>
-bool windowDtype(const T &) {
+bool windowDtype(const T &, bool &) {
     return true;
 }
 template <class... A>
 bool windowDtypes(const A &...a) {
-    return (windowDtype(a) && ...);
+    bool seen = false;
+    return (windowDtype(a, seen) && ...);
 }
 
 template <class Meta, class Op, auto Impl, class Sig = typename Op::schema>

@@ -14,7 +14,8 @@ import infinicore_torch
 
 DEV = "infini"
 
-# Tolerances against a float64 CPU reference computed from the same (rounded) inputs.
+# Tolerances against a float64 CPU reference computed from the same (rounded) inputs; atol scales with the largest
+# reference value (a sum's rounding error follows its terms' magnitude, not its value).
 TOL = {
     torch.float32: dict(rtol=1e-4, atol=1e-4),
     torch.float16: dict(rtol=4e-3, atol=4e-3),
@@ -22,10 +23,15 @@ TOL = {
 }
 
 
+@pytest.fixture
+def allow_fallback():
+    """Requested by a test that checks the CPU fallback's counts itself."""
+
+
 @pytest.fixture(autouse=True)
 def native(monkeypatch, request):
     """INFINI_FALLBACK=error, and no op of the test went through the CPU fallback."""
-    if "allows_fallback" in request.keywords:
+    if "allow_fallback" in request.fixturenames:
         yield
         return
     monkeypatch.setenv("INFINI_FALLBACK", "error")
@@ -61,7 +67,9 @@ def conv_case(dim, x_shape, w_shape, dtype, transposed=False, bias=True, **kw):
     out = run(DEV, dtype)
     for name, o, r in zip(["y", "dx", "dw", "db"], out, ref):
         assert o.device.type == DEV and o.dtype == dtype, name
-        torch.testing.assert_close(o.cpu().double(), r, **TOL[dtype], msg=name)
+        tol = dict(TOL[dtype])
+        tol["atol"] *= max(1.0, r.abs().max().item())
+        torch.testing.assert_close(o.cpu().double(), r, **tol, msg=name)
 
 
 CONV2D = [
@@ -187,8 +195,7 @@ def test_direct_overrideable_call_checks_its_arguments():
         torch.ops.aten.convolution_overrideable(x, w, None, [0, 1], [0, 0], [1, 1], False, [0, 0], 2)
 
 
-@pytest.mark.allows_fallback
-def test_float64_and_3d_convolutions_run_on_the_cpu_fallback():
+def test_float64_and_3d_convolutions_run_on_the_cpu_fallback(allow_fallback):
     infinicore_torch.reset_fallback_stats()
     x, w = rand(1, 2, 5, 5, dtype=torch.float64), rand(3, 2, 3, 3, dtype=torch.float64)
     torch.testing.assert_close(F.conv2d(x.to(DEV), w.to(DEV)).cpu(), F.conv2d(x, w))
@@ -203,11 +210,9 @@ def test_float64_and_3d_convolutions_run_on_the_cpu_fallback():
 # CPU fallback until those families are native, and nothing else.
 OTHER_FAMILIES = {
     "aten::var_mean.correction",
-    "aten::sum.dim_IntList",
-    "aten::mean.dim",
-    "aten::addmm",
+    "aten::sum.IntList_out",
+    "aten::mean.out",
     "aten::addmm.out",
-    "aten::mm",
     "aten::mm.out",
 }
 
@@ -244,8 +249,7 @@ def train(model, x, grads, device, steps=3):
     return model, out
 
 
-@pytest.mark.allows_fallback
-def test_small_cnn_trains_like_cpu(monkeypatch):
+def test_small_cnn_trains_like_cpu(allow_fallback):
     torch.manual_seed(0)
     model = SmallCNN()
     x = rand(4, 3, 10, 10, seed=7)
