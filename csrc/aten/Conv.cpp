@@ -186,45 +186,57 @@ void foldProduct(const char *op, const Plan &p, const Tensor &wm, const Sides &s
     }
 }
 
-// dW[g] = sum over samples of rows[s, g] @ cols(image)[s, g]^T, into dw [g, m, k] (contiguous).
-void weightGrad(const char *op, const Plan &p, const Sides &s, const Tensor &dw) {
+// Adds the per-channel sums of rows [channels, span] (rows @ ones) into sum.total [channels]: the first slice
+// writes it.
+void addRowSums(const Tensor &rows, const Tensor &ones, bool first, SliceSum &sum) {
+    const int64_t channels = rows.size(0);
+    const Tensor column = ones.narrow(0, 0, rows.size(1));
+    if (first) {
+        gemm(sum.total.view({channels, 1}), rows, column);
+        return;
+    }
+    Tensor part = at::empty({channels, 1}, rows.options());
+    gemm(part, rows, column);
+    sum.add(part.view({channels}));
+}
+
+Tensor onesColumn(int64_t n, const at::TensorOptions &options) { return at::empty({n, 1}, options).fill_(1); }
+
+// dW[g] = sum over samples of rows[s, g] @ cols(image)[s, g]^T into dw [g, m, k] (contiguous), and, when db is
+// defined, db[ch] = the sum of rows' channel ch over samples and pixels (the bias gradient when rows is dy).
+void weightGrad(const char *op, const Plan &p, const Sides &s, const Tensor &dw, const Tensor &db) {
     const int64_t step = p.slice(s.image.element_size());
-    SliceSum sum{dw};
+    SliceSum wsum{dw}, bsum{db};
+    const Tensor ones = db.defined() ? onesColumn(step * p.l(), s.rows.options()) : Tensor();
     for (int64_t n0 = 0; n0 < p.n; n0 += step) {
-        const int64_t nb = std::min(step, p.n - n0);
-        Tensor cols = channelsFirst(op, columns(op, p, s.image.narrow(0, n0, nb)));  // [c * kh * kw, nb * l]
-        Tensor rows = channelsFirst(op, s.rows.narrow(0, n0, nb));                   // [g * m, nb * l]
-        const int64_t span = nb * p.l();
-        Tensor a = rows.view({p.g, p.m, span}), b = cols.view({p.g, p.k(), span}).transpose(1, 2);
+        const int64_t nb = std::min(step, p.n - n0), span = nb * p.l();
+        const Tensor rows = channelsFirst(op, s.rows.narrow(0, n0, nb));  // [g * m, nb * l]
+        if (db.defined()) addRowSums(rows, ones, n0 == 0, bsum);
+        if (!dw.defined()) continue;
+        const Tensor cols = channelsFirst(op, columns(op, p, s.image.narrow(0, n0, nb)));  // [c * kh * kw, nb * l]
+        const Tensor a = rows.view({p.g, p.m, span}), b = cols.view({p.g, p.k(), span}).transpose(1, 2);
         if (n0 == 0) {
             gemm(dw, a, b);
             continue;
         }
         Tensor part = at::empty(dw.sizes(), dw.options());
         gemm(part, a, b);
-        sum.add(part);
+        wsum.add(part);
     }
-    sum.finish();
+    if (dw.defined()) wsum.finish();
+    if (db.defined()) bsum.finish();
 }
 
-// db[ch] = sum over samples and pixels of dy[s, ch] (dy [n, channels, l] contiguous), as dy @ ones.
+// db[ch] = sum over samples and pixels of dy[s, ch] (dy [n, channels, l] contiguous).
 void biasGrad(const char *op, const Tensor &dy, const Tensor &db) {
     const int64_t n = dy.size(0), channels = dy.size(1), l = dy.size(2);
     const int64_t per_sample = std::max<int64_t>(channels * l * dy.element_size(), 1);
     const int64_t step = std::max<int64_t>(1, std::min<int64_t>(n, kColumnBytes / per_sample));
-    Tensor ones = at::empty({step * l, 1}, dy.options()).fill_(1);
+    const Tensor ones = onesColumn(step * l, dy.options());
     SliceSum sum{db};
     for (int64_t n0 = 0; n0 < n; n0 += step) {
         const int64_t nb = std::min(step, n - n0);
-        Tensor rows = channelsFirst(op, dy.narrow(0, n0, nb));
-        Tensor column = ones.narrow(0, 0, nb * l);
-        if (n0 == 0) {
-            gemm(db.view({channels, 1}), rows, column);
-            continue;
-        }
-        Tensor part = at::empty({channels, 1}, dy.options());
-        gemm(part, rows, column);
-        sum.add(part.view({channels}));
+        addRowSums(channelsFirst(op, dy.narrow(0, n0, nb)), ones, n0 == 0, sum);
     }
     sum.finish();
 }
@@ -365,8 +377,14 @@ std::tuple<Tensor, Tensor, Tensor> convolutionBackward(const Tensor &grad_output
             unfoldProduct(op, p, wm, Sides{dy, dx.view({p.n, dx.size(1), p.l()})}, Tensor());
         }
     }
-    if (dw.defined()) weightGrad(op, p, Sides{image, rows3}, dw.view({groups, p.m, p.k()}));
-    if (db.defined()) biasGrad(op, dy.view({dy.size(0), out_channels, -1}), db);
+    // a normal convolution's rows are dy: its bias gradient comes from the same slices as the weight's
+    const Tensor dw3 = dw.defined() ? dw.view({groups, p.m, p.k()}) : Tensor();
+    if (!transposed && (dw.defined() || db.defined())) {
+        weightGrad(op, p, Sides{image, rows3}, dw3, db);
+    } else {
+        if (dw.defined()) weightGrad(op, p, Sides{image, rows3}, dw3, Tensor());
+        if (db.defined()) biasGrad(op, dy.view({dy.size(0), out_channels, -1}), db);
+    }
     return {dx, dw, db};
 }
 

@@ -161,39 +161,75 @@ void col2im(const infiniopWindowArgs_t &a) {
     });
 }
 
+// ---- pooling windows along one dim, computed once for all planes
+
+struct Span {
+    int64_t begin, end, padded;  // rows [begin, end) (max pooling: every d-th); padded: avg pooling's extent
+};
+
+std::vector<Span> maxPoolSpans(int64_t out, int64_t in, int k, int s, int p, int d) {
+    std::vector<Span> v(static_cast<size_t>(out));
+    for (int64_t o = 0; o < out; ++o) {
+        Span &sp = v[static_cast<size_t>(o)];
+        wm::maxPoolSpan(o, in, k, s, p, d, &sp.begin, &sp.end);
+        sp.padded = 0;
+    }
+    return v;
+}
+
+std::vector<Span> avgPoolSpans(int64_t out, int64_t in, int k, int s, int p) {
+    std::vector<Span> v(static_cast<size_t>(out));
+    for (int64_t o = 0; o < out; ++o) {
+        Span &sp = v[static_cast<size_t>(o)];
+        sp.padded = wm::avgPoolSpan(o, in, k, s, p, &sp.begin, &sp.end);
+    }
+    return v;
+}
+
 // ---- max pooling: the first maximum of a window, or its last NaN (torch's CPU order); -inf windows give the first
-// position
+// position. A row of outputs is computed together: for each window row and column offset, one loop over the
+// outputs that vectorizes (each output still sees its window's elements in torch's order).
 
 template <class T>
 void maxPool(const infiniopWindowArgs_t &a) {
+    using A = Acc<T>;
     const T *in = static_cast<const T *>(a.in);
     T *out = static_cast<T *>(a.out);
     int64_t *indices = static_cast<int64_t *>(a.indices);
     const int64_t h = a.h, w = a.w, oh = a.oh, ow = a.ow;
+    const auto rows = maxPoolSpans(oh, h, a.kh, a.sh, a.ph, a.dh);
+    const auto cols = maxPoolSpans(ow, w, a.kw, a.sw, a.pw, a.dw);
     forPlanes(a, oh * ow * a.kh * a.kw, [&](int64_t p) {
+        thread_local std::vector<A> m;
+        m.resize(static_cast<size_t>(ow));
         const T *x = in + p * h * w;
         T *y = out + p * oh * ow;
         int64_t *ind = indices + p * oh * ow;
         for (int64_t oy = 0; oy < oh; ++oy) {
-            int64_t y0, y1;
-            wm::maxPoolSpan(oy, h, a.kh, a.sh, a.ph, a.dh, &y0, &y1);
+            const Span ry = rows[static_cast<size_t>(oy)];
+            int64_t *best = ind + oy * ow;
+            A *mv = m.data();
             for (int64_t ox = 0; ox < ow; ++ox) {
-                int64_t x0, x1;
-                wm::maxPoolSpan(ox, w, a.kw, a.sw, a.pw, a.dw, &x0, &x1);
-                int64_t best = y0 * w + x0;
-                Acc<T> m = -std::numeric_limits<Acc<T>>::infinity();
-                for (int64_t iy = y0; iy < y1; iy += a.dh) {
-                    for (int64_t ix = x0; ix < x1; ix += a.dw) {
-                        const Acc<T> v = get(x[iy * w + ix]);
-                        if (v > m || std::isnan(v)) {
-                            m = v;
-                            best = iy * w + ix;
-                        }
+                mv[ox] = -std::numeric_limits<A>::infinity();
+                best[ox] = ry.begin * w + cols[static_cast<size_t>(ox)].begin;
+            }
+            for (int64_t iy = ry.begin; iy < ry.end; iy += a.dh) {
+                for (int kj = 0; kj < a.kw; ++kj) {
+                    const int64_t off = static_cast<int64_t>(kj) * a.dw - a.pw;
+                    int64_t lo, hi;
+                    validRange(off, w, a.sw, ow, &lo, &hi);
+                    const T *src = x + iy * w + off;
+                    const int64_t base = iy * w + off, sw = a.sw;
+                    for (int64_t ox = lo; ox < hi; ++ox) {
+                        const A v = get(src[ox * sw]);
+                        const bool take = (v > mv[ox]) | (v != v);
+                        mv[ox] = take ? v : mv[ox];
+                        best[ox] = take ? base + ox * sw : best[ox];
                     }
                 }
-                y[oy * ow + ox] = put<T>(m);
-                ind[oy * ow + ox] = best;
             }
+            T *r = y + oy * ow;
+            for (int64_t ox = 0; ox < ow; ++ox) r[ox] = put<T>(mv[ox]);
         }
     });
 }
@@ -230,15 +266,17 @@ void avgPool(const infiniopWindowArgs_t &a) {
     const T *in = static_cast<const T *>(a.in);
     T *out = static_cast<T *>(a.out);
     const int64_t h = a.h, w = a.w, oh = a.oh, ow = a.ow;
+    const auto rows = avgPoolSpans(oh, h, a.kh, a.sh, a.ph);
+    const auto cols = avgPoolSpans(ow, w, a.kw, a.sw, a.pw);
     forPlanes(a, oh * ow * a.kh * a.kw, [&](int64_t p) {
         const T *x = in + p * h * w;
         T *y = out + p * oh * ow;
         for (int64_t oy = 0; oy < oh; ++oy) {
-            int64_t y0, y1;
-            const int64_t ph = wm::avgPoolSpan(oy, h, a.kh, a.sh, a.ph, &y0, &y1);
+            const Span &ry = rows[static_cast<size_t>(oy)];
+            const int64_t y0 = ry.begin, y1 = ry.end, ph = ry.padded;
             for (int64_t ox = 0; ox < ow; ++ox) {
-                int64_t x0, x1;
-                const int64_t pw = wm::avgPoolSpan(ox, w, a.kw, a.sw, a.pw, &x0, &x1);
+                const Span &rx = cols[static_cast<size_t>(ox)];
+                const int64_t x0 = rx.begin, x1 = rx.end, pw = rx.padded;
                 if (y0 >= y1 || x0 >= x1) {
                     y[oy * ow + ox] = T{};
                     continue;
@@ -260,16 +298,18 @@ void avgPoolBackward(const infiniopWindowArgs_t &a) {
     const T *in = static_cast<const T *>(a.in);
     T *out = static_cast<T *>(a.out);
     const int64_t h = a.h, w = a.w, oh = a.oh, ow = a.ow;
+    const auto rows = avgPoolSpans(oh, h, a.kh, a.sh, a.ph);
+    const auto cols = avgPoolSpans(ow, w, a.kw, a.sw, a.pw);
     forPlanesSum<T>(a, oh * ow * a.kh * a.kw + h * w, [&](int64_t p, PlaneSum<T> &sum) {
         T *dx = out + p * h * w;
         Acc<T> *acc = sum.begin(dx, h * w);
         const T *dy = in + p * oh * ow;
         for (int64_t oy = 0; oy < oh; ++oy) {
-            int64_t y0, y1;
-            const int64_t ph = wm::avgPoolSpan(oy, h, a.kh, a.sh, a.ph, &y0, &y1);
+            const Span &ry = rows[static_cast<size_t>(oy)];
+            const int64_t y0 = ry.begin, y1 = ry.end, ph = ry.padded;
             for (int64_t ox = 0; ox < ow; ++ox) {
-                int64_t x0, x1;
-                const int64_t pw = wm::avgPoolSpan(ox, w, a.kw, a.sw, a.pw, &x0, &x1);
+                const Span &rx = cols[static_cast<size_t>(ox)];
+                const int64_t x0 = rx.begin, x1 = rx.end, pw = rx.padded;
                 if (y0 >= y1 || x0 >= x1) continue;
                 const int64_t div =
                     wm::avgPoolDivisor(ph, pw, y1 - y0, x1 - x0, a.count_include_pad, a.divisor_override);
