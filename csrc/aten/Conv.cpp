@@ -9,8 +9,11 @@
 // vector. Columns are made for a bounded number of samples at a time. 3-d convolutions and the dtypes the gemm
 // does not take (float64) run on the CPU fallback (aten::convolution there).
 #include <ATen/ATen.h>
+#include <ATen/native/im2col_shape_check.h>
+#include <ATen/ops/col2im_ops.h>
 #include <ATen/ops/convolution_backward_ops.h>
 #include <ATen/ops/convolution_ops.h>
+#include <ATen/ops/im2col_ops.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -388,10 +391,89 @@ std::tuple<Tensor, Tensor, Tensor> convolutionBackward(const Tensor &grad_output
     return {dx, dw, db};
 }
 
+// ---- F.unfold / F.fold: the window family's im2col and col2im themselves
+
+struct Unfold {
+    int64_t kh, kw, dh, dw, ph, pw, sh, sw;
+};
+Unfold unfoldOf(at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding, at::IntArrayRef stride) {
+    TORCH_CHECK(kernel.size() == 2, "It is expected kernel_size equals to 2, but got size ", kernel.size());
+    TORCH_CHECK(dilation.size() == 2, "It is expected dilation equals to 2, but got size ", dilation.size());
+    TORCH_CHECK(padding.size() == 2, "It is expected padding equals to 2, but got size ", padding.size());
+    TORCH_CHECK(stride.size() == 2, "It is expected stride equals to 2, but got size ", stride.size());
+    return {kernel[0], kernel[1], dilation[0], dilation[1], padding[0], padding[1], stride[0], stride[1]};
+}
+
+// The plan of an unfold of images [n, c, h, w].
+Plan unfoldPlan(const Unfold &u, int64_t n, int64_t c, int64_t h, int64_t w) {
+    Plan p;
+    p.n = n;
+    p.c = c;
+    p.h = h;
+    p.w = w;
+    p.oh = (h + 2 * u.ph - (u.dh * (u.kh - 1) + 1)) / u.sh + 1;
+    p.ow = (w + 2 * u.pw - (u.dw * (u.kw - 1) + 1)) / u.sw + 1;
+    p.kh = static_cast<int>(u.kh);
+    p.kw = static_cast<int>(u.kw);
+    p.sh = static_cast<int>(u.sh);
+    p.sw = static_cast<int>(u.sw);
+    p.ph = static_cast<int>(u.ph);
+    p.pw = static_cast<int>(u.pw);
+    p.dh = static_cast<int>(u.dh);
+    p.dw = static_cast<int>(u.dw);
+    return p;
+}
+
+Tensor im2col(const Tensor &self, at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding,
+              at::IntArrayRef stride) {
+    if (!isWindowDtype(self.scalar_type())) {
+        return fallbackSymint<at::_ops::im2col, Tensor, const Tensor &, at::IntArrayRef, at::IntArrayRef,
+                              at::IntArrayRef, at::IntArrayRef>(self, kernel, dilation, padding, stride);
+    }
+    const char *op = "aten::im2col";
+    const Unfold u = unfoldOf(kernel, dilation, padding, stride);
+    at::native::im2col_shape_check(self, Tensor(), u.kh, u.kw, u.dh, u.dw, u.ph, u.pw, u.sh, u.sw);
+    const bool batched = self.dim() == 4;
+    const Tensor x = contiguousAs(op, batched ? self : self.unsqueeze(0));
+    const Plan p = unfoldPlan(u, x.size(0), x.size(1), x.size(2), x.size(3));
+    Tensor out = at::empty({p.n, p.c * p.kh * p.kw, p.l()}, x.options());
+    if (out.numel() > 0) {
+        infiniopWindowArgs_t a = windowOf(p, INFINIOP_WINDOW_IM2COL, x.scalar_type(), p.n);
+        a.in = x.data_ptr();
+        a.out = out.data_ptr();
+        runFamily(op, infiniopWindow, x.device(), a);
+    }
+    return batched ? out : out.squeeze(0);
+}
+
+Tensor col2im(const Tensor &self, SymIntArrayRef output_size_s, at::IntArrayRef kernel, at::IntArrayRef dilation,
+              at::IntArrayRef padding, at::IntArrayRef stride) {
+    if (!isWindowDtype(self.scalar_type())) {
+        return fallbackSymint<at::_ops::col2im, Tensor, const Tensor &, SymIntArrayRef, at::IntArrayRef,
+                              at::IntArrayRef, at::IntArrayRef, at::IntArrayRef>(self, output_size_s, kernel,
+                                                                                 dilation, padding, stride);
+    }
+    const char *op = "aten::col2im";
+    const auto output_size = C10_AS_INTARRAYREF_SLOW(output_size_s);
+    TORCH_CHECK(output_size.size() == 2, "It is expected output_size equals to 2, but got size ", output_size.size());
+    const Unfold u = unfoldOf(kernel, dilation, padding, stride);
+    at::native::col2im_shape_check(self, Tensor(), output_size[0], output_size[1], u.kh, u.kw, u.dh, u.dw, u.ph, u.pw,
+                                   u.sh, u.sw);
+    const bool batched = self.dim() == 3;
+    const Tensor cols = contiguousAs(op, batched ? self : self.unsqueeze(0));
+    const int64_t c = cols.size(1) / (u.kh * u.kw);
+    const Plan p = unfoldPlan(u, cols.size(0), c, output_size[0], output_size[1]);
+    Tensor out = at::empty({p.n, c, p.h, p.w}, cols.options());
+    if (out.numel() > 0) fold(op, p, cols, out);
+    return batched ? out : out.squeeze(0);
+}
+
 }  // namespace
 }  // namespace infini_torch::aten
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+    m.impl("im2col", TORCH_FN(infini_torch::aten::im2col));
+    m.impl("col2im", TORCH_FN(infini_torch::aten::col2im));
     m.impl("convolution_overrideable", TORCH_FN(infini_torch::aten::convolution));
     m.impl("convolution_backward_overrideable", TORCH_FN(infini_torch::aten::convolutionBackward));
 }

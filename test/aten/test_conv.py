@@ -263,3 +263,33 @@ def test_small_cnn_trains_like_cpu(allow_fallback):
     for (name, p_cpu), (_, p_inf) in zip(cpu_model.state_dict().items(), inf_model.state_dict().items()):
         assert p_inf.device.type == DEV, name
         torch.testing.assert_close(p_inf.cpu(), p_cpu, rtol=1e-4, atol=1e-4, msg=name)
+
+
+# ---- F.unfold / F.fold: the window family's im2col / col2im
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize(
+    "size,kw",
+    [((2, 3, 7, 8), dict(kernel_size=3)), ((1, 2, 9, 5), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=2)),
+     ((3, 6, 6), dict(kernel_size=2, stride=2))],
+)
+def test_unfold_and_fold(dtype, size, kw):
+    x = rand(*size, dtype=dtype)
+    xc, xi = x.clone().requires_grad_(), x.to(DEV).requires_grad_()
+    uc, ui = F.unfold(xc, **kw), F.unfold(xi, **kw)
+    torch.testing.assert_close(ui.detach().cpu(), uc.detach(), rtol=0, atol=0)
+    g = rand(*uc.shape, dtype=dtype, seed=3)
+    uc.backward(g)
+    ui.backward(g.to(DEV))  # col2im
+    torch.testing.assert_close(xi.grad.cpu(), xc.grad, **TOL[torch.float32 if dtype != torch.bfloat16 else dtype])
+    out_size = size[-2:]
+    fc, fi = F.fold(uc.detach(), out_size, **kw), F.fold(ui.detach(), out_size, **kw)
+    torch.testing.assert_close(fi.cpu(), fc, **TOL[torch.float32 if dtype != torch.bfloat16 else dtype])
+
+
+def test_unfold_bad_arguments_raise_torchs_errors():
+    with pytest.raises(RuntimeError, match="kernel size should be greater than zero"):
+        F.unfold(rand(1, 2, 4, 4).to(DEV), kernel_size=0)
+    with pytest.raises(RuntimeError, match="Expected 2D or 3D .batch mode. tensor"):
+        F.fold(rand(2, 3, 4, 4).to(DEV), (4, 4), kernel_size=2)
