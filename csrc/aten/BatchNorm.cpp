@@ -59,7 +59,8 @@ bool floatInputs(std::initializer_list<const Tensor *> ts) {
     return true;
 }
 
-void checkChannels(const char *op, const Tensor &input, std::initializer_list<std::pair<const char *, const Tensor *>> ts) {
+void checkChannels(const char *op, const Tensor &input,
+                   std::initializer_list<std::pair<const char *, const Tensor *>> ts) {
     TORCH_CHECK(input.dim() >= 2, op, ": expected an input with at least 2 dims (batch, channels), got ",
                 input.sizes());
     const int64_t c = input.size(1);

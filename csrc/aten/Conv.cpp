@@ -2,12 +2,13 @@
 // and calls convolution_overrideable / convolution_backward_overrideable with 2-d geometry (a 1-d convolution
 // arrives viewed as 2-d with h = 1, and empty batches or channels never arrive). Both are im2col / col2im (the
 // window family) around the gemm operator, grouped, for normal and transposed convolutions alike:
-//   normal:      y[n, g] = W[g] @ cols(x)[n, g];              dx = col2im(W[g]^T @ dy[n, g]);  dW[g] = sum_n dy @ cols(x)^T
-//   transposed:  y = col2im(W[g]^T @ x[n, g]);                dx[n, g] = W[g] @ cols(dy)[n, g]; dW[g] = sum_n x @ cols(dy)^T
+//   normal:     y[n, g] = W[g] @ cols(x)[n, g]       dx = col2im(W[g]^T @ dy[n, g])   dW[g] = sum_n dy @ cols(x)^T
+//   transposed: y = col2im(W[g]^T @ x[n, g])         dx[n, g] = W[g] @ cols(dy)[n, g] dW[g] = sum_n x @ cols(dy)^T
 // where the "image" is x for a normal convolution and y for a transposed one, and W[g] is the weight's group g as a
 // [rows, channels/groups * kh * kw] matrix. The bias gradient is dy summed per channel, as a gemm with a ones
 // vector. Columns are made for a bounded number of samples at a time. 3-d convolutions and the dtypes the gemm
-// does not take (float64) run on the CPU fallback (aten::convolution there).
+// does not take (float64) run on the CPU fallback (aten::convolution there). F.unfold / F.fold (im2col, col2im)
+// are the window family's own ops.
 #include <ATen/ATen.h>
 #include <ATen/native/im2col_shape_check.h>
 #include <ATen/ops/col2im_ops.h>
@@ -276,7 +277,9 @@ void checkArgs(const char *op, const Tensor &input, const Tensor &weight, at::In
 }
 
 // Output size of a normal (transposed: input size from the output) convolution along one dim.
-int64_t convOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+int64_t convOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+    return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
 int64_t convIn(int64_t out, int64_t k, int64_t s, int64_t p, int64_t d, int64_t op) {
     return (out - 1) * s - 2 * p + d * (k - 1) + op + 1;
 }
@@ -338,7 +341,8 @@ std::tuple<Tensor, Tensor, Tensor> convolutionBackward(const Tensor &grad_output
                 ") and input type (", input.scalar_type(), ") should be the same");
     if (!nativeConv(input, weight)) {
         std::optional<std::vector<c10::SymInt>> bias_sizes;
-        if (mask[2]) bias_sizes = std::vector<c10::SymInt>{c10::SymInt(transposed ? weight.size(1) * groups : weight.size(0))};
+        const int64_t bias_channels = transposed ? weight.size(1) * groups : weight.size(0);
+        if (mask[2]) bias_sizes = std::vector<c10::SymInt>{c10::SymInt(bias_channels)};
         at::OptionalSymIntArrayRef bias_ref =
             bias_sizes.has_value() ? at::OptionalSymIntArrayRef(*bias_sizes) : at::OptionalSymIntArrayRef();
         return fallbackSymint<at::_ops::convolution_backward, std::tuple<Tensor, Tensor, Tensor>, const Tensor &,

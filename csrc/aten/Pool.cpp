@@ -164,7 +164,9 @@ template <class Meta, class Op, auto Impl, class Sig = typename Op::schema>
 struct Out1;
 template <class Meta, class Op, auto Impl, class... A>
 struct Out1<Meta, Op, Impl, Tensor &(A...)> {
-    static Tensor &call(A... a) { return split(std::forward_as_tuple(a...), std::make_index_sequence<sizeof...(A) - 1>{}); }
+    static Tensor &call(A... a) {
+        return split(std::forward_as_tuple(a...), std::make_index_sequence<sizeof...(A) - 1>{});
+    }
     template <class Tuple, size_t... K>
     static Tensor &split(Tuple t, std::index_sequence<K...>) {
         Tensor &out = std::get<sizeof...(K)>(t);

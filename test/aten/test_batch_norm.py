@@ -17,10 +17,10 @@ DEV = "infini"
 REDUCTIONS = {"aten::var_mean.correction", "aten::sum.IntList_out", "aten::mean.out"}
 
 TOL = {
-    torch.float32: dict(rtol=1e-4, atol=1e-4),
-    torch.float64: dict(rtol=1e-9, atol=1e-9),
-    torch.float16: dict(rtol=4e-3, atol=4e-3),
-    torch.bfloat16: dict(rtol=3e-2, atol=3e-2),
+    torch.float32: {"rtol": 1e-4, "atol": 1e-4},
+    torch.float64: {"rtol": 1e-9, "atol": 1e-9},
+    torch.float16: {"rtol": 4e-3, "atol": 4e-3},
+    torch.bfloat16: {"rtol": 3e-2, "atol": 3e-2},
 }
 
 

@@ -17,9 +17,9 @@ DEV = "infini"
 # Tolerances against a float64 CPU reference computed from the same (rounded) inputs; atol scales with the largest
 # reference value (a sum's rounding error follows its terms' magnitude, not its value).
 TOL = {
-    torch.float32: dict(rtol=1e-4, atol=1e-4),
-    torch.float16: dict(rtol=4e-3, atol=4e-3),
-    torch.bfloat16: dict(rtol=3e-2, atol=3e-2),
+    torch.float32: {"rtol": 1e-4, "atol": 1e-4},
+    torch.float16: {"rtol": 4e-3, "atol": 4e-3},
+    torch.bfloat16: {"rtol": 3e-2, "atol": 3e-2},
 }
 
 
@@ -74,18 +74,19 @@ def conv_case(dim, x_shape, w_shape, dtype, transposed=False, bias=True, **kw):
 
 CONV2D = [
     # x shape, w shape, kwargs
-    ((2, 3, 8, 8), (4, 3, 3, 3), dict()),
-    ((2, 3, 8, 8), (4, 3, 3, 3), dict(padding=1)),
-    ((1, 4, 9, 7), (6, 4, 3, 2), dict(stride=2, padding=(1, 0))),
-    ((2, 4, 11, 10), (4, 2, 3, 3), dict(groups=2, dilation=2, padding=2)),
-    ((3, 6, 7, 7), (6, 1, 3, 3), dict(groups=6, padding=1)),  # depthwise
-    ((2, 8, 5, 5), (16, 8, 1, 1), dict()),  # 1x1: the image is its own columns
-    ((2, 8, 5, 5), (16, 4, 1, 1), dict(groups=2, stride=2)),
-    ((1, 1, 1, 1), (1, 1, 1, 1), dict()),
-    ((1, 2, 7, 1023), (3, 2, 1, 5), dict(stride=(1, 3), padding=(0, 2))),
-    ((5, 4, 6, 6), (8, 2, 3, 3), dict(groups=2, stride=(2, 1), dilation=(1, 2), padding=(1, 2))),  # samples > groups
-    ((1, 4, 6, 6), (8, 1, 3, 3), dict(groups=4)),  # groups > samples
-    ((2, 3, 8, 8), (4, 3, 3, 3), dict(padding="same")),
+    ((2, 3, 8, 8), (4, 3, 3, 3), {}),
+    ((2, 3, 8, 8), (4, 3, 3, 3), {"padding": 1}),
+    ((1, 4, 9, 7), (6, 4, 3, 2), {"stride": 2, "padding": (1, 0)}),
+    ((2, 4, 11, 10), (4, 2, 3, 3), {"groups": 2, "dilation": 2, "padding": 2}),
+    ((3, 6, 7, 7), (6, 1, 3, 3), {"groups": 6, "padding": 1}),  # depthwise
+    ((2, 8, 5, 5), (16, 8, 1, 1), {}),  # 1x1: the image is its own columns
+    ((2, 8, 5, 5), (16, 4, 1, 1), {"groups": 2, "stride": 2}),
+    ((1, 1, 1, 1), (1, 1, 1, 1), {}),
+    ((1, 2, 7, 1023), (3, 2, 1, 5), {"stride": (1, 3), "padding": (0, 2)}),
+    # more samples than groups: one batched gemm per group
+    ((5, 4, 6, 6), (8, 2, 3, 3), {"groups": 2, "stride": (2, 1), "dilation": (1, 2), "padding": (1, 2)}),
+    ((1, 4, 6, 6), (8, 1, 3, 3), {"groups": 4}),  # more groups than samples: one gemm per sample
+    ((2, 3, 8, 8), (4, 3, 3, 3), {"padding": "same"}),
 ]
 
 
@@ -108,9 +109,9 @@ def test_conv2d_without_bias():
 @pytest.mark.parametrize(
     "x_shape,w_shape,kw",
     [
-        ((2, 3, 16), (4, 3, 3), dict()),
-        ((2, 4, 17), (6, 2, 5), dict(stride=2, padding=2, groups=2)),
-        ((1, 2, 9), (2, 2, 3), dict(dilation=3, padding=1)),
+        ((2, 3, 16), (4, 3, 3), {}),
+        ((2, 4, 17), (6, 2, 5), {"stride": 2, "padding": 2, "groups": 2}),
+        ((1, 2, 9), (2, 2, 3), {"dilation": 3, "padding": 1}),
     ],
 )
 def test_conv1d_forward_backward(dtype, x_shape, w_shape, kw):
@@ -120,10 +121,10 @@ def test_conv1d_forward_backward(dtype, x_shape, w_shape, kw):
 @pytest.mark.parametrize(
     "dim,x_shape,w_shape,kw",
     [
-        (2, (2, 4, 5, 5), (4, 3, 3, 3), dict(stride=2, padding=1, output_padding=1)),
-        (2, (1, 4, 4, 6), (4, 2, 2, 3), dict(groups=2, stride=(2, 1), dilation=(1, 2))),
-        (2, (2, 3, 4, 4), (3, 5, 1, 1), dict()),
-        (1, (2, 3, 7), (3, 2, 4), dict(stride=3, padding=1)),
+        (2, (2, 4, 5, 5), (4, 3, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1}),
+        (2, (1, 4, 4, 6), (4, 2, 2, 3), {"groups": 2, "stride": (2, 1), "dilation": (1, 2)}),
+        (2, (2, 3, 4, 4), (3, 5, 1, 1), {}),
+        (1, (2, 3, 7), (3, 2, 4), {"stride": 3, "padding": 1}),
     ],
 )
 def test_conv_transpose_forward_backward(dim, x_shape, w_shape, kw):
@@ -271,8 +272,11 @@ def test_small_cnn_trains_like_cpu(allow_fallback):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])
 @pytest.mark.parametrize(
     "size,kw",
-    [((2, 3, 7, 8), dict(kernel_size=3)), ((1, 2, 9, 5), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=2)),
-     ((3, 6, 6), dict(kernel_size=2, stride=2))],
+    [
+        ((2, 3, 7, 8), {"kernel_size": 3}),
+        ((1, 2, 9, 5), {"kernel_size": (2, 3), "dilation": (2, 1), "padding": 1, "stride": 2}),
+        ((3, 6, 6), {"kernel_size": 2, "stride": 2}),
+    ],
 )
 def test_unfold_and_fold(dtype, size, kw):
     x = rand(*size, dtype=dtype)

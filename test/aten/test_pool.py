@@ -13,10 +13,10 @@ import infinicore_torch
 DEV = "infini"
 DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
 TOL = {
-    torch.float32: dict(rtol=1e-5, atol=1e-5),
-    torch.float64: dict(rtol=1e-9, atol=1e-9),
-    torch.float16: dict(rtol=2e-3, atol=2e-3),
-    torch.bfloat16: dict(rtol=1.6e-2, atol=1.6e-2),
+    torch.float32: {"rtol": 1e-5, "atol": 1e-5},
+    torch.float64: {"rtol": 1e-9, "atol": 1e-9},
+    torch.float16: {"rtol": 2e-3, "atol": 2e-3},
+    torch.bfloat16: {"rtol": 1.6e-2, "atol": 1.6e-2},
 }
 
 
@@ -49,7 +49,7 @@ def check(fn, x, dtype, grad=True, exact=False):
     xc = x.detach().to(dtype, copy=True).requires_grad_(grad)
     xi = x.detach().to(DEV, dtype).requires_grad_(grad)
     yc, yi = fn(xc), fn(xi)
-    tol = dict(rtol=0, atol=0) if exact else TOL[dtype]
+    tol = {"rtol": 0, "atol": 0} if exact else TOL[dtype]
     torch.testing.assert_close(yi.detach().cpu(), yc.detach(), **tol)
     if grad:
         g = rand(*yc.shape, seed=9).to(dtype)
@@ -62,11 +62,11 @@ def check(fn, x, dtype, grad=True, exact=False):
 # ---- max pooling
 
 MAX_POOL = [
-    dict(kernel_size=2),
-    dict(kernel_size=3, stride=2, padding=1),
-    dict(kernel_size=(3, 2), stride=(1, 2), dilation=(2, 1)),
-    dict(kernel_size=3, stride=2, ceil_mode=True),
-    dict(kernel_size=(1, 3), stride=1, padding=(0, 1)),
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 2, "padding": 1},
+    {"kernel_size": (3, 2), "stride": (1, 2), "dilation": (2, 1)},
+    {"kernel_size": 3, "stride": 2, "ceil_mode": True},
+    {"kernel_size": (1, 3), "stride": 1, "padding": (0, 1)},
 ]
 
 
@@ -135,12 +135,12 @@ def test_max_pool_backward_index_out_of_range_surfaces_at_sync():
 # ---- average pooling
 
 AVG_POOL = [
-    dict(kernel_size=2),
-    dict(kernel_size=3, stride=2, padding=1),
-    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
-    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
-    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
-    dict(kernel_size=(2, 3), stride=(1, 2), divisor_override=5),
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 2, "padding": 1},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
+    {"kernel_size": (2, 3), "stride": (1, 2), "divisor_override": 5},
 ]
 
 
@@ -168,7 +168,9 @@ def test_avg_pool_bad_divisor_raises():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("size,out", [((8, 6), (4, 3)), ((7, 5), (3, 2)), ((5, 9), (5, 4)), ((6, 6), (4, 6)), ((3, 3), (5, 7))])
+@pytest.mark.parametrize(
+    "size,out", [((8, 6), (4, 3)), ((7, 5), (3, 2)), ((5, 9), (5, 4)), ((6, 6), (4, 6)), ((3, 3), (5, 7))]
+)
 def test_adaptive_avg_pool2d(dtype, size, out):
     check(lambda t: F.adaptive_avg_pool2d(t, out), rand(2, 3, *size), dtype)
 
@@ -193,11 +195,11 @@ def test_adaptive_avg_pool_bad_input():
 # ---- interpolation
 
 UPSAMPLE_2D = [
-    dict(scale_factor=2),
-    dict(scale_factor=(1.5, 0.7)),
-    dict(size=(11, 5)),
-    dict(size=(4, 13)),
-    dict(scale_factor=3, recompute_scale_factor=True),
+    {"scale_factor": 2},
+    {"scale_factor": (1.5, 0.7)},
+    {"size": (11, 5)},
+    {"size": (4, 13)},
+    {"scale_factor": 3, "recompute_scale_factor": True},
 ]
 
 
@@ -214,9 +216,9 @@ def test_upsample_bilinear2d(dtype, align_corners, kw):
     check(lambda t: F.interpolate(t, mode="bilinear", align_corners=align_corners, **kw), rand(2, 3, 6, 7), dtype)
 
 
-@pytest.mark.parametrize("mode,extra", [("nearest", {}), ("linear", dict(align_corners=False)),
-                                        ("linear", dict(align_corners=True))])
-@pytest.mark.parametrize("kw", [dict(scale_factor=2), dict(size=13), dict(scale_factor=0.6)])
+@pytest.mark.parametrize("mode,extra", [("nearest", {}), ("linear", {"align_corners": False}),
+                                        ("linear", {"align_corners": True})])
+@pytest.mark.parametrize("kw", [{"scale_factor": 2}, {"size": 13}, {"scale_factor": 0.6}])
 def test_upsample_1d(mode, extra, kw):
     check(lambda t: F.interpolate(t, mode=mode, **extra, **kw), rand(2, 3, 9), torch.float32)
 
