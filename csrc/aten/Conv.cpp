@@ -253,10 +253,13 @@ void checkDtypes(const Tensor &input, const Tensor &weight, const Tensor &bias) 
                 ") and bias type (", bias.scalar_type(), ") should be the same");
 }
 
-// Where the native path takes the call: 4-d operands of a dtype the gemm and the window family both take.
+// Where the native path takes the call: 4-d operands of a dtype the gemm and the window family both take, on a
+// backend with im2col and col2im.
 bool nativeConv(const Tensor &input, const Tensor &weight) {
     const auto t = input.scalar_type();
-    return input.dim() == 4 && weight.dim() == 4 && (t == at::kFloat || t == at::kHalf || t == at::kBFloat16);
+    return input.dim() == 4 && weight.dim() == 4 && (t == at::kFloat || t == at::kHalf || t == at::kBFloat16) &&
+           windowSupports(input.device(), INFINIOP_WINDOW_IM2COL) &&
+           windowSupports(input.device(), INFINIOP_WINDOW_COL2IM);
 }
 
 void checkArgs(const char *op, const Tensor &input, const Tensor &weight, at::IntArrayRef stride,
@@ -430,7 +433,7 @@ Plan unfoldPlan(const Unfold &u, int64_t n, int64_t c, int64_t h, int64_t w) {
 
 Tensor im2col(const Tensor &self, at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding,
               at::IntArrayRef stride) {
-    if (!isWindowDtype(self.scalar_type())) {
+    if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_IM2COL)) {
         return fallbackSymint<at::_ops::im2col, Tensor, const Tensor &, at::IntArrayRef, at::IntArrayRef,
                               at::IntArrayRef, at::IntArrayRef>(self, kernel, dilation, padding, stride);
     }
@@ -452,7 +455,7 @@ Tensor im2col(const Tensor &self, at::IntArrayRef kernel, at::IntArrayRef dilati
 
 Tensor col2im(const Tensor &self, SymIntArrayRef output_size_s, at::IntArrayRef kernel, at::IntArrayRef dilation,
               at::IntArrayRef padding, at::IntArrayRef stride) {
-    if (!isWindowDtype(self.scalar_type())) {
+    if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_COL2IM)) {
         return fallbackSymint<at::_ops::col2im, Tensor, const Tensor &, SymIntArrayRef, at::IntArrayRef,
                               at::IntArrayRef, at::IntArrayRef, at::IntArrayRef>(self, output_size_s, kernel,
                                                                                  dilation, padding, stride);

@@ -130,29 +130,30 @@ const T &metaArg(const T &t) {
     return t;
 }
 
-// True when the data operand (the first tensor argument: self or grad_output) has a window dtype; else the op
-// runs on the CPU fallback. (Index operands are int64; the kernel checks that the others match the data's dtype.)
-inline bool windowDtype(const Tensor &t, bool &seen) {
+// True when the data operand (the first tensor argument: self or grad_output) has a window dtype and the device's
+// backend has window op OP; else the op runs on the CPU fallback. (Index operands are int64; runWindow checks that
+// the output's dtype is the data's.)
+inline bool windowReady(infiniopWindowOp_t op, const Tensor &t, bool &seen) {
     if (seen) return true;
     seen = true;
-    return isWindowDtype(t.scalar_type());
+    return isWindowDtype(t.scalar_type()) && windowSupports(t.device(), op);
 }
 template <class T>
-bool windowDtype(const T &, bool &) {
+bool windowReady(infiniopWindowOp_t, const T &, bool &) {
     return true;
 }
 template <class... A>
-bool windowDtypes(const A &...a) {
+bool windowReady(infiniopWindowOp_t op, const A &...a) {
     bool seen = false;
-    return (windowDtype(a, seen) && ...);
+    return (windowReady(op, a, seen) && ...);
 }
 
-template <class Meta, class Op, auto Impl, class Sig = typename Op::schema>
+template <class Meta, class Op, auto Impl, infiniopWindowOp_t OP, class Sig = typename Op::schema>
 struct Functional1;
-template <class Meta, class Op, auto Impl, class... A>
-struct Functional1<Meta, Op, Impl, Tensor(A...)> {
+template <class Meta, class Op, auto Impl, infiniopWindowOp_t OP, class... A>
+struct Functional1<Meta, Op, Impl, OP, Tensor(A...)> {
     static Tensor call(A... a) {
-        if (!windowDtypes(a...)) return fallbackSymint<Op, Tensor, A...>(std::forward<A>(a)...);
+        if (!windowReady(OP, a...)) return fallbackSymint<Op, Tensor, A...>(std::forward<A>(a)...);
         Functional<Meta> op;
         op.meta(metaArg(a)...);
         Impl(Op::name, op.outputs_[0], metaArg(a)...);
@@ -160,17 +161,17 @@ struct Functional1<Meta, Op, Impl, Tensor(A...)> {
     }
 };
 
-template <class Meta, class Op, auto Impl, class Sig = typename Op::schema>
+template <class Meta, class Op, auto Impl, infiniopWindowOp_t OP, class Sig = typename Op::schema>
 struct Out1;
-template <class Meta, class Op, auto Impl, class... A>
-struct Out1<Meta, Op, Impl, Tensor &(A...)> {
+template <class Meta, class Op, auto Impl, infiniopWindowOp_t OP, class... A>
+struct Out1<Meta, Op, Impl, OP, Tensor &(A...)> {
     static Tensor &call(A... a) {
         return split(std::forward_as_tuple(a...), std::make_index_sequence<sizeof...(A) - 1>{});
     }
     template <class Tuple, size_t... K>
     static Tensor &split(Tuple t, std::index_sequence<K...>) {
         Tensor &out = std::get<sizeof...(K)>(t);
-        if (!windowDtypes(std::get<K>(t)..., out)) return fallbackSymint<Op, Tensor &, A...>(std::get<K>(t)..., out);
+        if (!windowReady(OP, std::get<K>(t)..., out)) return fallbackSymint<Op, Tensor &, A...>(std::get<K>(t)..., out);
         Out<Meta> op(out);
         op.meta(metaArg(std::get<K>(t))...);
         Impl(Op::name, op.maybe_get_output(0), metaArg(std::get<K>(t))...);
@@ -194,7 +195,7 @@ using MaxPoolMeta = at::meta::structured_max_pool2d_with_indices;
 
 std::tuple<Tensor, Tensor> maxPool2d(const Tensor &self, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
                                      IntArrayRef dilation, bool ceil_mode) {
-    if (!isWindowDtype(self.scalar_type())) {
+    if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_MAX_POOL)) {
         return fallbackSymint<at::_ops::max_pool2d_with_indices, std::tuple<Tensor, Tensor>, const Tensor &,
                                 IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel, stride,
                                                                                           padding, dilation, ceil_mode);
@@ -209,7 +210,8 @@ std::tuple<Tensor, Tensor> maxPool2d(const Tensor &self, IntArrayRef kernel, Int
 std::tuple<Tensor &, Tensor &> maxPool2dOut(const Tensor &self, IntArrayRef kernel, IntArrayRef stride,
                                             IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, Tensor &out,
                                             Tensor &indices) {
-    if (!isWindowDtype(self.scalar_type()) || !isWindowDtype(out.scalar_type())) {
+    if (!isWindowDtype(self.scalar_type()) || !isWindowDtype(out.scalar_type()) ||
+        !windowSupports(self.device(), INFINIOP_WINDOW_MAX_POOL)) {
         return fallbackSymint<at::_ops::max_pool2d_with_indices_out, std::tuple<Tensor &, Tensor &>,
                                 const Tensor &, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, Tensor &,
                                 Tensor &>(self, kernel, stride, padding, dilation, ceil_mode, out, indices);
@@ -396,39 +398,27 @@ void linear1dBackward(const char *name, const Tensor &grad_input, const Tensor &
 
 using namespace infini_torch::aten;
 
-#define INFINI_WINDOW_OP(m, NAME, OUT_NAME, OPF, OPO, META, IMPL)                                       \
-    m.impl(NAME, TORCH_FN((Functional1<at::meta::META, at::_ops::OPF, IMPL>::call)));                 \
-    m.impl(OUT_NAME, TORCH_FN((Out1<at::meta::META, at::_ops::OPO, IMPL>::call)))
+// Registers the functional and out= forms of a structured window op: aten NAME and NAME.OUT, window op WOP.
+#define INFINI_WINDOW_OP(m, NAME, OUT, IMPL, WOP)                                                               \
+    m.impl(#NAME, TORCH_FN((Functional1<at::meta::structured_##NAME, at::_ops::NAME, IMPL,                     \
+                                        INFINIOP_WINDOW_##WOP>::call)));                                       \
+    m.impl(#NAME "." #OUT, TORCH_FN((Out1<at::meta::structured_##NAME, at::_ops::NAME##_##OUT, IMPL,           \
+                                          INFINIOP_WINDOW_##WOP>::call)))
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("max_pool2d_with_indices", TORCH_FN(maxPool2d));
     m.impl("max_pool2d_with_indices.out", TORCH_FN(maxPool2dOut));
-    INFINI_WINDOW_OP(m, "max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward.grad_input",
-                     max_pool2d_with_indices_backward, max_pool2d_with_indices_backward_grad_input,
-                     structured_max_pool2d_with_indices_backward, &maxPoolBackward);
-    INFINI_WINDOW_OP(m, "avg_pool2d", "avg_pool2d.out", avg_pool2d, avg_pool2d_out, structured_avg_pool2d, &avgPool);
-    INFINI_WINDOW_OP(m, "avg_pool2d_backward", "avg_pool2d_backward.grad_input", avg_pool2d_backward,
-                     avg_pool2d_backward_grad_input, structured_avg_pool2d_backward, &avgPoolBackward);
+    INFINI_WINDOW_OP(m, max_pool2d_with_indices_backward, grad_input, &maxPoolBackward, MAX_POOL_BWD);
+    INFINI_WINDOW_OP(m, avg_pool2d, out, &avgPool, AVG_POOL);
+    INFINI_WINDOW_OP(m, avg_pool2d_backward, grad_input, &avgPoolBackward, AVG_POOL_BWD);
     m.impl("_adaptive_avg_pool2d", TORCH_FN(adaptiveAvgPool2d));
     m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(adaptiveAvgPool2dBackward));
-    INFINI_WINDOW_OP(m, "upsample_nearest2d", "upsample_nearest2d.out", upsample_nearest2d, upsample_nearest2d_out,
-                     structured_upsample_nearest2d, &nearest2d);
-    INFINI_WINDOW_OP(m, "upsample_nearest2d_backward", "upsample_nearest2d_backward.grad_input",
-                     upsample_nearest2d_backward, upsample_nearest2d_backward_grad_input,
-                     structured_upsample_nearest2d_backward, &nearest2dBackward);
-    INFINI_WINDOW_OP(m, "upsample_bilinear2d", "upsample_bilinear2d.out", upsample_bilinear2d,
-                     upsample_bilinear2d_out, structured_upsample_bilinear2d, &bilinear2d);
-    INFINI_WINDOW_OP(m, "upsample_bilinear2d_backward", "upsample_bilinear2d_backward.grad_input",
-                     upsample_bilinear2d_backward, upsample_bilinear2d_backward_grad_input,
-                     structured_upsample_bilinear2d_backward, &bilinear2dBackward);
-    INFINI_WINDOW_OP(m, "upsample_nearest1d", "upsample_nearest1d.out", upsample_nearest1d, upsample_nearest1d_out,
-                     structured_upsample_nearest1d, &nearest1d);
-    INFINI_WINDOW_OP(m, "upsample_nearest1d_backward", "upsample_nearest1d_backward.grad_input",
-                     upsample_nearest1d_backward, upsample_nearest1d_backward_grad_input,
-                     structured_upsample_nearest1d_backward, &nearest1dBackward);
-    INFINI_WINDOW_OP(m, "upsample_linear1d", "upsample_linear1d.out", upsample_linear1d, upsample_linear1d_out,
-                     structured_upsample_linear1d, &linear1d);
-    INFINI_WINDOW_OP(m, "upsample_linear1d_backward", "upsample_linear1d_backward.grad_input",
-                     upsample_linear1d_backward, upsample_linear1d_backward_grad_input,
-                     structured_upsample_linear1d_backward, &linear1dBackward);
+    INFINI_WINDOW_OP(m, upsample_nearest2d, out, &nearest2d, UPSAMPLE_NEAREST);
+    INFINI_WINDOW_OP(m, upsample_nearest2d_backward, grad_input, &nearest2dBackward, UPSAMPLE_NEAREST_BWD);
+    INFINI_WINDOW_OP(m, upsample_bilinear2d, out, &bilinear2d, UPSAMPLE_BILINEAR);
+    INFINI_WINDOW_OP(m, upsample_bilinear2d_backward, grad_input, &bilinear2dBackward, UPSAMPLE_BILINEAR_BWD);
+    INFINI_WINDOW_OP(m, upsample_nearest1d, out, &nearest1d, UPSAMPLE_NEAREST);
+    INFINI_WINDOW_OP(m, upsample_nearest1d_backward, grad_input, &nearest1dBackward, UPSAMPLE_NEAREST_BWD);
+    INFINI_WINDOW_OP(m, upsample_linear1d, out, &linear1d, UPSAMPLE_BILINEAR);
+    INFINI_WINDOW_OP(m, upsample_linear1d_backward, grad_input, &linear1dBackward, UPSAMPLE_BILINEAR_BWD);
 }

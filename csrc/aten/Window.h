@@ -14,6 +14,10 @@ namespace infini_torch::aten {
 // True for the dtypes the window family takes (float16, bfloat16, float32, float64).
 bool isWindowDtype(at::ScalarType t);
 
+// True when the backend of `device` has window op `op` (asked once per device and op with an empty call; false
+// makes the aten op take its CPU fallback, as for a backend without the family).
+bool windowSupports(c10::Device device, infiniopWindowOp_t op);
+
 // Arguments of a window op over images [n, c, h, w] of `dtype` and a grid oh x ow (kernel 1x1, stride 1, no
 // padding, dilation 1 until the caller sets them; data pointers NULL).
 infiniopWindowArgs_t windowArgs(infiniopWindowOp_t op, at::ScalarType dtype, int64_t n, int64_t c, int64_t h,
