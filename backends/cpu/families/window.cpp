@@ -115,12 +115,12 @@ void im2col(const infiniopWindowArgs_t &a) {
                         std::fill(r, r + ow, T{});
                         continue;
                     }
-                    const T *src = x + iy * w + xoff;
+                    const T *src = x + iy * w;  // column ox reads src[ox * sw + xoff]
                     std::fill(r, r + lo, T{});
                     if (a.sw == 1) {
-                        std::copy(src + lo, src + hi, r + lo);
+                        std::copy(src + (lo + xoff), src + (hi + xoff), r + lo);
                     } else {
-                        for (int64_t ox = lo; ox < hi; ++ox) r[ox] = src[ox * a.sw];
+                        for (int64_t ox = lo; ox < hi; ++ox) r[ox] = src[ox * a.sw + xoff];
                     }
                     std::fill(r + hi, r + ow, T{});
                 }
@@ -148,11 +148,11 @@ void col2im(const infiniopWindowArgs_t &a) {
                     const int64_t iy = oy * a.sh - a.ph + static_cast<int64_t>(ki) * a.dh;
                     if (iy < 0 || iy >= h) continue;
                     const T *r = row + oy * ow;
-                    Acc<T> *d = acc + iy * w + xoff;
+                    Acc<T> *d = acc + iy * w;
                     if (a.sw == 1) {
-                        for (int64_t ox = lo; ox < hi; ++ox) d[ox] += get(r[ox]);
+                        for (int64_t ox = lo; ox < hi; ++ox) d[ox + xoff] += get(r[ox]);
                     } else {
-                        for (int64_t ox = lo; ox < hi; ++ox) d[ox * a.sw] += get(r[ox]);
+                        for (int64_t ox = lo; ox < hi; ++ox) d[ox * a.sw + xoff] += get(r[ox]);
                     }
                 }
             }
@@ -218,10 +218,10 @@ void maxPool(const infiniopWindowArgs_t &a) {
                     const int64_t off = static_cast<int64_t>(kj) * a.dw - a.pw;
                     int64_t lo, hi;
                     validRange(off, w, a.sw, ow, &lo, &hi);
-                    const T *src = x + iy * w + off;
+                    const T *src = x + iy * w;
                     const int64_t base = iy * w + off, sw = a.sw;
                     for (int64_t ox = lo; ox < hi; ++ox) {
-                        const A v = get(src[ox * sw]);
+                        const A v = get(src[ox * sw + off]);
                         const bool take = (v > mv[ox]) | (v != v);
                         mv[ox] = take ? v : mv[ox];
                         best[ox] = take ? base + ox * sw : best[ox];
