@@ -5,7 +5,6 @@
 # against the instrumented libraries, the first report stopping the run (its text in $WORK/asan.*).
 # The torch glue (_C) and torch are not instrumented; libstdc++ is preloaded with libasan so that ASan finds the real
 # __cxa_throw (without it the first C++ exception thrown inside torch aborts the process).
-# First run: 54th session (the AVX2 path of the 2-core machine): 1642 passed, 82 skipped, no report (20 min of tests).
 # Usage: bash .ci/asan_cpu.sh [pytest args]   (default: the whole test folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,11 +1,11 @@
 #!/bin/bash
-# On the lent GPU machine (no network): installs the carried wheels and builds the package with the
+# On a GPU machine without network: installs the carried wheels and builds the package with the
 # nvidia backend. Logs under $OUT; the GPU, driver and torch versions in $OUT/gpu.txt. Usage: source .ci/gpu_setup.sh
 set -o pipefail
 export OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 if [ -d .whl/py312 ]; then
-  python3 -m pip install -q --no-index --find-links .whl/py312 matplotlib liger-kernel >"$OUT/pip_wheels.log" 2>&1
+  python3 -m pip install -q --no-index --find-links .whl/py312 matplotlib liger-kernel expecttest >"$OUT/pip_wheels.log" 2>&1
 fi
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/scipy_openblas32*.whl >>"$OUT/pip_wheels.log" 2>&1
 export PYTHONPATH=/tmp/site

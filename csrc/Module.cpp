@@ -7,6 +7,7 @@
 #include <infini/infinirt.h>
 
 #include "aten/Fallback.h"
+#include "aten/Interop.h"
 #include "ops/OpRunner.h"
 #include "runtime/InfiniAllocator.h"
 #include "runtime/InfiniFunctions.h"
@@ -175,5 +176,6 @@ PYBIND11_MODULE(_C, m) {
 
     // fallback
     m.def("_fallback_stats", guarded(+[] { return fallbackStats(); }));
+    m.def("_alias_on_device", guarded(+[](const at::Tensor &t, c10::Device d) { return aten::aliasOnDevice(t, d); }));
     m.def("_reset_fallback_stats", guarded(+[] { resetFallbackStats(); }));
 }

@@ -66,4 +66,31 @@ def reset_fallback_stats() -> None:
     _C._reset_fallback_stats()
 
 
-__all__ = ["backends", "cuda_kernels_available", "fallback_stats", "reset_fallback_stats", "__version__"]
+def as_cuda(t: torch.Tensor) -> torch.Tensor:
+    """The infini tensor ``t`` seen as a torch CUDA tensor of the same GPU, without a copy (nvidia backend only).
+
+    The view keeps ``t`` alive. The two devices have their own streams: synchronize (or order with events) before
+    the other side reads what one side wrote."""
+    return _C._alias_on_device(t, torch.device("cuda", t.device.index))
+
+
+def as_infini(t: torch.Tensor) -> torch.Tensor:
+    """The CUDA tensor ``t`` seen as an infini tensor of the same GPU, without a copy (nvidia backend only)."""
+    return _C._alias_on_device(t, torch.device("infini", t.device.index))
+
+
+def to_dlpack(t: torch.Tensor):
+    """A DLPack capsule of an infini tensor as a CUDA array (kDLCUDA), for CuPy, JAX or torch.from_dlpack."""
+    from torch.utils.dlpack import to_dlpack as _to
+
+    return _to(as_cuda(t) if t.device.type == "infini" else t)
+
+
+def from_dlpack(obj) -> torch.Tensor:
+    """An infini tensor sharing the memory of a CUDA DLPack capsule or array (nvidia backend only)."""
+    t = torch.from_dlpack(obj)
+    return as_infini(t) if t.device.type == "cuda" else t
+
+
+__all__ = ["as_cuda", "as_infini", "backends", "cuda_kernels_available", "fallback_stats", "from_dlpack",
+           "reset_fallback_stats", "to_dlpack", "__version__"]

@@ -1,5 +1,5 @@
 """Devices the op tests run on: CPU tensors, infini tensors, and torch's CUDA tensors where the nvidia
-backend is loaded and sees a GPU (the lent GPU machine; never on the CPU-only CI)."""
+backend is loaded and sees a GPU (a GPU machine; never on the CPU-only CI)."""
 
 import torch
 

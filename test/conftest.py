@@ -25,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def pytest_configure(config):
     config.addinivalue_line("markers", "cpu_backend(why): needs the CPU backend as the infini device")
     config.addinivalue_line("markers", "two_devices: needs two infini devices (the CPU backend's, or two GPUs)")
+    config.addinivalue_line("markers", "allow_fallback(why): an aten test that may use the CPU fallback")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -132,3 +133,18 @@ def run_python(code: str, env: dict | None = None, timeout: int = 120) -> subpro
     return subprocess.run(
         [sys.executable, "-c", code], env=full_env, capture_output=True, text=True, timeout=timeout, cwd=ROOT
     )
+
+
+@pytest.fixture(autouse=True)
+def native_only(request, monkeypatch):
+    """The aten tests (test/aten) run with INFINI_FALLBACK=error and end with no fallback counted, unless marked
+    allow_fallback: a pass proves the path ran on the device's own kernels."""
+    if "aten" not in request.node.path.parts or request.node.get_closest_marker("allow_fallback"):
+        yield
+        return
+    import infinicore_torch
+
+    monkeypatch.setenv("INFINI_FALLBACK", "error")
+    infinicore_torch.reset_fallback_stats()
+    yield
+    assert infinicore_torch.fallback_stats() == {}

@@ -264,11 +264,7 @@ INFINI_HD C unary(int op, C x, const C *s, const int64_t *si) {
             } else {
                 return fm::fabs(x);
             }
-        case INFINIOP_PW_SIGN:
-            if constexpr (!kIsInt<C>) {
-                if (fm::isnan(x)) return x;
-            }
-            return x > 0 ? C(1) : (x < 0 ? C(-1) : C(0));
+        case INFINIOP_PW_SIGN: return x > 0 ? C(1) : (x < 0 ? C(-1) : C(0));  // NaN gives 0, as torch's CPU kernel
         case INFINIOP_PW_SQUARE: return x * x;
         case INFINIOP_PW_RELU:
             if constexpr (!kIsInt<C>) {
@@ -287,6 +283,12 @@ INFINI_HD C unary(int op, C x, const C *s, const int64_t *si) {
         switch (op) {
             case INFINIOP_PW_BITWISE_NOT: return ~x;
             case INFINIOP_PW_RPOW_SCALAR: return ipow(s[0], x);
+            case INFINIOP_PW_ISNAN:
+            case INFINIOP_PW_ISINF:
+            case INFINIOP_PW_ISPOSINF:
+            case INFINIOP_PW_ISNEGINF: return C(0);  // integers are finite
+            case INFINIOP_PW_ISFINITE: return C(1);
+            case INFINIOP_PW_SIGNBIT: return x < 0 ? C(1) : C(0);
             default: return x;
         }
     } else {

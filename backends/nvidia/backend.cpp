@@ -7,6 +7,7 @@
 
 #include "nvidia.h"
 #include <infini/backend_fill.h>
+#include "families/family.h"
 #include "ops/ops.h"
 
 namespace infini::nvidia {
@@ -275,6 +276,12 @@ infiniStatus_t destroyHandle(infiniopHandle_t handle) {
 }
 
 const char *opName(int op) {
+    if (op >= families::kFamilyOpBase) {  // a family's kernels (families/family.h)
+        static const char *fam[] = {"pointwise", "reduce", "scan", "sort", "index", "nonzero", "random",
+                                    "rows", "norm", "nll_loss", "sdpa", "window"};
+        const int f = op - families::kFamilyOpBase;
+        return f < static_cast<int>(sizeof(fam) / sizeof(fam[0])) ? fam[f] : "family";
+    }
     static const char *names[] = {"add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm",
                                   "add_rms_norm", "layer_norm", "softmax", "causal_softmax", "embedding", "rope",
                                   "topk_softmax", "random_sample", "paged_caching", "gemm", "attention",
@@ -295,6 +302,7 @@ infiniBackend_t makeTable() {
     t.name = "nvidia";
     INFINI_BACKEND_FILL_RUNTIME(t, ops::createOp);
     fillCclTable(t);
+    t.family = families::family;
     return t;
 }
 
@@ -349,6 +357,9 @@ infiniStatus_t takeDeviceError(int device) {
             }
             return fail(INFINI_STATUS_BAD_PARAM, "%s: seq_lens[%lld] = %lld is out of range [%lld, %lld]", op, copy.a,
                         copy.b, copy.c, copy.d);
+        case kErrFamilyIndex:
+            return fail(INFINI_STATUS_BAD_PARAM, "%s: index out of range: %lld is not in [%lld, %lld) (index operand %lld)",
+                        op, copy.a, copy.d ? -copy.b : 0LL, copy.b, copy.c);
         default:
             return fail(INFINI_STATUS_BAD_PARAM, "%s: cu_seqlens_q must rise from 0 to %lld", op, copy.a);
     }

@@ -29,7 +29,8 @@ enum DeviceErrorKind : int32_t {
     kErrNone = 0,
     kErrIndex = 1,    // "<op>: index <a> in <arg> is out of range [0, <b>)"
     kErrSeqLen = 2,   // "<op>: seq_lens[<a>] = <b> is out of range [<c>, <d>]" (c < 0: "q_len")
-    kErrCuSeqlens = 3 // "<op>: cu_seqlens_q must rise from 0 to <a>"
+    kErrCuSeqlens = 3, // "<op>: cu_seqlens_q must rise from 0 to <a>"
+    kErrFamilyIndex = 4 // "<family>: index out of range: <a> is not in [0, <b>) (index operand <c>)"; d = 1: [-b, b)
 };
 
 enum DeviceErrorArg : int32_t { kArgIndices, kArgPosIds, kArgSlotMapping, kArgBlockTables, kArgSeqLens, kArgCuSeqlens };

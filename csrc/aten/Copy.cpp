@@ -1,11 +1,14 @@
 #include "Copy.h"
 
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "../runtime/InfiniFunctions.h"
 #include "../runtime/InfiniHostAllocator.h"
 #include "../runtime/InfiniStream.h"
+#include "Pointwise.h"
 
 namespace infini_torch {
 namespace {
@@ -76,7 +79,37 @@ bool sameDenseLayout(const at::Tensor &a, const at::Tensor &b) {
            a.is_non_overlapping_and_dense() && b.is_non_overlapping_and_dense();
 }
 
+// dst = src on one infini device, any dtypes and strides: the pointwise family's COPY (a cast where dtypes
+// differ), on the device's current stream.
+void copyOnDevice(const at::Tensor &src, const at::Tensor &dst) {
+    auto iter = at::TensorIteratorConfig()
+                    .add_output(dst)
+                    .add_const_input(src)
+                    .resize_outputs(false)
+                    .check_all_same_dtype(false)
+                    .check_all_same_device(false)
+                    .build();
+    aten::Pw(INFINIOP_PW_COPY).run("aten::copy_", iter, aten::computeDtype(src.scalar_type()));
+}
+
+// Whether the pointwise family can take the copy (its dtypes and dims).
+bool familyCopy(const at::Tensor &src, const at::Tensor &dst) {
+    return aten::isFamilyDtype(src.scalar_type()) && aten::isFamilyDtype(dst.scalar_type()) &&
+           dst.dim() <= INFINIOP_MAX_DIMS;
+}
+
 void copyToCpu(const at::Tensor &src, const at::Tensor &dst, bool non_blocking) {
+    if (!sameDenseLayout(src, dst) && dst.is_non_overlapping_and_dense() && familyCopy(src, dst) &&
+        (src.scalar_type() != dst.scalar_type() || !src.is_non_overlapping_and_dense())) {
+        // lay the values out as dst has them, on the device, then one download
+        at::Tensor staged = at::empty_strided(dst.sizes(), dst.strides(), src.options().dtype(dst.scalar_type()));
+        {
+            c10::DeviceGuard guard(src.device());
+            copyOnDevice(src, staged);
+        }
+        copyToCpu(staged, dst, non_blocking);
+        return;
+    }
     if (sameDenseLayout(src, dst)) {
         Span s = spanOf(src), d = spanOf(dst);
         c10::DeviceGuard guard(src.device());
@@ -109,6 +142,31 @@ void copyToInfini(const at::Tensor &src, const at::Tensor &dst, bool non_blockin
         if (src.device() != dst.device()) synchronizeStream(stream);
         return;
     }
+    if (isInfini(src) && src.device() == dst.device() && familyCopy(src, dst)) {
+        c10::DeviceGuard guard(dst.device());
+        copyOnDevice(src, dst);
+        return;
+    }
+    if (src.device().is_cpu() && dst.is_non_overlapping_and_dense() && familyCopy(src, dst) &&
+        src.scalar_type() != dst.scalar_type()) {
+        // upload in the source's dtype, cast on the device
+        at::Tensor staged = at::empty_strided(dst.sizes(), dst.strides(), dst.options().dtype(src.scalar_type()));
+        at::Tensor host = at::empty_strided(dst.sizes(), dst.strides(), src.options());
+        host.copy_(src);
+        uploadSpan(host, staged, false);
+        c10::DeviceGuard guard(dst.device());
+        copyOnDevice(staged, dst);
+        return;
+    }
+    if (isInfini(src) && src.device() != dst.device()) {
+        // between devices: a dense copy in dst's dtype on the source, then one memcpy, then the layout
+        at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dst.scalar_type()));
+        dense.copy_(src);
+        at::Tensor moved = at::empty(dst.sizes(), dst.options());
+        copyToInfini(dense, moved, false);
+        dst.copy_(moved);
+        return;
+    }
     // General case: build dst's layout on the CPU, keeping dst's other elements when it has gaps.
     at::Tensor cpu_src = isInfini(src) ? stageToCpu(src) : src;
     at::Tensor cpu_dst = dst.is_non_overlapping_and_dense()
@@ -118,14 +176,69 @@ void copyToInfini(const at::Tensor &src, const at::Tensor &dst, bool non_blockin
     uploadSpan(cpu_dst, dst, false);
 }
 
+// An infini event (no timing) that is destroyed with this object; CUDA lets a pending event be destroyed.
+struct BridgeEvent {
+    infinirtEvent_t event = nullptr;
+    BridgeEvent() { INFINI_CHECK(infinirtEventCreateWithFlags(&event, INFINIRT_EVENT_DISABLE_TIMING)); }
+    ~BridgeEvent() { infinirtEventDestroy(event); }
+};
+
+// A copy between torch's "cuda" and "infini" on the nvidia backend: both are memory of the GPUs of one process,
+// so it is one device-to-device memcpy. It runs on torch's current CUDA stream (which orders the CUDA tensor's
+// uses, as torch's allocator assumes), fenced both ways against the infini tensor's current stream with events.
+void copyCudaInfini(const at::Tensor &src, const at::Tensor &dst) {
+    TORCH_CHECK(backendType() == INFINI_DEVICE_NVIDIA, "infini: copies between ", src.device(), " and ", dst.device(),
+                " need the nvidia backend (this process runs the ", backendName(), " backend); go through the CPU");
+    const at::Tensor &cuda = isInfini(src) ? dst : src;
+    const at::Tensor &inf = isInfini(src) ? src : dst;
+    if (!sameDenseLayout(src, dst)) {
+        // the layout and dtype work on dst's own device, the transfer dense in between
+        if (isInfini(dst)) {
+            at::Tensor dense = src.contiguous();
+            at::Tensor moved = at::empty(dense.sizes(), dst.options().dtype(dense.scalar_type()));
+            copyCudaInfini(dense, moved);
+            dst.copy_(moved);
+        } else {
+            at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dst.scalar_type()));
+            dense.copy_(src);
+            at::Tensor moved = at::empty(dst.sizes(), dst.options().dtype(dst.scalar_type()));
+            copyCudaInfini(dense, moved);
+            dst.copy_(moved);
+        }
+        return;
+    }
+    c10::DeviceGuard guard(inf.device());
+    auto *cuda_impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+    infinirtStream_t cs = static_cast<infinirtStream_t>(
+        reinterpret_cast<void *>(cuda_impl->getStream(cuda.device()).native_handle()));
+    infinirtStream_t is = native_stream(getCurrentStream(inf.device().index()));
+    BridgeEvent before, after;
+    INFINI_CHECK(infinirtEventRecord(before.event, is));  // the infini tensor's earlier work
+    INFINI_CHECK(infinirtStreamWaitEvent(cs, before.event));
+    Span s = spanOf(src), d = spanOf(dst);
+    INFINI_CHECK(infinirtMemcpyAsync(const_cast<char *>(storageBase(dst)) + d.offset, storageBase(src) + s.offset,
+                                     s.bytes, INFINIRT_MEMCPY_D2D, cs));
+    INFINI_CHECK(infinirtEventRecord(after.event, cs));
+    INFINI_CHECK(infinirtStreamWaitEvent(is, after.event));  // the infini tensor's later work
+}
+
 }  // namespace
 
 at::Tensor copy_from(const at::Tensor &self, const at::Tensor &dst, bool non_blocking) {
     TORCH_CHECK(isInfini(self) || isInfini(dst), "infini: _copy_from needs an infini tensor");
-    TORCH_CHECK((isInfini(self) || self.device().is_cpu()) && (isInfini(dst) || dst.device().is_cpu()),
-                "infini: cannot copy between ", self.device(), " and ", dst.device(), " directly; go through the CPU");
     if (dst.numel() == 0) return dst;
     at::Tensor src = self.sizes() == dst.sizes() ? self : self.expand(dst.sizes());  // copy_ broadcasts
+    if (isInfini(src) && isInfini(dst) && src.device() == dst.device()) {  // as torch's own copy_ checks
+        if (at::get_overlap_status(src, dst) == at::MemOverlapStatus::Full) return dst;
+        at::assert_no_internal_overlap(dst);
+        at::assert_no_partial_overlap(dst, src);
+    }
+    if (src.device().is_cuda() || dst.device().is_cuda()) {
+        copyCudaInfini(src, dst);
+        return dst;
+    }
+    TORCH_CHECK((isInfini(self) || self.device().is_cpu()) && (isInfini(dst) || dst.device().is_cpu()),
+                "infini: cannot copy between ", self.device(), " and ", dst.device(), " directly; go through the CPU");
     if (isInfini(dst)) {
         copyToInfini(src, dst, non_blocking);
     } else {

@@ -59,9 +59,8 @@ void cpuFallback(const c10::OperatorHandle &op, torch::jit::Stack *stack) {
                        "warning is shown once per op; infinicore_torch.fallback_stats() counts the calls)");
         }
     }
-    // Random ops draw from the infini generator: lend its state to a CPU generator, then take it back.
+    // Random ops draw from a CPU generator seeded from the infini generator's state (InfiniGenerator.h).
     size_t start = stack->size() - schema.arguments().size();
-    std::vector<std::pair<at::Generator, at::Generator>> lent;
     for (size_t i = 0; i < schema.arguments().size(); ++i) {
         if (!isGeneratorArgument(schema.arguments()[i])) continue;
         c10::IValue &v = (*stack)[start + i];
@@ -74,19 +73,9 @@ void cpuFallback(const c10::OperatorHandle &op, torch::jit::Stack *stack) {
             gen = v.toGenerator();
         }
         if (gen.device().type() != c10::DeviceType::PrivateUse1) continue;
-        at::Generator cpu = at::make_generator<at::CPUGeneratorImpl>();
-        {
-            std::lock_guard<std::mutex> lock(gen.mutex());
-            cpu.set_state(gen.get_state());
-        }
-        v = c10::IValue(cpu);
-        lent.emplace_back(gen, cpu);
+        v = c10::IValue(lendToCpu(gen));
     }
     at::native::cpu_fallback(op, stack);
-    for (auto &[gen, cpu] : lent) {
-        std::lock_guard<std::mutex> lock(gen.mutex());
-        gen.set_state(cpu.get_state());
-    }
 }
 
 std::map<std::string, int64_t> fallbackStats() {

@@ -6,6 +6,7 @@
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/set_native.h>
+#include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -16,6 +17,7 @@
 #include "../runtime/InfiniStorage.h"
 #include "../runtime/InfiniStream.h"
 #include "Copy.h"
+#include "Pointwise.h"
 
 namespace infini_torch {
 namespace {
@@ -139,19 +141,33 @@ at::Tensor &zero_(at::Tensor &self) {
 
 at::Tensor &fill_scalar(at::Tensor &self, const c10::Scalar &value) {
     if (self.numel() == 0) return self;
-    // build the values in pinned memory in dst's layout and upload them: one asynchronous memcpy
-    // on the current stream when dst is dense
-    at::Tensor cpu = at::detail::empty_strided_generic(self.sizes(), self.strides(), getPinnedAllocator(),
-                                                       c10::DispatchKeySet(c10::DispatchKey::CPU), self.scalar_type());
-    cpu.fill_(value);
-    copy_from(cpu, self, true);
+    if (!aten::isFamilyDtype(self.scalar_type()) || value.isComplex() || self.dim() > INFINIOP_MAX_DIMS) {
+        // dtypes the families do not take: build the values on the host and upload them
+        at::Tensor cpu = at::detail::empty_strided_generic(self.sizes(), self.strides(), getPinnedAllocator(),
+                                                           c10::DispatchKeySet(c10::DispatchKey::CPU),
+                                                           self.scalar_type());
+        cpu.fill_(value);
+        copy_from(cpu, self, true);
+        return self;
+    }
+    auto iter = at::TensorIteratorConfig()
+                    .set_check_mem_overlap(false)
+                    .check_all_same_dtype(false)
+                    .add_output(self)
+                    .resize_outputs(false)
+                    .build();
+    c10::DeviceGuard guard(self.device());
+    aten::Pw(INFINIOP_PW_FILL).scalar(0, value).run("aten::fill_", iter, aten::computeDtype(self.scalar_type()));
     return self;
 }
 
 at::Tensor &fill_tensor(at::Tensor &self, const at::Tensor &value) {
-    TORCH_CHECK(value.dim() == 0, "infini: fill_ only supports a 0-dimension value tensor, got ", value.dim(),
-                " dimensions");
-    return fill_scalar(self, value.device().is_cpu() ? value.item() : local_scalar_dense(value));
+    TORCH_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+                " dimensions.");
+    if (value.device().is_cpu()) return fill_scalar(self, value.item());
+    if (self.numel() == 0) return self;
+    self.copy_(value.expand(self.sizes()));  // on the device: no host round trip for the value
+    return self;
 }
 
 void record_stream(at::Tensor &self, c10::Stream stream) {
@@ -167,6 +183,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("empty_strided", empty_strided);
     m.impl("as_strided", as_strided);
     m.impl("view", view);
+    m.impl("unfold", TORCH_FN(at::native::unfold));
     m.impl("_reshape_alias", reshape_alias);
     m.impl("resize_", resize_);
     m.impl("set_.source_Storage", set_source_storage);

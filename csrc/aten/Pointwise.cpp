@@ -40,6 +40,16 @@
 
 namespace infini_torch::aten {
 
+at::ScalarType commonDtype(const at::TensorIteratorBase &it) {
+    // torch 2.11 has no maybe_common_dtype(), and common_dtype() asserts where the iterator computed none (every
+    // structured meta here computes one; the plain iterators pass their compute dtype)
+    try {
+        return it.common_dtype();
+    } catch (const c10::Error &) {
+        return it.dtype(0);
+    }
+}
+
 Pw &Pw::scalar(int k, const at::Scalar &s) {
     if (s.isBoolean()) {
         a.f[k] = s.toBool() ? 1.0 : 0.0;
@@ -63,10 +73,7 @@ void Pw::run(const char *name, at::TensorIteratorBase &it, infiniDtype_t compute
         a.cf[k] = it.scalar_value<double>(k);
         a.ci[k] = it.scalar_value<int64_t>(k);
     }
-    if (compute == INFINI_DTYPE_INVALID) {
-        auto common = it.maybe_common_dtype();
-        compute = computeDtype(common.has_value() ? *common : it.dtype(0));
-    }
+    if (compute == INFINI_DTYPE_INVALID) compute = computeDtype(commonDtype(it));
     a.compute = compute;
     runFamily(name, infiniopPointwise, it.device(0), a);
 }
@@ -113,6 +120,15 @@ void divMode(const char *name, TIB &it, const Tensor &, const Tensor &, std::opt
         } else if (*mode == "floor") {
             op = INFINIOP_PW_DIV_FLOOR;
         }  // the meta has rejected any other mode
+    }
+    const auto t = it.dtype(0);
+    if (op == INFINIOP_PW_DIV_TRUNC && (t == at::kBFloat16 || t == at::kHalf)) {
+        // torch truncates the quotient as rounded to the 16-bit dtype: divide, store, then truncate the stored value
+        Pw(INFINIOP_PW_DIV).run(name, it);
+        const Tensor &out = it.tensor(0);
+        auto trunc = at::TensorIterator::unary_op(const_cast<Tensor &>(out), out);
+        Pw(INFINIOP_PW_TRUNC).run(name, trunc);
+        return;
     }
     Pw(op).run(name, it);
 }
@@ -275,6 +291,143 @@ struct PlainUnary {
 };
 
 using AbsOps = PlainUnary<INFINIOP_PW_ABS, at::_ops::abs, at::_ops::abs_, at::_ops::abs_out>;
+using HardswishOps = PlainUnary<INFINIOP_PW_HARDSWISH, at::_ops::hardswish, at::_ops::hardswish_, at::_ops::hardswish_out>;
+
+// A backward op of (grad, self) on a plain binary TensorIterator.
+template <infiniopPointwiseOp_t OP, class OpF>
+Tensor plainBackward(const Tensor &grad, const Tensor &self) {
+    if (!detail::familyArgs(grad, self)) {
+        return detail::fallback<OpF, Tensor, const Tensor &, const Tensor &>(grad, self);
+    }
+    Tensor out;
+    auto it = at::TensorIterator::borrowing_binary_op(out, grad, self);
+    Pw(OP).run(OpF::name, it);
+    return it.output();
+}
+
+// isnan: a bool tensor; integers are never NaN.
+Tensor isnan(const Tensor &self) {
+    if (!isFamilyDtype(self.scalar_type())) return detail::fallback<at::_ops::isnan, Tensor, const Tensor &>(self);
+    Tensor out = at::empty(self.sizes(), self.options().dtype(at::kBool));
+    if (!at::isFloatingType(self.scalar_type())) return out.fill_(false);
+    auto it = at::TensorIteratorConfig().check_all_same_dtype(false).add_output(out).add_const_input(self).build();
+    Pw(INFINIOP_PW_ISNAN).run("aten::isnan", it, computeDtype(self.scalar_type()));
+    return out;
+}
+
+// The shift operators (__lshift__ and friends): torch's binary_op iterator, in place for the __i*__ forms.
+template <infiniopPointwiseOp_t OP, class Op>
+Tensor shiftTensor(const Tensor &self, const Tensor &other) {
+    if (!detail::familyArgs(self, other)) return detail::fallback<Op, Tensor, const Tensor &, const Tensor &>(self, other);
+    Tensor out;
+    auto it = at::TensorIterator::binary_op(out, self, other);
+    Pw(OP).run(Op::name, it);
+    return it.output();
+}
+Tensor wrappedNumber(const Scalar &s) {
+    Tensor t = at::scalar_tensor(s, at::TensorOptions().device(at::kCPU).dtype(s.type()));
+    t.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return t;
+}
+template <infiniopPointwiseOp_t OP, class Op>
+Tensor shiftScalar(const Tensor &self, const Scalar &other) {
+    return shiftTensor<OP, Op>(self, wrappedNumber(other));
+}
+template <infiniopPointwiseOp_t OP, class Op>
+Tensor &shiftTensorInplace(Tensor &self, const Tensor &other) {
+    if (!detail::familyArgs(self, other)) return detail::fallback<Op, Tensor &, Tensor &, const Tensor &>(self, other);
+    auto it = at::TensorIterator::binary_op(self, self, other);
+    Pw(OP).run(Op::name, it);
+    return self;
+}
+template <infiniopPointwiseOp_t OP, class Op>
+Tensor &shiftScalarInplace(Tensor &self, const Scalar &other) {
+    if (!detail::familyArgs(self, other)) return detail::fallback<Op, Tensor &, Tensor &, const Scalar &>(self, other);
+    auto it = at::TensorIterator::binary_op(self, self, wrappedNumber(other));
+    Pw(OP).run(Op::name, it);
+    return self;
+}
+
+// floor_divide: Python's // (torch's own floor_divide kernel: div with rounding_mode="floor").
+Tensor &floorDivideInto(const char *name, const Tensor &self, const Tensor &other, Tensor &out) {
+    auto it = at::TensorIterator::binary_op(out, self, other);
+    Pw(INFINIOP_PW_DIV_FLOOR).run(name, it);
+    return out;
+}
+Tensor floorDivide(const Tensor &self, const Tensor &other) {
+    if (!detail::familyArgs(self, other)) {
+        return detail::fallback<at::_ops::floor_divide, Tensor, const Tensor &, const Tensor &>(self, other);
+    }
+    Tensor out;
+    auto it = at::TensorIterator::binary_op(out, self, other);
+    Pw(INFINIOP_PW_DIV_FLOOR).run("aten::floor_divide", it);
+    return it.output();
+}
+Tensor &floorDivideInplace(Tensor &self, const Tensor &other) {
+    if (!detail::familyArgs(self, other)) {
+        return detail::fallback<at::_ops::floor_divide__Tensor, Tensor &, Tensor &, const Tensor &>(self, other);
+    }
+    return floorDivideInto("aten::floor_divide_.Tensor", self, other, self);
+}
+Tensor &floorDivideOut(const Tensor &self, const Tensor &other, Tensor &out) {
+    if (!detail::familyArgs(self, other, out)) {
+        return detail::fallback<at::_ops::floor_divide_out, Tensor &, const Tensor &, const Tensor &, Tensor &>(
+            self, other, out);
+    }
+    return floorDivideInto("aten::floor_divide.out", self, other, out);
+}
+
+// pow(Scalar base, Tensor exponent): torch's meta gives the output; the base is the op's scalar.
+void powScalarBase(const char *name, at::impl::MetaBase &op, const Scalar &base, const Tensor &exponent) {
+    const Tensor &out = op.maybe_get_output(0);
+    if (out.numel() == 0) return;
+    if (base.equal(1.0)) {
+        out.fill_(1);
+        return;
+    }
+    auto it = at::TensorIteratorConfig()
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .add_output(out)
+                  .add_const_input(exponent)
+                  .build();
+    Pw(INFINIOP_PW_RPOW_SCALAR).scalar(0, base).run(name, it, computeDtype(out.scalar_type()));
+}
+
+// hardtanh(self, min, max): clamp with both bounds.
+Tensor &hardtanhImpl(const char *name, const Tensor &self, const Scalar &min, const Scalar &max, Tensor &out) {
+    auto it = at::TensorIterator::unary_op(out, self);
+    Pw p(INFINIOP_PW_CLAMP);
+    p.scalar(0, min).scalar(1, max);
+    p.a.i[2] = 3;
+    p.run(name, it);
+    return out;
+}
+
+Tensor hardtanh(const Tensor &self, const Scalar &min, const Scalar &max) {
+    if (!detail::familyArgs(self)) {
+        return detail::fallback<at::_ops::hardtanh, Tensor, const Tensor &, const Scalar &, const Scalar &>(self, min,
+                                                                                                            max);
+    }
+    Tensor out = at::empty({0}, self.options());
+    return hardtanhImpl("aten::hardtanh", self, min, max, out);
+}
+
+Tensor &hardtanhInplace(Tensor &self, const Scalar &min, const Scalar &max) {
+    if (!detail::familyArgs(self)) {
+        return detail::fallback<at::_ops::hardtanh_, Tensor &, Tensor &, const Scalar &, const Scalar &>(self, min,
+                                                                                                         max);
+    }
+    return hardtanhImpl("aten::hardtanh_", self, min, max, self);
+}
+
+Tensor &hardtanhOut(const Tensor &self, const Scalar &min, const Scalar &max, Tensor &out) {
+    if (!detail::familyArgs(self, out)) {
+        return detail::fallback<at::_ops::hardtanh_out, Tensor &, const Tensor &, const Scalar &, const Scalar &,
+                                Tensor &>(self, min, max, out);
+    }
+    return hardtanhImpl("aten::hardtanh.out", self, min, max, out);
+}
 using ReluOps = PlainUnary<INFINIOP_PW_RELU, at::_ops::relu, at::_ops::relu_, at::_ops::relu_out>;
 
 // A logical binary op: output bool (or the given out's dtype), inputs of any dtype.
@@ -460,10 +613,20 @@ Tensor &nanToNumOut(const Tensor &self, std::optional<double> nan, std::optional
 }
 
 // hardtanh_backward(grad, self, min, max)
-Tensor &hardtanhBackwardOut(const Tensor &grad, const Tensor &self, const Scalar &min, const Scalar &max,
-                            Tensor &out) {
+Tensor hardtanhBackwardInto(const Tensor &grad, const Tensor &self, const Scalar &min, const Scalar &max,
+                            const Tensor &out) {
     auto it = at::TensorIterator::borrowing_binary_op(out, grad, self);
     Pw(INFINIOP_PW_HARDTANH_BWD).scalar(0, min).scalar(1, max).run("aten::hardtanh_backward", it);
+    return it.output();
+}
+
+Tensor &hardtanhBackwardOut(const Tensor &grad, const Tensor &self, const Scalar &min, const Scalar &max,
+                            Tensor &out) {
+    if (!detail::familyArgs(grad, self, out)) {
+        return detail::fallback<at::_ops::hardtanh_backward_grad_input, Tensor &, const Tensor &, const Tensor &,
+                                const Scalar &, const Scalar &, Tensor &>(grad, self, min, max, out);
+    }
+    hardtanhBackwardInto(grad, self, min, max, out);
     return out;
 }
 
@@ -472,8 +635,7 @@ Tensor hardtanhBackward(const Tensor &grad, const Tensor &self, const Scalar &mi
         return detail::fallback<at::_ops::hardtanh_backward, Tensor, const Tensor &, const Tensor &, const Scalar &,
                                 const Scalar &>(grad, self, min, max);
     }
-    Tensor out;
-    return hardtanhBackwardOut(grad, self, min, max, out);
+    return hardtanhBackwardInto(grad, self, min, max, Tensor());
 }
 
 }  // namespace
@@ -639,6 +801,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                        structured_threshold, &thresholdImpl);
     INFINI_STRUCTURED2(m, "softplus", "softplus.out", softplus, softplus_out, structured_softplus, &softplusImpl);
 #define BACKWARD2(NAME, META, IMPL) INFINI_STRUCTURED2(m, #NAME, #NAME ".grad_input", NAME, NAME##_grad_input, META, IMPL)
+    // silu_backward / mish_backward are CompositeImplicitAutograd in torch: registering them trades their double
+    // backward (torch's decomposition) for one kernel in every training step's backward
     BACKWARD2(silu_backward, structured_silu_backward, &binary<INFINIOP_PW_SILU_BWD>);
     BACKWARD2(gelu_backward, structured_gelu_backward, &geluBackward);
     BACKWARD2(tanh_backward, structured_tanh_backward, &binary<INFINIOP_PW_TANH_BWD>);
@@ -651,6 +815,29 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     BACKWARD2(logit_backward, structured_logit_backward, &logitBackward);
 #undef BACKWARD2
     m.impl("hardtanh_backward", TORCH_FN(hardtanhBackward));
+    m.impl("hardtanh", TORCH_FN(hardtanh));
+    m.impl("isnan", TORCH_FN(isnan));
+    m.impl("floor_divide", TORCH_FN(floorDivide));
+    m.impl("floor_divide_.Tensor", TORCH_FN(floorDivideInplace));
+    m.impl("floor_divide.out", TORCH_FN(floorDivideOut));
+
+    m.impl("__lshift__.Tensor", TORCH_FN((shiftTensor<INFINIOP_PW_LSHIFT, at::_ops::__lshift___Tensor>)));
+    m.impl("__lshift__.Scalar", TORCH_FN((shiftScalar<INFINIOP_PW_LSHIFT, at::_ops::__lshift___Tensor>)));
+    m.impl("__rshift__.Tensor", TORCH_FN((shiftTensor<INFINIOP_PW_RSHIFT, at::_ops::__rshift___Tensor>)));
+    m.impl("__rshift__.Scalar", TORCH_FN((shiftScalar<INFINIOP_PW_RSHIFT, at::_ops::__rshift___Tensor>)));
+    m.impl("__ilshift__.Tensor", TORCH_FN((shiftTensorInplace<INFINIOP_PW_LSHIFT, at::_ops::__ilshift___Tensor>)));
+    m.impl("__ilshift__.Scalar", TORCH_FN((shiftScalarInplace<INFINIOP_PW_LSHIFT, at::_ops::__ilshift___Scalar>)));
+    m.impl("__irshift__.Tensor", TORCH_FN((shiftTensorInplace<INFINIOP_PW_RSHIFT, at::_ops::__irshift___Tensor>)));
+    m.impl("__irshift__.Scalar", TORCH_FN((shiftScalarInplace<INFINIOP_PW_RSHIFT, at::_ops::__irshift___Scalar>)));
+    INFINI_STRUCTURED2(m, "pow.Scalar", "pow.Scalar_out", pow_Scalar, pow_Scalar_out, structured_pow_Scalar,
+                       &powScalarBase);
+    m.impl("hardtanh_", TORCH_FN(hardtanhInplace));
+    m.impl("hardtanh.out", TORCH_FN(hardtanhOut));
+    m.impl("hardswish", TORCH_FN(HardswishOps::functional));
+    m.impl("hardswish_", TORCH_FN(HardswishOps::inplace));
+    m.impl("hardswish.out", TORCH_FN(HardswishOps::out));
+    m.impl("hardswish_backward", TORCH_FN((plainBackward<INFINIOP_PW_HARDSWISH_BWD, at::_ops::hardswish_backward>)));
+    m.impl("mish_backward", TORCH_FN((plainBackward<INFINIOP_PW_MISH_BWD, at::_ops::mish_backward>)));
     m.impl("hardtanh_backward.grad_input", TORCH_FN(hardtanhBackwardOut));
 
     // clamp, lerp, addcmul / addcdiv, where, masked_fill

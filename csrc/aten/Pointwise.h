@@ -25,6 +25,9 @@ struct Pw {
     void runIter(const char *name, c10::Device device);
 };
 
+// The iterator's common dtype where it computed one, else its first output's dtype.
+at::ScalarType commonDtype(const at::TensorIteratorBase &it);
+
 // Inserts a constant operand (every element f / i) at `position`, shifting later operands up.
 void insertConstant(infiniopPointwiseArgs_t &a, int position, double f, int64_t i);
 

@@ -173,6 +173,8 @@ inline at::OptionalScalarRef metaArg(const std::optional<at::Scalar> &s) {
 inline at::OptionalTensorRef metaArg(const std::optional<at::Tensor> &t) {
     return t.has_value() && t->defined() ? at::OptionalTensorRef(*t) : at::OptionalTensorRef();
 }
+inline int64_t metaArg(const c10::SymInt &s) { return s.guard_int(__FILE__, __LINE__); }
+inline at::IntArrayRef metaArg(c10::SymIntArrayRef s) { return C10_AS_INTARRAYREF_SLOW(s); }
 template <class T>
 const T &metaArg(const T &t) {
     return t;
@@ -180,7 +182,7 @@ const T &metaArg(const T &t) {
 
 template <class Op, class R, class... A>
 R fallback(A... a) {
-    return at::native::call_fallback_fn<&cpuFallback, Op>::call(std::forward<A>(a)...);
+    return at::native::call_fallback_fn_symint<&cpuFallback, Op>::call(std::forward<A>(a)...);
 }
 
 }  // namespace detail

@@ -1,9 +1,8 @@
 """compute-sanitizer's racecheck and synccheck over the nvidia kernels whose threads or blocks share memory in ways
 the op tests cannot see fail: a race shows only now and then, and a block that writes another's shared memory
 before that one has started works until it does not. Each check runs a few calls of the op in a child process under
-the tool (only our kernels instrumented) and asserts the tool found nothing. The 54th session found both cases
-below this way (the decode cluster merge's early stores; random_sample's state reset while late threads still read
-it). On the GPU machine only: skipped where the nvidia backend sees no GPU or compute-sanitizer is missing."""
+the tool (only our kernels instrumented) and asserts the tool found nothing. Both cases below are of that kind
+(the decode cluster merge's early stores; random_sample's state reset while late threads still read it). On the GPU machine only: skipped where the nvidia backend sees no GPU or compute-sanitizer is missing."""
 
 import os
 import shutil
@@ -70,8 +69,7 @@ def run_under(tool, code, *args):
     assert r.returncode == 0 and "ok" in r.stdout.split(), f"{tool} over {args or 'the calls'}: rc {r.returncode}\n{report}"
 
 
-# synccheck: the 54th session's failing case itself (140 rows of 40000, a block a row: 38208 reports before the
-# mend) and clusters (16 rows); racecheck (far slower a call, and blind to timing): 4 rows of 2000 (a block a row:
+# synccheck: a block a row (140 rows of 40000, the shape that exposed the reset race) and clusters (16 rows); racecheck (far slower a call, and blind to timing): 4 rows of 2000 (a block a row:
 # rows under 8192 are not split) and 4 of 40000 (clusters of 8)
 @pytest.mark.parametrize("tool, rows, vocab, dtypes", [
     ("synccheck", 140, 40000, "float32,bfloat16"), ("synccheck", 16, 40000, "float32,bfloat16"),

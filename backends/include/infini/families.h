@@ -64,7 +64,7 @@ typedef enum {
     INFINIOP_PW_COPY = 0,   /* x (with the dtype conversions above: a cast when dtypes differ) */
     INFINIOP_PW_NEG,
     INFINIOP_PW_ABS,
-    INFINIOP_PW_SIGN,       /* -1, 0, 1 (float: NaN stays NaN) */
+    INFINIOP_PW_SIGN,       /* -1, 0, 1 (NaN gives 0) */
     INFINIOP_PW_SQUARE,
     INFINIOP_PW_RECIPROCAL, /* float */
     INFINIOP_PW_SQRT,       /* float */
@@ -331,7 +331,7 @@ typedef enum {
     INFINIOP_RANDOM_BERNOULLI,     /* 1 with probability f0, else 0 */
     INFINIOP_RANDOM_BERNOULLI_TENSOR, /* 1 with probability p[i] */
     INFINIOP_RANDOM_EXPONENTIAL,   /* rate f0 */
-    INFINIOP_RANDOM_RANDINT,       /* integers in [i0, i1) */
+    INFINIOP_RANDOM_RANDINT,       /* integers in [i0, i1); i1 - i0 is taken modulo 2^64 (0: all 2^64 values) */
     INFINIOP_RANDOM_GEOMETRIC,     /* success probability f0: the trial count, from 1 */
     INFINIOP_RANDOM_CAUCHY,        /* median f0, sigma f1 */
     INFINIOP_RANDOM_LOG_NORMAL,    /* exp of normal(f0, f1) */

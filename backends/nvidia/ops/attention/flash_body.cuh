@@ -486,6 +486,12 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
     l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
     l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
     l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    // the rows' log-sum-exp where asked (m: the raw scores' max, l: the sum of exp(scale (s - m))), a lane a row
+    if (p.lse != nullptr && c == 0) {
+        float *lr = p.lse + static_cast<long long>(tl.r0 + wr0 + g) * p.lse_row + head * p.lse_head;
+        if (g < wn) lr[0] = l0 > 0.0f ? m0 * p.scale + logf(l0) : -INFINITY;
+        if (g + 8 < wn) lr[8 * p.lse_row] = l1 > 0.0f ? m1 * p.scale + logf(l1) : -INFINITY;
+    }
     // the lane's outputs of a row: d = 8 nt + 2 c, 8 nt + 2 c + 1 from acc[nt][e], acc[nt][e + 1]
     auto store = [&](int r, int e, float l) {
         const float inv = l > 0.0f ? 1.0f / l : 0.0f;

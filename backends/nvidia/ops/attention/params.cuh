@@ -41,6 +41,10 @@ struct AttnParams {
     int block_shift;          // paged: log2(block_size) for a power of two, else -1
     int self_tiles;           // tiled prefill: which tiles a block takes (kTilesList ..., flashOwnTile)
     int op;
+    // the tiled kernel's rows' log-sum-exp (F32, of the scaled scores; -inf for a row with no key) at
+    // row * lse_row + head * lse_head, where lse is not NULL (the sdpa family's forward)
+    float *lse;
+    long long lse_row, lse_head;
 };
 
 // A tiled-kernel plan (makeFlash): the call's params, the gathered form's (pg), where the gathered keys and values
