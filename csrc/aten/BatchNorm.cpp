@@ -138,7 +138,7 @@ Tensor3 nativeBatchNorm(const Tensor &input, const std::optional<Tensor> &weight
                         const std::optional<Tensor> &running_mean, const std::optional<Tensor> &running_var,
                         bool training, double momentum, double eps) {
     if (!floatInputs({&input, &valueOr(weight), &valueOr(bias), &valueOr(running_mean), &valueOr(running_var)})) {
-        return fallbackSymint<at::_ops::native_batch_norm, Tensor3, const Tensor &, const std::optional<Tensor> &,
+        return detail::fallback<at::_ops::native_batch_norm, Tensor3, const Tensor &, const std::optional<Tensor> &,
                                 const std::optional<Tensor> &, const std::optional<Tensor> &,
                                 const std::optional<Tensor> &, bool, double, double>(
             input, weight, bias, running_mean, running_var, training, momentum, eps);
@@ -167,7 +167,7 @@ std::tuple<Tensor &, Tensor &, Tensor &> nativeBatchNormOut(
     const std::optional<Tensor> &running_mean, const std::optional<Tensor> &running_var, bool training,
     double momentum, double eps, Tensor &out, Tensor &save_mean, Tensor &save_invstd) {
     if (!floatInputs({&input, &valueOr(weight), &valueOr(bias), &valueOr(running_mean), &valueOr(running_var)})) {
-        return fallbackSymint<at::_ops::native_batch_norm_out, std::tuple<Tensor &, Tensor &, Tensor &>,
+        return detail::fallback<at::_ops::native_batch_norm_out, std::tuple<Tensor &, Tensor &, Tensor &>,
                                 const Tensor &, const std::optional<Tensor> &, const std::optional<Tensor> &,
                                 const std::optional<Tensor> &, const std::optional<Tensor> &, bool, double, double,
                                 Tensor &, Tensor &, Tensor &>(input, weight, bias, running_mean, running_var, training,
@@ -180,7 +180,7 @@ std::tuple<Tensor &, Tensor &, Tensor &> nativeBatchNormOut(
 Tensor3 batchNormLegit(const Tensor &input, const std::optional<Tensor> &weight, const std::optional<Tensor> &bias,
                        Tensor &running_mean, Tensor &running_var, bool training, double momentum, double eps) {
     if (!floatInputs({&input, &valueOr(weight), &valueOr(bias), &running_mean, &running_var})) {
-        return fallbackSymint<at::_ops::_native_batch_norm_legit, Tensor3, const Tensor &,
+        return detail::fallback<at::_ops::_native_batch_norm_legit, Tensor3, const Tensor &,
                                 const std::optional<Tensor> &, const std::optional<Tensor> &, Tensor &, Tensor &, bool,
                                 double, double>(input, weight, bias, running_mean, running_var, training, momentum,
                                                 eps);
@@ -202,7 +202,7 @@ std::tuple<Tensor &, Tensor &, Tensor &> batchNormLegitOut(const Tensor &input, 
 Tensor3 batchNormLegitNoStats(const Tensor &input, const std::optional<Tensor> &weight,
                               const std::optional<Tensor> &bias, bool training, double momentum, double eps) {
     if (!floatInputs({&input, &valueOr(weight), &valueOr(bias)})) {
-        return fallbackSymint<at::_ops::_native_batch_norm_legit_no_stats, Tensor3, const Tensor &,
+        return detail::fallback<at::_ops::_native_batch_norm_legit_no_stats, Tensor3, const Tensor &,
                                 const std::optional<Tensor> &, const std::optional<Tensor> &, bool, double, double>(
             input, weight, bias, training, momentum, eps);
     }
@@ -232,7 +232,7 @@ Tensor3 nativeBatchNormBackward(const Tensor &grad_out, const Tensor &input, con
                  &running_var = valueOr(running_var_opt), &save_mean = valueOr(save_mean_opt),
                  &save_invstd = valueOr(save_invstd_opt);
     if (!floatInputs({&grad_out, &input, &weight, &running_mean, &running_var, &save_mean, &save_invstd})) {
-        return fallbackSymint<at::_ops::native_batch_norm_backward, Tensor3, const Tensor &, const Tensor &,
+        return detail::fallback<at::_ops::native_batch_norm_backward, Tensor3, const Tensor &, const Tensor &,
                                 const std::optional<Tensor> &, const std::optional<Tensor> &,
                                 const std::optional<Tensor> &, const std::optional<Tensor> &,
                                 const std::optional<Tensor> &, bool, double, std::array<bool, 3>>(
@@ -295,7 +295,7 @@ Tensor3 nativeGroupNorm(const Tensor &input, const std::optional<Tensor> &weight
                         int64_t group, double eps) {
     const Tensor &weight = valueOr(weight_opt), &bias = valueOr(bias_opt);
     if (!floatInputs({&input, &weight, &bias})) {
-        return fallbackSymint<at::_ops::native_group_norm, Tensor3, const Tensor &, const std::optional<Tensor> &,
+        return detail::fallback<at::_ops::native_group_norm, Tensor3, const Tensor &, const std::optional<Tensor> &,
                                 const std::optional<Tensor> &, c10::SymInt, c10::SymInt, c10::SymInt, int64_t,
                                 double>(input, weight_opt, bias_opt, std::move(n_s), std::move(c_s), std::move(hw_s),
                                         group, eps);
@@ -342,7 +342,7 @@ Tensor3 nativeGroupNormBackward(const Tensor &grad_out, const Tensor &input, con
                                 c10::SymInt c_s, c10::SymInt hw_s, int64_t group, std::array<bool, 3> mask) {
     const Tensor &weight = valueOr(weight_opt);
     if (!floatInputs({&grad_out, &input, &mean_in, &rstd_in, &weight})) {
-        return fallbackSymint<at::_ops::native_group_norm_backward, Tensor3, const Tensor &, const Tensor &,
+        return detail::fallback<at::_ops::native_group_norm_backward, Tensor3, const Tensor &, const Tensor &,
                                 const Tensor &, const Tensor &, const std::optional<Tensor> &, c10::SymInt,
                                 c10::SymInt, c10::SymInt, int64_t, std::array<bool, 3>>(
             grad_out, input, mean_in, rstd_in, weight_opt, std::move(n_s), std::move(c_s), std::move(hw_s), group,

@@ -292,7 +292,7 @@ Tensor convolution(const Tensor &input, const Tensor &weight, const std::optiona
                    SymIntArrayRef output_padding_s, c10::SymInt groups_s) {
     checkDtypes(input, weight, bias_opt.has_value() ? *bias_opt : Tensor());
     if (!nativeConv(input, weight)) {
-        return fallbackSymint<at::_ops::convolution, Tensor, const Tensor &, const Tensor &,
+        return detail::fallback<at::_ops::convolution, Tensor, const Tensor &, const Tensor &,
                                 const std::optional<Tensor> &, SymIntArrayRef, SymIntArrayRef, SymIntArrayRef, bool,
                                 SymIntArrayRef, c10::SymInt>(input, weight, bias_opt, stride_s, padding_s, dilation_s,
                                                              transposed, output_padding_s, std::move(groups_s));
@@ -348,7 +348,7 @@ std::tuple<Tensor, Tensor, Tensor> convolutionBackward(const Tensor &grad_output
         if (mask[2]) bias_sizes = std::vector<c10::SymInt>{c10::SymInt(bias_channels)};
         at::OptionalSymIntArrayRef bias_ref =
             bias_sizes.has_value() ? at::OptionalSymIntArrayRef(*bias_sizes) : at::OptionalSymIntArrayRef();
-        return fallbackSymint<at::_ops::convolution_backward, std::tuple<Tensor, Tensor, Tensor>, const Tensor &,
+        return detail::fallback<at::_ops::convolution_backward, std::tuple<Tensor, Tensor, Tensor>, const Tensor &,
                                 const Tensor &, const Tensor &, at::OptionalSymIntArrayRef, SymIntArrayRef,
                                 SymIntArrayRef, SymIntArrayRef, bool, SymIntArrayRef, c10::SymInt,
                                 std::array<bool, 3>>(grad_output, input, weight, bias_ref, stride_s, padding_s,
@@ -434,7 +434,7 @@ Plan unfoldPlan(const Unfold &u, int64_t n, int64_t c, int64_t h, int64_t w) {
 Tensor im2col(const Tensor &self, at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding,
               at::IntArrayRef stride) {
     if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_IM2COL)) {
-        return fallbackSymint<at::_ops::im2col, Tensor, const Tensor &, at::IntArrayRef, at::IntArrayRef,
+        return detail::fallback<at::_ops::im2col, Tensor, const Tensor &, at::IntArrayRef, at::IntArrayRef,
                               at::IntArrayRef, at::IntArrayRef>(self, kernel, dilation, padding, stride);
     }
     const char *op = "aten::im2col";
@@ -456,7 +456,7 @@ Tensor im2col(const Tensor &self, at::IntArrayRef kernel, at::IntArrayRef dilati
 Tensor col2im(const Tensor &self, SymIntArrayRef output_size_s, at::IntArrayRef kernel, at::IntArrayRef dilation,
               at::IntArrayRef padding, at::IntArrayRef stride) {
     if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_COL2IM)) {
-        return fallbackSymint<at::_ops::col2im, Tensor, const Tensor &, SymIntArrayRef, at::IntArrayRef,
+        return detail::fallback<at::_ops::col2im, Tensor, const Tensor &, SymIntArrayRef, at::IntArrayRef,
                               at::IntArrayRef, at::IntArrayRef, at::IntArrayRef>(self, output_size_s, kernel,
                                                                                  dilation, padding, stride);
     }

@@ -121,14 +121,9 @@ void setPool(infiniopWindowArgs_t &a, const Pool2d &p) {
     a.dw = p.dw;
 }
 
-// ---- forms of the structured ops with one output: torch's meta, then Impl(name, output, meta args...) (the
-// upsampling metas take int[] where the overloads have SymInt[])
+// ---- forms of the structured ops with one output: torch's meta, then Impl(name, output, meta args...)
 
-inline IntArrayRef metaArg(c10::SymIntArrayRef s) { return C10_AS_INTARRAYREF_SLOW(s); }
-template <class T>
-const T &metaArg(const T &t) {
-    return t;
-}
+using detail::metaArg;
 
 // True when the data operand (the first tensor argument: self or grad_output) has a window dtype and the device's
 // backend has window op OP; else the op runs on the CPU fallback. (Index operands are int64; runWindow checks that
@@ -153,7 +148,7 @@ struct Functional1;
 template <class Meta, class Op, auto Impl, infiniopWindowOp_t OP, class... A>
 struct Functional1<Meta, Op, Impl, OP, Tensor(A...)> {
     static Tensor call(A... a) {
-        if (!windowReady(OP, a...)) return fallbackSymint<Op, Tensor, A...>(std::forward<A>(a)...);
+        if (!windowReady(OP, a...)) return detail::fallback<Op, Tensor, A...>(std::forward<A>(a)...);
         Functional<Meta> op;
         op.meta(metaArg(a)...);
         Impl(Op::name, op.outputs_[0], metaArg(a)...);
@@ -171,7 +166,7 @@ struct Out1<Meta, Op, Impl, OP, Tensor &(A...)> {
     template <class Tuple, size_t... K>
     static Tensor &split(Tuple t, std::index_sequence<K...>) {
         Tensor &out = std::get<sizeof...(K)>(t);
-        if (!windowReady(OP, std::get<K>(t)..., out)) return fallbackSymint<Op, Tensor &, A...>(std::get<K>(t)..., out);
+        if (!windowReady(OP, std::get<K>(t)..., out)) return detail::fallback<Op, Tensor &, A...>(std::get<K>(t)..., out);
         Out<Meta> op(out);
         op.meta(metaArg(std::get<K>(t))...);
         Impl(Op::name, op.maybe_get_output(0), metaArg(std::get<K>(t))...);
@@ -196,7 +191,7 @@ using MaxPoolMeta = at::meta::structured_max_pool2d_with_indices;
 std::tuple<Tensor, Tensor> maxPool2d(const Tensor &self, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
                                      IntArrayRef dilation, bool ceil_mode) {
     if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_MAX_POOL)) {
-        return fallbackSymint<at::_ops::max_pool2d_with_indices, std::tuple<Tensor, Tensor>, const Tensor &,
+        return detail::fallback<at::_ops::max_pool2d_with_indices, std::tuple<Tensor, Tensor>, const Tensor &,
                                 IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel, stride,
                                                                                           padding, dilation, ceil_mode);
     }
@@ -212,7 +207,7 @@ std::tuple<Tensor &, Tensor &> maxPool2dOut(const Tensor &self, IntArrayRef kern
                                             Tensor &indices) {
     if (!isWindowDtype(self.scalar_type()) || !isWindowDtype(out.scalar_type()) ||
         !windowSupports(self.device(), INFINIOP_WINDOW_MAX_POOL)) {
-        return fallbackSymint<at::_ops::max_pool2d_with_indices_out, std::tuple<Tensor &, Tensor &>,
+        return detail::fallback<at::_ops::max_pool2d_with_indices_out, std::tuple<Tensor &, Tensor &>,
                                 const Tensor &, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, Tensor &,
                                 Tensor &>(self, kernel, stride, padding, dilation, ceil_mode, out, indices);
     }
@@ -287,7 +282,7 @@ bool runAdaptive(const char *op, infiniopWindowArgs_t a, const Tensor &in, const
 Tensor adaptiveAvgPool2d(const Tensor &self, c10::SymIntArrayRef output_size_s) {
     const char *op = "aten::_adaptive_avg_pool2d";
     auto fallback = [&] {
-        return fallbackSymint<at::_ops::_adaptive_avg_pool2d, Tensor, const Tensor &, c10::SymIntArrayRef>(
+        return detail::fallback<at::_ops::_adaptive_avg_pool2d, Tensor, const Tensor &, c10::SymIntArrayRef>(
             self, output_size_s);
     };
     if (!isWindowDtype(self.scalar_type())) return fallback();
@@ -318,7 +313,7 @@ Tensor adaptiveAvgPool2d(const Tensor &self, c10::SymIntArrayRef output_size_s) 
 Tensor adaptiveAvgPool2dBackward(const Tensor &grad_output, const Tensor &self) {
     const char *op = "aten::_adaptive_avg_pool2d_backward";
     auto fallback = [&] {
-        return fallbackSymint<at::_ops::_adaptive_avg_pool2d_backward, Tensor, const Tensor &, const Tensor &>(
+        return detail::fallback<at::_ops::_adaptive_avg_pool2d_backward, Tensor, const Tensor &, const Tensor &>(
             grad_output, self);
     };
     if (!isWindowDtype(self.scalar_type()) || grad_output.scalar_type() != self.scalar_type()) return fallback();

@@ -4,9 +4,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
-#include <ATen/native/CPUFallback.h>
 
-#include "Fallback.h"
 #include "Family.h"
 
 namespace infini_torch::aten {
@@ -28,11 +26,5 @@ void copyInto(const char *op, const at::Tensor &dst, const at::Tensor &src);
 
 // t when it is contiguous and of `dtype` (default: its own), else a contiguous copy made by copyInto.
 at::Tensor contiguousAs(const char *op, const at::Tensor &t, std::optional<at::ScalarType> dtype = std::nullopt);
-
-// The CPU fallback of overload Op for schemas with SymInt arguments (detail::fallback's form keeps them symbolic).
-template <class Op, class R, class... A>
-R fallbackSymint(A... a) {
-    return at::native::call_fallback_fn_symint<&cpuFallback, Op>::call(std::forward<A>(a)...);
-}
 
 }  // namespace infini_torch::aten

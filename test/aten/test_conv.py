@@ -1,7 +1,8 @@
 """Convolution on infini (im2col / col2im on the window family around the gemm operator) against torch on the CPU:
 conv1d / conv2d / transposed convolution forward and backward over stride, padding, dilation, groups and bias,
 float32 / float16 / bfloat16, non-contiguous inputs, batches processed in slices, bad input; and a small CNN trained
-a few SGD steps equal to the CPU. Every test runs with INFINI_FALLBACK=error: the path is native."""
+a few SGD steps equal to the CPU. The tests run with INFINI_FALLBACK=error (the root conftest's native_only): the path
+is native; the two marked allow_fallback check which ops fell back themselves."""
 
 import copy
 
@@ -21,23 +22,6 @@ TOL = {
     torch.float16: {"rtol": 4e-3, "atol": 4e-3},
     torch.bfloat16: {"rtol": 3e-2, "atol": 3e-2},
 }
-
-
-@pytest.fixture
-def allow_fallback():
-    """Requested by a test that checks the CPU fallback's counts itself."""
-
-
-@pytest.fixture(autouse=True)
-def native(monkeypatch, request):
-    """INFINI_FALLBACK=error, and no op of the test went through the CPU fallback."""
-    if "allow_fallback" in request.fixturenames:
-        yield
-        return
-    monkeypatch.setenv("INFINI_FALLBACK", "error")
-    infinicore_torch.reset_fallback_stats()
-    yield
-    assert infinicore_torch.fallback_stats() == {}
 
 
 def rand(*shape, dtype=torch.float32, seed=0):
@@ -196,7 +180,8 @@ def test_direct_overrideable_call_checks_its_arguments():
         torch.ops.aten.convolution_overrideable(x, w, None, [0, 1], [0, 0], [1, 1], False, [0, 0], 2)
 
 
-def test_float64_and_3d_convolutions_run_on_the_cpu_fallback(allow_fallback):
+@pytest.mark.allow_fallback("float64 and 3-d convolutions run on the CPU")
+def test_float64_and_3d_convolutions_run_on_the_cpu_fallback():
     infinicore_torch.reset_fallback_stats()
     x, w = rand(1, 2, 5, 5, dtype=torch.float64), rand(3, 2, 3, 3, dtype=torch.float64)
     torch.testing.assert_close(F.conv2d(x.to(DEV), w.to(DEV)).cpu(), F.conv2d(x, w))
@@ -250,7 +235,8 @@ def train(model, x, grads, device, steps=3):
     return model, out
 
 
-def test_small_cnn_trains_like_cpu(allow_fallback):
+@pytest.mark.allow_fallback("the linear layer's gemm and batch norm's statistics are other families' ops")
+def test_small_cnn_trains_like_cpu():
     torch.manual_seed(0)
     model = SmallCNN()
     x = rand(4, 3, 10, 10, seed=7)
