@@ -433,11 +433,14 @@ typedef struct {
     infiniopTensor_t dout, dq, dk, dv;
 } infiniopSdpaArgs_t;
 
-/* Image windows of [n, c, h, w] tensors (contiguous, F16/BF16/F32/F64; NCHW):
+/* Image windows of [n, c, h, w] tensors (contiguous, F16/BF16/F32/F64; NCHW). h, w is the image (a forward op's
+ * input, a backward op's output), oh, ow the grid of windows or output pixels. COL2IM and the _BWD ops zero their
+ * output first, then accumulate into it.
  * IM2COL: out [n, c*kh*kw, oh*ow] from x;  COL2IM: out [n, c, h, w] accumulated from cols (zeroed first)
  * MAX_POOL: out and I64 indices (h*w-flat positions) [n, c, oh, ow]; MAX_POOL_BWD: dx from dy and indices
  * AVG_POOL (count_include_pad, divisor_override when > 0), AVG_POOL_BWD
  * UPSAMPLE_NEAREST, UPSAMPLE_BILINEAR (align_corners; scales as torch computes them) and their _BWD.
+ * ADAPTIVE_AVG_POOL and its _BWD: torch's adaptive windows (kernel, stride and padding are unused).
  * 1-d forms use h = 1. */
 typedef enum {
     INFINIOP_WINDOW_IM2COL = 0,
@@ -450,6 +453,8 @@ typedef enum {
     INFINIOP_WINDOW_UPSAMPLE_NEAREST_BWD,
     INFINIOP_WINDOW_UPSAMPLE_BILINEAR,
     INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD,
+    INFINIOP_WINDOW_ADAPTIVE_AVG_POOL,     /* output cell o averages input rows [floor(o*h/oh), ceil((o+1)*h/oh)) */
+    INFINIOP_WINDOW_ADAPTIVE_AVG_POOL_BWD, /* (and likewise along w) */
     INFINIOP_WINDOW_OP_END
 } infiniopWindowOp_t;
 
