@@ -33,10 +33,8 @@ __device__ __forceinline__ long long ceilDiv(long long a, long long b) { return 
 
 namespace wm = ::infini::window;
 
-// The ops families.h appends after UPSAMPLE_BILINEAR_BWD: adaptive average pooling and its backward (output cell o
-// averages input rows [floor(o * h / oh), ceil((o + 1) * h / oh)), likewise along w).
-constexpr int kAdaptiveAvgPool = INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD + 1;
-constexpr int kAdaptiveAvgPoolBwd = INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD + 2;
+constexpr int kAdaptiveAvgPool = INFINIOP_WINDOW_ADAPTIVE_AVG_POOL;
+constexpr int kAdaptiveAvgPoolBwd = INFINIOP_WINDOW_ADAPTIVE_AVG_POOL_BWD;
 
 // Bilinear source of output o (wm::linearSource).
 template <typename A>
@@ -265,7 +263,7 @@ infiniStatus_t window(const infiniopWindowArgs_t &a, const Ctx &q) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopWindow: negative extent");
     }
     const int op = a.op;
-    if (op < 0 || op > kAdaptiveAvgPoolBwd) return fail(INFINI_STATUS_BAD_PARAM, "infiniopWindow: op %d", op);
+    if (op < 0 || op >= INFINIOP_WINDOW_OP_END) return fail(INFINI_STATUS_BAD_PARAM, "infiniopWindow: op %d", op);
     const bool kernel = op <= INFINIOP_WINDOW_AVG_POOL_BWD;  // (im2col, col2im and the poolings take the window's shape)
     if (kernel && (a.kh < 1 || a.kw < 1 || a.sh < 1 || a.sw < 1 || a.dh < 1 || a.dw < 1 || a.ph < 0 || a.pw < 0)) {
         return fail(INFINI_STATUS_BAD_PARAM, "infiniopWindow: kernel %dx%d, stride %dx%d, padding %dx%d, dilation %dx%d", a.kh,
