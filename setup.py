@@ -16,7 +16,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 from setuptools import find_packages, setup
@@ -84,9 +83,12 @@ def build_backends() -> tuple[dict, subprocess.Popen, float]:
     os.makedirs(BACKEND_BUILD, exist_ok=True)
     args = [
         "cmake",
-        "-S", BACKEND_SRC,
-        "-B", BACKEND_BUILD,
-        "-G", "Ninja",
+        "-S",
+        BACKEND_SRC,
+        "-B",
+        BACKEND_BUILD,
+        "-G",
+        "Ninja",
         "-DCMAKE_BUILD_TYPE=Release",
         f"-DINFINI_WITH_NVIDIA={'ON' if with_nvidia else 'OFF'}",
     ]
@@ -124,7 +126,10 @@ def finish_backends(report: dict, rest: subprocess.Popen, t0: float) -> None:
     if rc != 0:
         raise SystemExit(f"the backend build failed (cmake --build {BACKEND_BUILD}: exit status {rc})")
     report["backends_s"] = round(time.time() - t0, 1)
-    log(f"backends built in {report['backends_s']}s" + ("" if report["ccache"] else " (ccache not found: no compile cache)"))
+    log(
+        f"backends built in {report['backends_s']}s"
+        + ("" if report["ccache"] else " (ccache not found: no compile cache)")
+    )
     log(f"nvidia backend: {'built' if report['nvidia']['built'] else 'skipped'} ({report['nvidia']['reason']})")
     log(f"cpu backend BLAS: {report['cpu_blas']}")
 

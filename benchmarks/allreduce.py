@@ -44,9 +44,17 @@ def csv_rows(rows: list[dict], world: int, peer: str) -> list[dict]:
     out = []
     for r in rows:
         for impl in ("infiniccl", peer):
-            out.append({"op": "all_reduce", "set": f"{world} ranks", "shape": human(r["bytes"]).replace(" ", ""),
-                        "dtype": "float32", "impl": "infini" if impl == "infiniccl" else impl,
-                        "median_us": r[f"{impl}_us"], "gbps": r[f"{impl}_busbw_GBps"]})
+            out.append(
+                {
+                    "op": "all_reduce",
+                    "set": f"{world} ranks",
+                    "shape": human(r["bytes"]).replace(" ", ""),
+                    "dtype": "float32",
+                    "impl": "infini" if impl == "infiniccl" else impl,
+                    "median_us": r[f"{impl}_us"],
+                    "gbps": r[f"{impl}_busbw_GBps"],
+                }
+            )
     return out
 
 
@@ -54,8 +62,9 @@ def _rank(rank: int, world: int, store_path: str, sizes: list[int], out_json: st
     import infinicore_torch  # noqa: F401
 
     store = dist.FileStore(store_path, world)
-    dist.init_process_group("cpu:gloo,infini:infiniccl", store=store, rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=300))
+    dist.init_process_group(
+        "cpu:gloo,infini:infiniccl", store=store, rank=rank, world_size=world, timeout=datetime.timedelta(seconds=300)
+    )
     torch.infini.set_device(rank % torch.infini.device_count())
     sync = torch.zeros(1)
     rows = []
@@ -82,8 +91,11 @@ def _rank(rank: int, world: int, store_path: str, sizes: list[int], out_json: st
                 row[f"{name}_busbw_GBps"] = nbytes * 2 * (world - 1) / world / med / 1e9
             row["speedup"] = row["gloo_us"] / row["infiniccl_us"]
             rows.append(row)
-            print(f"{human(nbytes):>8}  gloo {row['gloo_us']:10.1f} us  infiniccl {row['infiniccl_us']:10.1f} us"
-                  f"  x{row['speedup']:.2f}", flush=True)
+            print(
+                f"{human(nbytes):>8}  gloo {row['gloo_us']:10.1f} us  infiniccl {row['infiniccl_us']:10.1f} us"
+                f"  x{row['speedup']:.2f}",
+                flush=True,
+            )
         del tensors
     if rank == 0:
         with open(out_json, "w") as f:
@@ -101,20 +113,29 @@ def main() -> None:
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         out_json = os.path.join(tmp, "rows.json")
-        mp.start_processes(_rank, args=(args.world, os.path.join(tmp, "store"), sizes, out_json), nprocs=args.world,
-                           join=True, start_method="spawn")
+        mp.start_processes(
+            _rank,
+            args=(args.world, os.path.join(tmp, "store"), sizes, out_json),
+            nprocs=args.world,
+            join=True,
+            start_method="spawn",
+        )
         rows = json.load(open(out_json))
     machine = f"{platform.node()}: {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}"
     print(f"\nall-reduce float32, {args.world} processes, CPU backend ({machine}), torch {torch.__version__}")
     print("| size | gloo (us) | gloo busbw (GB/s) | infiniccl (us) | infiniccl busbw (GB/s) | gloo / infiniccl |")
     print("|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {human(r['bytes'])} | {r['gloo_us']:.1f} | {r['gloo_busbw_GBps']:.2f} | {r['infiniccl_us']:.1f} | "
-              f"{r['infiniccl_busbw_GBps']:.2f} | {r['speedup']:.2f}x |")
+        print(
+            f"| {human(r['bytes'])} | {r['gloo_us']:.1f} | {r['gloo_busbw_GBps']:.2f} | {r['infiniccl_us']:.1f} | "
+            f"{r['infiniccl_busbw_GBps']:.2f} | {r['speedup']:.2f}x |"
+        )
     if args.csv:
         from infinicore_torch.bench import report
 
-        report.write_csv(args.csv, csv_rows(rows, args.world, "gloo"), {"device_name": machine, "torch": torch.__version__})
+        report.write_csv(
+            args.csv, csv_rows(rows, args.world, "gloo"), {"device_name": machine, "torch": torch.__version__}
+        )
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "allreduce.json"), "w") as f:

@@ -40,8 +40,12 @@ def _checks(rank: int, world: int) -> list[str]:
     g = torch.Generator().manual_seed(rank)
     for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int32, torch.int64):
         x = (torch.rand(100_003, generator=g) * 4).to(dtype)
-        ops = {"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN,
-               "prod": dist.ReduceOp.PRODUCT}
+        ops = {
+            "sum": dist.ReduceOp.SUM,
+            "max": dist.ReduceOp.MAX,
+            "min": dist.ReduceOp.MIN,
+            "prod": dist.ReduceOp.PRODUCT,
+        }
         if dtype.is_floating_point:
             ops["avg"] = dist.ReduceOp.AVG
         for name, op in ops.items():
@@ -93,8 +97,9 @@ def _rank(rank: int, world: int, store_path: str, out_json: str) -> None:
     torch.cuda.set_device(rank)
     torch.infini.set_device(rank)
     store = dist.FileStore(store_path, world)
-    dist.init_process_group("cuda:nccl,infini:infiniccl", store=store, rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=120))
+    dist.init_process_group(
+        "cuda:nccl,infini:infiniccl", store=store, rank=rank, world_size=world, timeout=datetime.timedelta(seconds=120)
+    )
     failures = _checks(rank, world)
     rows = []
     for nbytes in SIZES:
@@ -117,8 +122,11 @@ def _rank(rank: int, world: int, store_path: str, out_json: str) -> None:
                 row[f"{name}_busbw_GBps"] = nbytes * 2 * (world - 1) / world / med / 1e9
             row["ratio"] = row["infiniccl_busbw_GBps"] / row["nccl_busbw_GBps"]
             rows.append(row)
-            print(f"{nbytes:>11} B  nccl {row['nccl_us']:9.1f} us  infiniccl {row['infiniccl_us']:9.1f} us  "
-                  f"busbw ratio {row['ratio']:.3f}", flush=True)
+            print(
+                f"{nbytes:>11} B  nccl {row['nccl_us']:9.1f} us  infiniccl {row['infiniccl_us']:9.1f} us  "
+                f"busbw ratio {row['ratio']:.3f}",
+                flush=True,
+            )
     if rank == 0:
         with open(out_json, "w") as f:
             json.dump({"rows": rows, "failures": failures, "device": torch.cuda.get_device_name(0)}, f)
@@ -135,23 +143,33 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out_json = os.path.join(tmp, "rows.json")
-        mp.start_processes(_rank, args=(args.world, os.path.join(tmp, "store"), out_json), nprocs=args.world,
-                           join=True, start_method="spawn")
+        mp.start_processes(
+            _rank,
+            args=(args.world, os.path.join(tmp, "store"), out_json),
+            nprocs=args.world,
+            join=True,
+            start_method="spawn",
+        )
         res = json.load(open(out_json))
     print(f"\nchecks against ProcessGroupNCCL: {'all equal' if not res['failures'] else res['failures']}")
     print(f"all-reduce float32, {args.world} x {res['device']}, torch {torch.__version__}")
     print("| size | NCCL (us) | NCCL busbw (GB/s) | infiniccl (us) | infiniccl busbw (GB/s) | infiniccl / NCCL busbw |")
     print("|---:|---:|---:|---:|---:|---:|")
     for r in res["rows"]:
-        print(f"| {r['bytes']} | {r['nccl_us']:.1f} | {r['nccl_busbw_GBps']:.1f} | {r['infiniccl_us']:.1f} | "
-              f"{r['infiniccl_busbw_GBps']:.1f} | {r['ratio']:.3f} |")
+        print(
+            f"| {r['bytes']} | {r['nccl_us']:.1f} | {r['nccl_busbw_GBps']:.1f} | {r['infiniccl_us']:.1f} | "
+            f"{r['infiniccl_busbw_GBps']:.1f} | {r['ratio']:.3f} |"
+        )
     if args.csv:
-        from infinicore_torch.bench import report
-
         from allreduce import csv_rows  # (benchmarks, this script's folder)
 
-        report.write_csv(args.csv, csv_rows(res["rows"], args.world, "nccl"),
-                         {"device_name": f"{args.world} x {res['device']}", "torch": torch.__version__})
+        from infinicore_torch.bench import report
+
+        report.write_csv(
+            args.csv,
+            csv_rows(res["rows"], args.world, "nccl"),
+            {"device_name": f"{args.world} x {res['device']}", "torch": torch.__version__},
+        )
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "allreduce_gpu.json"), "w") as f:

@@ -30,8 +30,14 @@ def main():
     import transformers
 
     dtype = getattr(torch, args.dtype)
-    cfg = transformers.LlamaConfig(vocab_size=32000, hidden_size=args.hidden, intermediate_size=args.hidden * 11 // 4,
-                                   num_hidden_layers=args.layers, num_attention_heads=8, num_key_value_heads=4)
+    cfg = transformers.LlamaConfig(
+        vocab_size=32000,
+        hidden_size=args.hidden,
+        intermediate_size=args.hidden * 11 // 4,
+        num_hidden_layers=args.layers,
+        num_attention_heads=8,
+        num_key_value_heads=4,
+    )
     torch.manual_seed(0)
     cpu = transformers.LlamaForCausalLM(cfg).to(dtype).eval()
     dev = copy.deepcopy(cpu).to("infini")
@@ -51,9 +57,11 @@ def main():
             torch.infini.synchronize()
             t_dev.append(time.perf_counter() - t0)
     m_cpu, m_dev = statistics.median(t_cpu) * 1e3, statistics.median(t_dev) * 1e3
-    print(f"llama {args.layers}x{args.hidden}, {args.tokens} tokens, {args.dtype}, {torch.get_num_threads()} threads: "
-          f"cpu {m_cpu:.2f} ms, infini {m_dev:.2f} ms, ratio {m_dev / m_cpu:.2f} (max |diff| {err:.2e}; "
-          f"fallbacks {infinicore_torch.fallback_stats()})")
+    print(
+        f"llama {args.layers}x{args.hidden}, {args.tokens} tokens, {args.dtype}, {torch.get_num_threads()} threads: "
+        f"cpu {m_cpu:.2f} ms, infini {m_dev:.2f} ms, ratio {m_dev / m_cpu:.2f} (max |diff| {err:.2e}; "
+        f"fallbacks {infinicore_torch.fallback_stats()})"
+    )
 
 
 if __name__ == "__main__":

@@ -97,16 +97,25 @@ def op_cases(dev):
         ("index_select 4096 rows", lambda: table.index_select(0, idx)),
         ("embedding 4096 tokens", lambda: torch.nn.functional.embedding(idx, table)),
         ("cross_entropy 4096x32000", lambda: torch.nn.functional.cross_entropy(logits, target)),
-        ("sdpa causal 4x32x1024x128", lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v,
-                                                                                                is_causal=True)),
+        (
+            "sdpa causal 4x32x1024x128",
+            lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
+        ),
     ]
 
 
 def llama(dev):
     import transformers
 
-    cfg = transformers.LlamaConfig(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=8,
-                                   num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=2048)
+    cfg = transformers.LlamaConfig(
+        vocab_size=32000,
+        hidden_size=2048,
+        intermediate_size=5632,
+        num_hidden_layers=8,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        max_position_embeddings=2048,
+    )
     torch.manual_seed(0)
     with torch.device("meta"):
         model = transformers.LlamaForCausalLM(cfg)
@@ -150,8 +159,16 @@ def write_csv(path, rows, gpu):
             w.writerow(r)
         for name, ms_inf, ms_cuda in rows:
             for impl, ms in (("infini", ms_inf), ("cuda", ms_cuda)):
-                w.writerow({"op": "aten:" + name, "set": "aten", "shape": "", "dtype": "bfloat16", "impl": impl,
-                            "us": f"{ms * 1e3:.2f}"})
+                w.writerow(
+                    {
+                        "op": "aten:" + name,
+                        "set": "aten",
+                        "shape": "",
+                        "dtype": "bfloat16",
+                        "impl": impl,
+                        "us": f"{ms * 1e3:.2f}",
+                    }
+                )
 
 
 def main():

@@ -51,10 +51,20 @@ def cases(n: int = 4096, vocab: int = 128256):
     table_c = randn(vocab, n)
     idx_c = torch.randint(0, vocab, (n,), generator=g, device="cuda")
     table_i, idx_i = table_c.cpu().to("infini"), idx_c.cpu().to("infini")
-    out.append((f"index_select [{vocab},n] bf16", lambda: table_i.index_select(0, idx_i),
-                lambda: table_c.index_select(0, idx_c)))
-    out.append((f"embedding [{vocab},n] bf16", lambda: torch.nn.functional.embedding(idx_i, table_i),
-                lambda: torch.nn.functional.embedding(idx_c, table_c)))
+    out.append(
+        (
+            f"index_select [{vocab},n] bf16",
+            lambda: table_i.index_select(0, idx_i),
+            lambda: table_c.index_select(0, idx_c),
+        )
+    )
+    out.append(
+        (
+            f"embedding [{vocab},n] bf16",
+            lambda: torch.nn.functional.embedding(idx_i, table_i),
+            lambda: torch.nn.functional.embedding(idx_c, table_c),
+        )
+    )
     return out
 
 

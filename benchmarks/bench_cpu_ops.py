@@ -111,49 +111,124 @@ def cases(dtype, tokens):
     yield ("silu", f"{tokens}x{inter}", I.silu, F.silu, lambda: (r(tokens, inter),))
     yield ("relu", f"{tokens}x{inter}", I.relu, F.relu, lambda: (r(tokens, inter),))
     yield ("gelu", f"{tokens}x{inter}", I.gelu, F.gelu, lambda: (r(tokens, inter),))
-    yield ("swiglu", f"{tokens}x{inter}", I.swiglu, lambda a, b: a * F.silu(b), lambda: (r(tokens, inter), r(tokens, inter)))
-    yield ("silu_and_mul", f"{tokens}x{2 * inter}", I.silu_and_mul,
-           lambda x: F.silu(x[:, :inter]) * x[:, inter:], lambda: (r(tokens, 2 * inter),))
-    yield ("rms_norm", f"{tokens}x{hidden}", lambda x, w: I.rms_norm(x, w, 1e-6),
-           lambda x, w: F.rms_norm(x, (hidden,), w, 1e-6), lambda: (r(tokens, hidden), r(hidden)))
-    yield ("add_rms_norm", f"{tokens}x{hidden}", lambda a, b, w: I.add_rms_norm(a, b, w, 1e-6),
-           lambda a, b, w: (lambda s: (F.rms_norm(s, (hidden,), w, 1e-6), s))(a + b),
-           lambda: (r(tokens, hidden), r(tokens, hidden), r(hidden)))
-    yield ("layer_norm", f"{tokens}x{hidden}", lambda x, w, b: I.layer_norm(x, w, b, 1e-5),
-           lambda x, w, b: F.layer_norm(x, (hidden,), w, b, 1e-5), lambda: (r(tokens, hidden), r(hidden), r(hidden)))
-    yield ("softmax", f"{tokens}x{vocab}", lambda x: I.softmax(x, -1), lambda x: torch.softmax(x, -1),
-           lambda: (r(tokens, vocab),))
-    yield ("causal_softmax", f"{heads}x{tokens}x{tokens}", I.causal_softmax,
-           lambda x: torch.softmax(x.masked_fill(mask, float("-inf")), -1), lambda: (r(heads, tokens, tokens),))
-    yield ("embedding", f"{tokens}->{vocab}x{hidden}", I.embedding, lambda i, w: F.embedding(i, w),
-           lambda: (torch.randint(0, vocab, (tokens,)), r(vocab, hidden)))
-    yield ("linear", f"{tokens}x{hidden}->{hidden}", lambda x, w: I.linear(x, w), F.linear,
-           lambda: (r(tokens, hidden), r(hidden, hidden)))
-    yield ("gemm", f"{tokens}x{hidden}x{hidden}", lambda a, b: I.gemm(a, b), torch.mm,
-           lambda: (r(tokens, hidden), r(hidden, hidden)))
+    yield (
+        "swiglu",
+        f"{tokens}x{inter}",
+        I.swiglu,
+        lambda a, b: a * F.silu(b),
+        lambda: (r(tokens, inter), r(tokens, inter)),
+    )
+    yield (
+        "silu_and_mul",
+        f"{tokens}x{2 * inter}",
+        I.silu_and_mul,
+        lambda x: F.silu(x[:, :inter]) * x[:, inter:],
+        lambda: (r(tokens, 2 * inter),),
+    )
+    yield (
+        "rms_norm",
+        f"{tokens}x{hidden}",
+        lambda x, w: I.rms_norm(x, w, 1e-6),
+        lambda x, w: F.rms_norm(x, (hidden,), w, 1e-6),
+        lambda: (r(tokens, hidden), r(hidden)),
+    )
+    yield (
+        "add_rms_norm",
+        f"{tokens}x{hidden}",
+        lambda a, b, w: I.add_rms_norm(a, b, w, 1e-6),
+        lambda a, b, w: (lambda s: (F.rms_norm(s, (hidden,), w, 1e-6), s))(a + b),
+        lambda: (r(tokens, hidden), r(tokens, hidden), r(hidden)),
+    )
+    yield (
+        "layer_norm",
+        f"{tokens}x{hidden}",
+        lambda x, w, b: I.layer_norm(x, w, b, 1e-5),
+        lambda x, w, b: F.layer_norm(x, (hidden,), w, b, 1e-5),
+        lambda: (r(tokens, hidden), r(hidden), r(hidden)),
+    )
+    yield (
+        "softmax",
+        f"{tokens}x{vocab}",
+        lambda x: I.softmax(x, -1),
+        lambda x: torch.softmax(x, -1),
+        lambda: (r(tokens, vocab),),
+    )
+    yield (
+        "causal_softmax",
+        f"{heads}x{tokens}x{tokens}",
+        I.causal_softmax,
+        lambda x: torch.softmax(x.masked_fill(mask, float("-inf")), -1),
+        lambda: (r(heads, tokens, tokens),),
+    )
+    yield (
+        "embedding",
+        f"{tokens}->{vocab}x{hidden}",
+        I.embedding,
+        lambda i, w: F.embedding(i, w),
+        lambda: (torch.randint(0, vocab, (tokens,)), r(vocab, hidden)),
+    )
+    yield (
+        "linear",
+        f"{tokens}x{hidden}->{hidden}",
+        lambda x, w: I.linear(x, w),
+        F.linear,
+        lambda: (r(tokens, hidden), r(hidden, hidden)),
+    )
+    yield (
+        "gemm",
+        f"{tokens}x{hidden}x{hidden}",
+        lambda a, b: I.gemm(a, b),
+        torch.mm,
+        lambda: (r(tokens, hidden), r(hidden, hidden)),
+    )
     experts, topk = 64, 6
-    yield ("topk_softmax", f"{tokens}x{experts} k{topk}", lambda x: I.topk_softmax(x, topk, True),
-           lambda x: (lambda w: (w[0] / w[0].sum(-1, keepdim=True), w[1]))(torch.topk(torch.softmax(x.float(), -1), topk)),
-           lambda: (r(tokens, experts),))
+    yield (
+        "topk_softmax",
+        f"{tokens}x{experts} k{topk}",
+        lambda x: I.topk_softmax(x, topk, True),
+        lambda x: (lambda w: (w[0] / w[0].sum(-1, keepdim=True), w[1]))(torch.topk(torch.softmax(x.float(), -1), topk)),
+        lambda: (r(tokens, experts),),
+    )
     batch = min(tokens, 64)
-    yield ("random_sample", f"{batch}x{vocab}", lambda x, u: I.random_sample(x, u, 0.9, 50, 0.7),
-           lambda x, u: torch_sampler(x, 0.9, 50, 0.7), lambda: (torch.randn(batch, vocab), torch.rand(batch)))
+    yield (
+        "random_sample",
+        f"{batch}x{vocab}",
+        lambda x, u: I.random_sample(x, u, 0.9, 50, 0.7),
+        lambda x, u: torch_sampler(x, 0.9, 50, 0.7),
+        lambda: (torch.randn(batch, vocab), torch.rand(batch)),
+    )
     blocks, bs, kvh = 256, 16, 8
-    yield ("paged_caching", f"{tokens}x{kvh}x{hd} bs{bs}",
-           lambda k, v, kc, vc, s: I.paged_caching(k, v, kc, vc, s),
-           lambda k, v, kc, vc, s: torch_paged_caching(k, v, kc, vc, s),
-           lambda: (r(tokens, kvh, hd), r(tokens, kvh, hd), r(blocks, kvh, bs, hd), r(blocks, kvh, bs, hd),
-                    torch.randperm(blocks * bs)[:tokens]))
+    yield (
+        "paged_caching",
+        f"{tokens}x{kvh}x{hd} bs{bs}",
+        lambda k, v, kc, vc, s: I.paged_caching(k, v, kc, vc, s),
+        lambda k, v, kc, vc, s: torch_paged_caching(k, v, kc, vc, s),
+        lambda: (
+            r(tokens, kvh, hd),
+            r(tokens, kvh, hd),
+            r(blocks, kvh, bs, hd),
+            r(blocks, kvh, bs, hd),
+            torch.randperm(blocks * bs)[:tokens],
+        ),
+    )
     seqs, ctx, kvh8 = 8, 512, 8
     nb = seqs * ctx // bs
     tables = torch.arange(nb, dtype=torch.int32).view(seqs, ctx // bs)
     lens = torch.full((seqs,), ctx, dtype=torch.int32)
-    yield ("paged_attention", f"{seqs}x{ctx}x{heads}x{hd} gqa{heads // kvh8}",
-           lambda q, kc, vc, k, v: I.paged_attention(q, kc, vc, tables, lens, None, hd ** -0.5),
-           lambda q, kc, vc, k, v: F.scaled_dot_product_attention(q.unsqueeze(2), k, v, enable_gqa=True),
-           lambda: paged_inputs(seqs, ctx, heads, kvh8, hd, bs, dtype))
-    yield ("rope", f"{tokens}x{heads}x{hd}", lambda x, p: I.rope(x, p, sin, cos), lambda x, p: rope_torch(x, p, sin, cos),
-           lambda: (r(tokens, heads, hd), torch.randint(0, 4096, (tokens,))))
+    yield (
+        "paged_attention",
+        f"{seqs}x{ctx}x{heads}x{hd} gqa{heads // kvh8}",
+        lambda q, kc, vc, k, v: I.paged_attention(q, kc, vc, tables, lens, None, hd**-0.5),
+        lambda q, kc, vc, k, v: F.scaled_dot_product_attention(q.unsqueeze(2), k, v, enable_gqa=True),
+        lambda: paged_inputs(seqs, ctx, heads, kvh8, hd, bs, dtype),
+    )
+    yield (
+        "rope",
+        f"{tokens}x{heads}x{hd}",
+        lambda x, p: I.rope(x, p, sin, cos),
+        lambda x, p: rope_torch(x, p, sin, cos),
+        lambda: (r(tokens, heads, hd), torch.randint(0, 4096, (tokens,))),
+    )
 
 
 def main():
@@ -163,8 +238,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--ops", default="all", help="comma-separated op names, or all")
     ap.add_argument("--entry", default="ops", choices=["ops", "torch.ops"])
-    ap.add_argument("--block", type=int, default=1,
-                    help="calls a side makes in a row before the other's (1: interleaved call by call)")
+    ap.add_argument(
+        "--block",
+        type=int,
+        default=1,
+        help="calls a side makes in a row before the other's (1: interleaved call by call)",
+    )
     ap.add_argument("--json")
     ap.add_argument("--csv", help="merge the rows into this CSV, rewritten in place")
     args = ap.parse_args()
@@ -172,30 +251,55 @@ def main():
     I = infinicore_torch.ops if args.entry == "ops" else torch.ops.infini
     dtype = getattr(torch, args.dtype)
     rows = []
-    print(f"# CPU: {cpu_name()}, {torch.get_num_threads()} threads, torch {torch.__version__}, "
-          f"{args.dtype}, entry {args.entry}")
+    print(
+        f"# CPU: {cpu_name()}, {torch.get_num_threads()} threads, torch {torch.__version__}, "
+        f"{args.dtype}, entry {args.entry}"
+    )
     print(f"{'op':<16}{'shape':<22}{'infini us':>12}{'torch us':>12}{'ratio':>8}")
     for tokens in map(int, args.tokens.split(",")):
         for name, shape, ours, theirs, make in cases(dtype, tokens):
             if args.ops != "all" and name not in args.ops.split(","):
                 continue
             a, b = median_pair_us(ours, theirs, make, args.repeat, block=max(1, args.block))
-            rows.append({"op": name, "shape": shape, "dtype": args.dtype, "tokens": tokens, "infini_us": a, "torch_us": b,
-                         "ratio": a / b})
+            rows.append(
+                {
+                    "op": name,
+                    "shape": shape,
+                    "dtype": args.dtype,
+                    "tokens": tokens,
+                    "infini_us": a,
+                    "torch_us": b,
+                    "ratio": a / b,
+                }
+            )
             print(f"{name:<16}{shape:<22}{a:>12.1f}{b:>12.1f}{a / b:>8.2f}", flush=True)
     worst = max(rows, key=lambda r: r["ratio"])
-    print(f"# geometric mean ratio {math.exp(statistics.mean(math.log(r['ratio']) for r in rows)):.2f}, "
-          f"worst {worst['op']} {worst['shape']} {worst['ratio']:.2f}")
+    print(
+        f"# geometric mean ratio {math.exp(statistics.mean(math.log(r['ratio']) for r in rows)):.2f}, "
+        f"worst {worst['op']} {worst['shape']} {worst['ratio']:.2f}"
+    )
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)
     if args.csv:
         from infinicore_torch.bench import report
 
-        meta = {"device_name": f"{cpu_name()}, {torch.get_num_threads()} threads",
-                "torch": torch.__version__}
-        report.write_csv(args.csv, [{"op": r["op"], "set": f"{r['tokens']} tokens", "shape": r["shape"], "dtype": r["dtype"],
-                                     "impl": impl, "median_us": r[f"{impl}_us"]}
-                                    for r in rows for impl in ("infini", "torch")], meta)
+        meta = {"device_name": f"{cpu_name()}, {torch.get_num_threads()} threads", "torch": torch.__version__}
+        report.write_csv(
+            args.csv,
+            [
+                {
+                    "op": r["op"],
+                    "set": f"{r['tokens']} tokens",
+                    "shape": r["shape"],
+                    "dtype": r["dtype"],
+                    "impl": impl,
+                    "median_us": r[f"{impl}_us"],
+                }
+                for r in rows
+                for impl in ("infini", "torch")
+            ],
+            meta,
+        )
 
 
 if __name__ == "__main__":

@@ -61,8 +61,10 @@ def parse(paths):
 def table(rows, above=False, dtype=None, ops=None):
     """The markdown lines: a header, then a row per (op, shape, dtype) that has an infini row and a peer."""
     keys = list(dict.fromkeys(k[:3] for k in rows))
-    out = ["| op | set | shape | dtype | infini us | best peer | peer us | infini / peer time |",
-           "|---|---|---|---|---:|---|---:|---:|"]
+    out = [
+        "| op | set | shape | dtype | infini us | best peer | peer us | infini / peer time |",
+        "|---|---|---|---|---:|---|---:|---:|",
+    ]
     for op, shape, dt in keys:
         if (dtype and dt != dtype) or (ops and op not in ops):
             continue
@@ -73,7 +75,9 @@ def table(rows, above=False, dtype=None, ops=None):
         best, who = min(peers, key=lambda p: p[0])  # a tie goes to the peer met first, as the CSV's best_peer
         if above and ours[0] <= best:
             continue
-        out.append(f"| {op} | {ours[1] or '-'} | {shape} | {dt} | {ours[0]:.2f} | {who} | {best:.2f} | {ours[0] / best:.2f} |")
+        out.append(
+            f"| {op} | {ours[1] or '-'} | {shape} | {dt} | {ours[0]:.2f} | {who} | {best:.2f} | {ours[0] / best:.2f} |"
+        )
     return out
 
 

@@ -2,10 +2,12 @@
 `op[:set[,set]]` item (default set: decode), each shape of the comparison tool's sets, and each
 implementation that resolves on `device` (the others are left out), one (op, label, impl, fn, inputs)
 case, inputs made once a shape, in bfloat16."""
+
 import argparse
 from collections import defaultdict
 
 import torch
+
 from infinicore_torch.bench import impls as IM
 from infinicore_torch.bench import measure
 from infinicore_torch.bench import specs as S

@@ -35,8 +35,10 @@ def main():
             a.append(per_call_us(ours))
             b.append(per_call_us(theirs))
     ma, mb = statistics.median(a), statistics.median(b)
-    print(f"host time per call, [16, 4096] bf16 on {torch.cuda.get_device_name()}: "
-          f"torch.ops.infini.rms_norm {ma:.2f} us, F.rms_norm {mb:.2f} us, ratio {ma / mb:.2f} (target 1.2)")
+    print(
+        f"host time per call, [16, 4096] bf16 on {torch.cuda.get_device_name()}: "
+        f"torch.ops.infini.rms_norm {ma:.2f} us, F.rms_norm {mb:.2f} us, ratio {ma / mb:.2f} (target 1.2)"
+    )
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 CUPTI), each call timed as the comparison tool times it (its Timer: L2 flush, GPU kept busy): tells a slow
 kernel from extra kernels or gaps. Eager torch is left out (many kernels a call, never the closest peer
 at these shapes). Usage: python3 benchmarks/kernel_times.py op[:set[,set]] ... [--reps N] [--busy-us U] [--impls a,b]"""
+
 import statistics
 
 import torch
-import infinicore_torch  # noqa: F401
 from cases import cases, kernel_durations, probe_setup  # (benchmarks, this script's folder)
+
+import infinicore_torch  # noqa: F401
 
 args, dev, timer = probe_setup(__doc__, reps=30)
 

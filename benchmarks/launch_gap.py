@@ -7,11 +7,13 @@ are also event-timed (as the tool times them, in the same loop), so that each ca
 gap, span and rest; prints the quantiles of each part, and the parts' medians over the calls whose tool time is
 in the lower and in the upper half (which part the slow calls spend their extra time in). Usage:
     python3 benchmarks/launch_gap.py op[:set] ... [--reps N] [--impls a,b] [--per-call]"""
+
 import statistics
 
 import torch
-import infinicore_torch  # noqa: F401
 from cases import cases, probe_setup  # (benchmarks, this script's folder)
+
+import infinicore_torch  # noqa: F401
 
 args, dev, timer = probe_setup(__doc__, reps=40, extra=[(("--per-call",), {"action": "store_true"})])
 
@@ -35,8 +37,11 @@ def trace(fn, inputs, timed=None):
             end.synchronize()
             timed.append(float("nan") if late else start.elapsed_time(end) * 1e3)
         torch.cuda.synchronize()
-    ev = [(e.name(), e.start_ns(), e.start_ns() + e.duration_ns()) for e in prof.profiler.kineto_results.events()
-          if e.device_type() != torch.autograd.DeviceType.CPU]
+    ev = [
+        (e.name(), e.start_ns(), e.start_ns() + e.duration_ns())
+        for e in prof.profiler.kineto_results.events()
+        if e.device_type() != torch.autograd.DeviceType.CPU
+    ]
     return sorted(ev, key=lambda x: x[1])
 
 
@@ -57,7 +62,11 @@ for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev)
     spin = [i for i, e in enumerate(ev) if "sleep" in e[0].lower() or "spin" in e[0].lower()]
     for k, i in enumerate(spin):
         nxt = spin[k + 1] if k + 1 < len(spin) else len(ev)
-        call = [e for e in ev[i + 1:nxt] if "elementwise_kernel" not in e[0] and "FillFunctor" not in e[0] and "Memset" not in e[0]]
+        call = [
+            e
+            for e in ev[i + 1 : nxt]
+            if "elementwise_kernel" not in e[0] and "FillFunctor" not in e[0] and "Memset" not in e[0]
+        ]
         if not call:
             continue
         gaps.append((call[0][1] - ev[i][2]) / 1e3)
@@ -70,8 +79,12 @@ for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev)
     g, s = statistics.median(gaps), statistics.median(spans)
     print(f"{op:14s} {label:14s} {impl:8s} {tool:7.2f} {g:7.2f} {s:7.2f} {tool - g - s:7.2f}", flush=True)
     if len(per_call) >= 8:
-        parts = {"tool": [c[0] for c in per_call], "gap": [c[1] for c in per_call], "span": [c[2] for c in per_call],
-                 "rest": [c[0] - c[1] - c[2] for c in per_call]}
+        parts = {
+            "tool": [c[0] for c in per_call],
+            "gap": [c[1] for c in per_call],
+            "span": [c[2] for c in per_call],
+            "rest": [c[0] - c[1] - c[2] for c in per_call],
+        }
         for name, xs in parts.items():
             print(f"    per call ({len(per_call)} calls, traced) {name:5s} {quantiles(xs)}")
         mid = statistics.median(parts["tool"])
@@ -79,5 +92,7 @@ for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev)
         hi = [i for i, t in enumerate(parts["tool"]) if t > mid]
         for tag, idx in (("lower half", lo), ("upper half", hi)):
             if idx:
-                print(f"    {tag} ({len(idx)} calls): " + "  ".join(
-                    f"{name} {statistics.median(xs[i] for i in idx):5.2f}" for name, xs in parts.items()))
+                print(
+                    f"    {tag} ({len(idx)} calls): "
+                    + "  ".join(f"{name} {statistics.median(xs[i] for i in idx):5.2f}" for name, xs in parts.items())
+                )

@@ -5,12 +5,14 @@ tool's L2 flush (persisting lines reset, 256 MB written) and 100 us of GPU spin,
 `ncu --cache-control none` the call finds the memory system as the tool leaves it (filter the profiled
 kernels by name). Usage:
     ncu --profile-from-start off --nvtx ... python3 benchmarks/ncu_probe.py op[:set[,set]] ... [--impls a,b] [--flush]"""
+
 import argparse
 
 import torch
+from cases import cases  # (benchmarks, this script's folder)
+
 import infinicore_torch  # noqa: F401
 from infinicore_torch.bench import measure
-from cases import cases  # (benchmarks, this script's folder)
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("items", nargs="+", help="op or op:shape_set[,shape_set] (default set: decode)")
@@ -19,7 +21,10 @@ ap.add_argument("--flush", action="store_true", help="precede each call by the t
 args = ap.parse_args()
 dev = torch.device("cuda")
 timer = measure.Timer(dev, 100.0) if args.flush else None
-work = [(f"{op} {label} {impl}", fn, inputs) for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev)]
+work = [
+    (f"{op} {label} {impl}", fn, inputs)
+    for op, label, impl, fn, inputs in cases(args.items, args.impls.split(","), dev)
+]
 for _, fn, inputs in work:
     for _ in range(3):
         fn(*inputs)

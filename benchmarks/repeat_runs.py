@@ -11,6 +11,7 @@ decode-row rule takes over five fresh processes.
 at how many rows (of the shape set, bf16) the implementation's median is above the fastest of all the others', and
 by how much at worst (a rule that no implementation can meet run after run is deciding by the draw).
 """
+
 from __future__ import annotations
 
 import os
@@ -29,7 +30,9 @@ def main(paths):
             if k[:3] not in keys:
                 keys.append(k[:3])
     print(f"{len(runs)} runs")
-    print("| op | shape | ours us (each run) | best peer us (each run) | ratio each run | median ours / median of best peer |")
+    print(
+        "| op | shape | ours us (each run) | best peer us (each run) | ratio each run | median ours / median of best peer |"
+    )
     print("|---|---|---|---|---|---|")
     behind = 0
     for op, shape, dtype in keys:
@@ -52,9 +55,11 @@ def main(paths):
         ratio = statistics.median(ours) / peer_med
         behind += ratio > 1.0
         mark = "**" if ratio > 1.0 else ""
-        print(f"| {op} | {shape} | {' / '.join(f'{x:.2f}' for x in ours)} | {' / '.join(best)} | "
-              f"{' / '.join(f'{x:.3f}' for x in ratios)} | {mark}{statistics.median(ours):.2f} / {peer_med:.2f} {peer} = "
-              f"{ratio:.3f}{mark} |")
+        print(
+            f"| {op} | {shape} | {' / '.join(f'{x:.2f}' for x in ours)} | {' / '.join(best)} | "
+            f"{' / '.join(f'{x:.3f}' for x in ratios)} | {mark}{statistics.median(ours):.2f} / {peer_med:.2f} {peer} = "
+            f"{ratio:.3f}{mark} |"
+        )
     print(f"rows where the median of ours is above the best peer's median: {behind}")
 
 

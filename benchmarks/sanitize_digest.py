@@ -33,7 +33,7 @@ def reports(lines):
     for raw in lines:
         if not raw.startswith(PREFIX):
             continue
-        body = raw[len(PREFIX):].rstrip("\n")
+        body = raw[len(PREFIX) :].rstrip("\n")
         if not body.strip():
             continue
         if not body.startswith("     "):  # a new report (or a summary line)
@@ -98,7 +98,11 @@ def main():
                 break
     print(f"{sum(count.values())} reports printed, {len(count)} distinct")
     if foreign:
-        print(f"not ours, left out: {sum(foreign.values())} (" + ", ".join(f"{k} {n}" for k, n in foreign.most_common(5)) + ")")
+        print(
+            f"not ours, left out: {sum(foreign.values())} ("
+            + ", ".join(f"{k} {n}" for k, n in foreign.most_common(5))
+            + ")"
+        )
     for sig, n in count.most_common(a.top):
         print(f"\n[{n}x] {sig}")
         if lanes[sig]:

@@ -3,6 +3,7 @@
     SHARD=i/n PYTHONPATH=benchmarks python3 -m pytest -p shard ...   (keeps tests i, i+n, i+2n, ... of those selected)
 
 Used by benchmarks/gpu_verify.sh (the suite's parts and the sanitizer modes)."""
+
 import os
 
 import pytest

@@ -84,8 +84,8 @@ PYBIND11_MODULE(_C, m) {
     infini_torch::distributed::initDistributedBindings(m.ptr());
     infini_torch::ops::initFastCall(m.ptr());
     m.doc() = "infinicore_torch native glue";
-    m.attr("_torch_version") = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
-                               "." + std::to_string(TORCH_VERSION_PATCH);
+    m.attr("_torch_version") = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+                               std::to_string(TORCH_VERSION_PATCH);
 
     // devices
     m.def("_backend_name", guarded(+[] { return std::string(backendName()); }));
@@ -95,80 +95,81 @@ PYBIND11_MODULE(_C, m) {
     m.def("_is_in_bad_fork", guarded(+[] { return is_in_bad_fork(); }));
     m.def("_get_device", guarded(+[] { return current_device(); }));
     m.def("_set_device", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        set_device(d);
-    }));
+              lazy_init();
+              set_device(d);
+          }));
     m.def("_exchange_device", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        if (d < 0) return static_cast<c10::DeviceIndex>(-1);
-        return ExchangeDevice(d);
-    }));
+              lazy_init();
+              if (d < 0) return static_cast<c10::DeviceIndex>(-1);
+              return ExchangeDevice(d);
+          }));
     m.def("_synchronize", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        c10::DeviceIndex target = d < 0 ? current_device() : d;
-        c10::DeviceIndex previous = ExchangeDevice(target);
-        infiniStatus_t status;
-        {
-            py::gil_scoped_release no_gil;
-            status = infinirtDeviceSynchronize();
-        }
-        set_device(previous);
-        INFINI_CHECK(status);
-    }));
+              lazy_init();
+              c10::DeviceIndex target = d < 0 ? current_device() : d;
+              c10::DeviceIndex previous = ExchangeDevice(target);
+              infiniStatus_t status;
+              {
+                  py::gil_scoped_release no_gil;
+                  status = infinirtDeviceSynchronize();
+              }
+              set_device(previous);
+              INFINI_CHECK(status);
+          }));
     m.def("_device_name", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        check_device_index(d);
-        char name[256];
-        INFINI_CHECK(infinirtGetDeviceName(backendType(), d, name, sizeof(name)));
-        return std::string(name);
-    }));
+              lazy_init();
+              check_device_index(d);
+              char name[256];
+              INFINI_CHECK(infinirtGetDeviceName(backendType(), d, name, sizeof(name)));
+              return std::string(name);
+          }));
     m.def("_mem_get_info", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        check_device_index(d);
-        size_t free_bytes = 0, total = 0;
-        INFINI_CHECK(infinirtGetMemInfo(backendType(), d, &free_bytes, &total));
-        return py::make_tuple(free_bytes, total);
-    }));
+              lazy_init();
+              check_device_index(d);
+              size_t free_bytes = 0, total = 0;
+              INFINI_CHECK(infinirtGetMemInfo(backendType(), d, &free_bytes, &total));
+              return py::make_tuple(free_bytes, total);
+          }));
 
     // streams
     m.def("_current_stream", guarded(+[](c10::DeviceIndex d) { return packStream(getCurrentStream(d)); }));
     m.def("_default_stream", guarded(+[](c10::DeviceIndex d) { return packStream(getDefaultStream(d)); }));
     m.def("_set_stream", guarded(+[](int64_t id, c10::DeviceIndex d, int64_t type) {
-        c10::Stream s = unpackStream(id, d, type);
-        exchangeStream(s);
-    }));
+              c10::Stream s = unpackStream(id, d, type);
+              exchangeStream(s);
+          }));
 
-    m.def("_elapsed_time", guarded(+[](int64_t start, int64_t end) {
-        TORCH_CHECK(start != 0 && end != 0, "infini: both events must be recorded before calculating elapsed time");
-        current_device();  // routes the call to the infini backend on any thread
-        float ms = 0;
-        INFINI_CHECK(infinirtEventElapsedTime(&ms, reinterpret_cast<void *>(start), reinterpret_cast<void *>(end)));
-        return ms;
-    }));
+    m.def(
+        "_elapsed_time", guarded(+[](int64_t start, int64_t end) {
+            TORCH_CHECK(start != 0 && end != 0, "infini: both events must be recorded before calculating elapsed time");
+            current_device();  // routes the call to the infini backend on any thread
+            float ms = 0;
+            INFINI_CHECK(infinirtEventElapsedTime(&ms, reinterpret_cast<void *>(start), reinterpret_cast<void *>(end)));
+            return ms;
+        }));
 
     // memory
     m.def("_memory_stats", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        return memoryStats(d);
-    }));
+              lazy_init();
+              return memoryStats(d);
+          }));
     m.def("_reset_peak_memory_stats", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        getDeviceAllocator()->resetPeakStats(d);
-    }));
+              lazy_init();
+              getDeviceAllocator()->resetPeakStats(d);
+          }));
     m.def("_reset_accumulated_memory_stats", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        getDeviceAllocator()->resetAccumulatedStats(d);
-    }));
+              lazy_init();
+              getDeviceAllocator()->resetAccumulatedStats(d);
+          }));
     m.def("_empty_cache", guarded(+[] {
-        emptyCache();
-        emptyPinnedCache();
-    }));
+              emptyCache();
+              emptyPinnedCache();
+          }));
 
     // random
     m.def("_default_generator", guarded(+[](c10::DeviceIndex d) {
-        lazy_init();
-        return getDefaultGenerator(d);
-    }));
+              lazy_init();
+              return getDefaultGenerator(d);
+          }));
 
     // operators
     m.def("_cached_descriptor_count", guarded(+[] { return infini_torch::ops::cachedDescriptorCount(); }));

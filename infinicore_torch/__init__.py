@@ -39,7 +39,7 @@ def _register() -> None:
 
 _register()
 
-from . import nn, ops  # noqa: E402  (registers fake and autograd support of torch.ops.infini)
+from . import nn, ops  # noqa: E402, F401  (registers fake and autograd support of torch.ops.infini)
 
 if torch.distributed.is_available():
     from . import distributed  # noqa: E402
@@ -92,5 +92,14 @@ def from_dlpack(obj) -> torch.Tensor:
     return as_infini(t) if t.device.type == "cuda" else t
 
 
-__all__ = ["as_cuda", "as_infini", "backends", "cuda_kernels_available", "fallback_stats", "from_dlpack",
-           "reset_fallback_stats", "to_dlpack", "__version__"]
+__all__ = [
+    "as_cuda",
+    "as_infini",
+    "backends",
+    "cuda_kernels_available",
+    "fallback_stats",
+    "from_dlpack",
+    "reset_fallback_stats",
+    "to_dlpack",
+    "__version__",
+]

@@ -88,9 +88,7 @@ def render(r: dict) -> str:
         lines.append(f"  cpu gemm   {r['build']['cpu_blas']}")
     lines.append("devices")
     for d in r["devices"]:
-        lines.append(
-            f"  {d['device']:<10} {d['name']}: {_gib(d['total_bytes'])} total, {_gib(d['free_bytes'])} free"
-        )
+        lines.append(f"  {d['device']:<10} {d['name']}: {_gib(d['total_bytes'])} total, {_gib(d['free_bytes'])} free")
     if not r["devices"]:
         lines.append("  (none)")
     return "\n".join(lines)

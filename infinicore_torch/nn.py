@@ -49,8 +49,15 @@ class RoPE(nn.Module):
     """Rotary position embedding with its sin/cos tables (buffers, not in the state_dict):
     theta_i = base^(-2i / head_dim), tables [max_positions, head_dim / 2]."""
 
-    def __init__(self, head_dim: int, max_positions: int = 4096, base: float = 10000.0, algo: str = "gpt_neox",
-                 device=None, dtype=torch.float32):
+    def __init__(
+        self,
+        head_dim: int,
+        max_positions: int = 4096,
+        base: float = 10000.0,
+        algo: str = "gpt_neox",
+        device=None,
+        dtype=torch.float32,
+    ):
         super().__init__()
         inv_freq = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
         angles = torch.arange(max_positions, dtype=torch.float64)[:, None] * inv_freq[None, :]

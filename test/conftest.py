@@ -39,8 +39,12 @@ def pytest_collection_modifyitems(config, items):
             mark = item.get_closest_marker("cpu_backend")
             if mark:
                 why = mark.args[0] if mark.args else "its 8 GiB devices, its loader"
-                item.add_marker(pytest.mark.skip(reason=f"written for the CPU backend as the infini device ({why}); "
-                                                        f"here the infini device is the {name} backend"))
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason=f"written for the CPU backend as the infini device ({why}); "
+                        f"here the infini device is the {name} backend"
+                    )
+                )
     if count < 2:
         skip2 = pytest.mark.skip(reason=f"needs two infini devices; the {name} backend has {count}")
         for item in items:

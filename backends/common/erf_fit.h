@@ -19,7 +19,7 @@ constexpr float erfQ(int k) {
 }
 constexpr float erfR(int k) {
     constexpr float c[kRTerms] = {4.426846499e-05f, -1.628622770e+00f, -9.154393673e-01f, -1.544961780e-01f,
-                                  3.523446620e-02f, -5.675721448e-03f, 5.643122713e-04f, -2.570559627e-05f};
+                                  3.523446620e-02f, -5.675721448e-03f, 5.643122713e-04f,  -2.570559627e-05f};
     return c[k];
 }
 constexpr float kErfSplit = 1.0f, kErfClamp = 4.0f;

@@ -31,14 +31,14 @@ __attribute__((format(printf, 2, 3))) inline infiniStatus_t fail(infiniStatus_t 
 }  // namespace infini
 
 // Returns from the enclosing function with a NULL_POINTER status when ptr is NULL.
-#define INFINI_CHECK_NOT_NULL(api, ptr)                                                             \
-    do {                                                                                           \
+#define INFINI_CHECK_NOT_NULL(api, ptr)                                                                       \
+    do {                                                                                                      \
         if ((ptr) == nullptr) return ::infini::fail(INFINI_STATUS_NULL_POINTER, "%s: %s is NULL", api, #ptr); \
     } while (0)
 
 // Propagates a failing status.
-#define INFINI_RETURN_IF_ERROR(expr)                                                               \
-    do {                                                                                           \
-        infiniStatus_t status_ = (expr);                                                           \
-        if (status_ != INFINI_STATUS_SUCCESS) return status_;                                      \
+#define INFINI_RETURN_IF_ERROR(expr)                          \
+    do {                                                      \
+        infiniStatus_t status_ = (expr);                      \
+        if (status_ != INFINI_STATUS_SUCCESS) return status_; \
     } while (0)

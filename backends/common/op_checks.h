@@ -32,7 +32,8 @@ inline infiniStatus_t rmsNorm(const Layout &y, const Layout &x, const Layout &w)
 }
 
 // add_rms_norm: y, residual, a, b alike [..., n] with stride 1 along n; weight [n].
-inline infiniStatus_t addRmsNorm(const Layout &y, const Layout &res, const Layout &a, const Layout &b, const Layout &w) {
+inline infiniStatus_t addRmsNorm(const Layout &y, const Layout &res, const Layout &a, const Layout &b,
+                                 const Layout &w) {
     const char *op = "add_rms_norm";
     for (auto [name, t] : {std::pair<const char *, const Layout *>{"y", &y}, {"residual", &res}, {"b", &b}}) {
         INFINI_RETURN_IF_ERROR(expectSameShape(op, name, *t, a, "a"));
@@ -62,7 +63,8 @@ inline infiniStatus_t layerNorm(const Layout &y, const Layout &x, const Layout &
 inline infiniStatus_t siluAndMul(const Layout &y, const Layout &x) {
     const char *op = "silu_and_mul";
     if (x.ndim() == 0 || x.last() % 2 != 0) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the last dimension of x must be even, got %s", op, x.str().c_str());
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the last dimension of x must be even, got %s", op,
+                    x.str().c_str());
     }
     Layout half = x;
     half.shape.back() /= 2;
@@ -76,7 +78,8 @@ inline infiniStatus_t siluAndMul(const Layout &y, const Layout &x) {
 inline infiniStatus_t embedding(const Layout &y, const Layout &idx, const Layout &w) {
     const char *op = "embedding";
     if (!isIndexType(idx.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: indices must be int32 or int64", op);
-    if (w.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: weight must be 2-D, got %s", op, w.str().c_str());
+    if (w.ndim() != 2)
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: weight must be 2-D, got %s", op, w.str().c_str());
     Layout expect = idx;
     expect.shape.push_back(w.shape[1]);
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "output", y, expect, "indices.shape + [dim]"));
@@ -92,7 +95,8 @@ inline infiniStatus_t rope(const Layout &y, const Layout &x, const Layout &pos, 
     if (algo != 0 && algo != 1) return fail(INFINI_STATUS_BAD_PARAM, "%s: algo must be 0 (gpt_neox) or 1 (gpt_j)", op);
     if (x.ndim() != 3 && x.ndim() != 4) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE,
-                    "%s: x must be [seq, heads, head_dim] or [batch, seq, heads, head_dim], got %s", op, x.str().c_str());
+                    "%s: x must be [seq, heads, head_dim] or [batch, seq, heads, head_dim], got %s", op,
+                    x.str().c_str());
     }
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
     INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
@@ -129,12 +133,13 @@ inline infiniStatus_t pagedCaching(const Layout &kc, const Layout &vc, const Lay
                                    const Layout &slots) {
     const char *op = "paged_caching";
     if (kk.ndim() != 3) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [tokens, kv_heads, head_dim], got %s", op, kk.str().c_str());
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [tokens, kv_heads, head_dim], got %s", op,
+                    kk.str().c_str());
     }
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", vv, kk, "k"));
     if (kc.ndim() != 4 || kc.shape[1] != kk.shape[1] || kc.shape[3] != kk.shape[2] || kc.shape[2] == 0) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [num_blocks, %zu, block_size, %zu], got %s", op,
-                    kk.shape[1], kk.shape[2], kc.str().c_str());
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [num_blocks, %zu, block_size, %zu], got %s",
+                    op, kk.shape[1], kk.shape[2], kc.str().c_str());
     }
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
     for (auto [name, t] : {std::pair<const char *, const Layout *>{"v", &vv}, {"k_cache", &kc}, {"v_cache", &vc}}) {
@@ -159,24 +164,29 @@ inline infiniStatus_t attention(const Layout &out, const Layout &kc, const Layou
     }
     size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2], kvh = k.shape[0], max_seq = kc.shape[1];
     if (kvh == 0 || heads % kvh != 0 || k.shape[1] != seq || k.shape[2] != d) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [kv_heads dividing %zu, %zu, %zu], got %s", op, heads, seq, d,
-                    k.str().c_str());
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k must be [kv_heads dividing %zu, %zu, %zu], got %s", op,
+                    heads, seq, d, k.str().c_str());
     }
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "v", v, k, "k"));
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "out", out, q, "q"));
     if (kc.shape[0] != kvh || kc.shape[2] != d) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [%zu, max_seq, %zu], got %s", op, kvh, d, kc.str().c_str());
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: k_cache must be [%zu, max_seq, %zu], got %s", op, kvh, d,
+                    kc.str().c_str());
     }
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}, {"k", &k}, {"v", &v}}) {
+    for (auto [name, t] : {std::pair<const char *, const Layout *>{"out", &out},
+                           {"k_cache", &kc},
+                           {"v_cache", &vc},
+                           {"k", &k},
+                           {"v", &v}}) {
         INFINI_RETURN_IF_ERROR(expectSameDtype(op, name, *t, q, "q"));
         INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
     }
     INFINI_RETURN_IF_ERROR(expectLastContiguous(op, "q", q));
     if (d > 512) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: head_dim %zu exceeds 512", op, d);
     if (pos < 0 || static_cast<size_t>(pos) + seq > max_seq) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: pos %lld + seq %zu exceeds the cache's %zu rows", op, static_cast<long long>(pos), seq,
-                    max_seq);
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: pos %lld + seq %zu exceeds the cache's %zu rows", op,
+                    static_cast<long long>(pos), seq, max_seq);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -198,7 +208,8 @@ inline infiniStatus_t paged(const char *op, const Layout &out, const Layout &q, 
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "v_cache", vc, kc, "k_cache"));
     INFINI_RETURN_IF_ERROR(expectSameDtype(op, "k_cache", kc, q, "q"));
     INFINI_RETURN_IF_ERROR(expectSameDtype(op, "v_cache", vc, q, "q"));
-    for (auto [name, t] : {std::pair<const char *, const Layout *>{"q", &q}, {"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}}) {
+    for (auto [name, t] :
+         {std::pair<const char *, const Layout *>{"q", &q}, {"out", &out}, {"k_cache", &kc}, {"v_cache", &vc}}) {
         INFINI_RETURN_IF_ERROR(expectLastContiguous(op, name, *t));
     }
     if (!isIndexType(bt.dtype) || bt.ndim() != 2) {
@@ -214,19 +225,21 @@ inline infiniStatus_t paged(const char *op, const Layout &out, const Layout &q, 
 }
 
 // paged_attention: paged(), and one q row per sequence.
-inline infiniStatus_t pagedDecode(const Layout &out, const Layout &q, const Layout &kc, const Layout &vc, const Layout &bt,
-                                  const Layout &lens, const Layout &alibi, bool has_alibi) {
+inline infiniStatus_t pagedDecode(const Layout &out, const Layout &q, const Layout &kc, const Layout &vc,
+                                  const Layout &bt, const Layout &lens, const Layout &alibi, bool has_alibi) {
     const char *op = "paged_attention";
     INFINI_RETURN_IF_ERROR(paged(op, out, q, kc, vc, bt, lens, alibi, has_alibi));
     if (q.shape[0] != bt.shape[0]) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has %zu sequences, block_tables %zu", op, q.shape[0], bt.shape[0]);
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has %zu sequences, block_tables %zu", op, q.shape[0],
+                    bt.shape[0]);
     }
     return INFINI_STATUS_SUCCESS;
 }
 
 // paged_attention_prefill: paged(), and cu_seqlens_q [seqs + 1].
-inline infiniStatus_t pagedPrefill(const Layout &out, const Layout &q, const Layout &kc, const Layout &vc, const Layout &bt,
-                                   const Layout &lens, const Layout &cu, const Layout &alibi, bool has_alibi) {
+inline infiniStatus_t pagedPrefill(const Layout &out, const Layout &q, const Layout &kc, const Layout &vc,
+                                   const Layout &bt, const Layout &lens, const Layout &cu, const Layout &alibi,
+                                   bool has_alibi) {
     const char *op = "paged_attention_prefill";
     INFINI_RETURN_IF_ERROR(paged(op, out, q, kc, vc, bt, lens, alibi, has_alibi));
     size_t seqs = bt.shape[0];
@@ -239,10 +252,13 @@ inline infiniStatus_t pagedPrefill(const Layout &out, const Layout &q, const Lay
 // topk_softmax: logits [tokens, experts]; weights float32 and indices int64, both [tokens, k].
 inline infiniStatus_t topkSoftmax(const Layout &w, const Layout &idx, const Layout &x, int64_t topk) {
     const char *op = "topk_softmax";
-    if (x.ndim() != 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [tokens, experts], got %s", op, x.str().c_str());
+    if (x.ndim() != 2)
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [tokens, experts], got %s", op,
+                    x.str().c_str());
     size_t experts = x.shape[1];
     if (topk < 1 || static_cast<size_t>(topk) > experts) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: k=%lld must be in [1, %zu]", op, static_cast<long long>(topk), experts);
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: k=%lld must be in [1, %zu]", op, static_cast<long long>(topk),
+                    experts);
     }
     Layout expect = x;
     expect.shape[1] = static_cast<size_t>(topk);
@@ -259,7 +275,8 @@ inline infiniStatus_t topkSoftmax(const Layout &w, const Layout &idx, const Layo
 inline infiniStatus_t randomSample(const Layout &out, const Layout &x, const Layout &rv, float temperature) {
     const char *op = "random_sample";
     if (x.ndim() != 1 && x.ndim() != 2) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [vocab] or [batch, vocab], got %s", op, x.str().c_str());
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: logits must be [vocab] or [batch, vocab], got %s", op,
+                    x.str().c_str());
     }
     size_t batch = x.ndim() == 2 ? x.shape[0] : 1;
     if (x.last() == 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: the vocabulary is empty", op);
@@ -293,11 +310,12 @@ inline infiniStatus_t causalSoftmax(const Layout &y, const Layout &x) {
     const char *op = "causal_softmax";
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
     INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
-    if (x.ndim() < 2) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [..., q_len, kv_len], got %s", op, x.str().c_str());
+    if (x.ndim() < 2)
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: x must be [..., q_len, kv_len], got %s", op, x.str().c_str());
     size_t q = x.shape[x.ndim() - 2], kv = x.last();
     if (kv < q) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: kv_len %zu is smaller than q_len %zu (a row would be fully masked)",
-                    op, kv, q);
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE,
+                    "%s: kv_len %zu is smaller than q_len %zu (a row would be fully masked)", op, kv, q);
     }
     return INFINI_STATUS_SUCCESS;
 }

@@ -25,8 +25,8 @@ constexpr bool kIsInt = std::is_integral_v<C>;
 
 // ---- float math in C's own precision (float or double), on host and device alike ----
 namespace fm {
-#define INFINI_PW_FN(name)                                                           \
-    INFINI_HD float name(float x) { return ::name##f(x); }                           \
+#define INFINI_PW_FN(name)                                 \
+    INFINI_HD float name(float x) { return ::name##f(x); } \
     INFINI_HD double name(double x) { return ::name(x); }
 INFINI_PW_FN(exp)
 INFINI_PW_FN(exp2)
@@ -57,8 +57,8 @@ INFINI_PW_FN(trunc)
 INFINI_PW_FN(rint)
 INFINI_PW_FN(fabs)
 #undef INFINI_PW_FN
-#define INFINI_PW_FN2(name)                                                          \
-    INFINI_HD float name(float x, float y) { return ::name##f(x, y); }               \
+#define INFINI_PW_FN2(name)                                            \
+    INFINI_HD float name(float x, float y) { return ::name##f(x, y); } \
     INFINI_HD double name(double x, double y) { return ::name(x, y); }
 INFINI_PW_FN2(pow)
 INFINI_PW_FN2(fmod)
@@ -423,8 +423,7 @@ INFINI_HD C binary(int op, C x, C y, const C *s, const int64_t *si) {
             case INFINIOP_PW_BITWISE_AND: return x & y;
             case INFINIOP_PW_BITWISE_OR: return x | y;
             case INFINIOP_PW_BITWISE_XOR: return x ^ y;
-            case INFINIOP_PW_LSHIFT:
-                return (y < 0 || y >= 64) ? C(0) : static_cast<C>(static_cast<uint64_t>(x) << y);
+            case INFINIOP_PW_LSHIFT: return (y < 0 || y >= 64) ? C(0) : static_cast<C>(static_cast<uint64_t>(x) << y);
             case INFINIOP_PW_RSHIFT: return (y < 0 || y >= 64) ? (x >> 63) : (x >> y);
             case INFINIOP_PW_DIV: return idivTrunc(x, y);
             default: return x;

@@ -82,11 +82,11 @@ INFINI_RND_HD float bitsFloat(uint32_t u) {
 // log(x) for a positive normal float x (about 1 ulp).
 INFINI_RND_HD float logPositive(float x) {
     const uint32_t ix = floatBits(x);
-    int32_t e = static_cast<int32_t>(ix >> 23) - 126;         // x = m * 2^e, m in [0.5, 1)
+    int32_t e = static_cast<int32_t>(ix >> 23) - 126;  // x = m * 2^e, m in [0.5, 1)
     const float m = bitsFloat((ix & 0x007fffffu) | 0x3f000000u);
     const bool low = m < 0.707106781186547524f;
     e = low ? e - 1 : e;
-    const float f = low ? m + m - 1.0f : m - 1.0f;           // in [sqrt(0.5) - 1, sqrt(2) - 1)
+    const float f = low ? m + m - 1.0f : m - 1.0f;  // in [sqrt(0.5) - 1, sqrt(2) - 1)
     const float z = f * f;
     float y = 7.0376836292e-2f;
     y = y * f - 1.1514610310e-1f;
@@ -106,12 +106,12 @@ INFINI_RND_HD float logPositive(float x) {
 
 // cos(2 pi t) for t in [0, 1] (error below 1e-7).
 INFINI_RND_HD float cos2pi(float t) {
-    float y = t > 0.5f ? 1.0f - t : t;            // cos(2 pi t) = cos(2 pi (1 - t)); y in [0, 0.5]
-    const bool flip = y > 0.25f;                  // cos(2 pi y) = -cos(2 pi (0.5 - y))
-    y = flip ? 0.5f - y : y;                      // [0, 0.25]
-    const float x = y * 6.28318530717958648f;     // [0, pi / 2]
+    float y = t > 0.5f ? 1.0f - t : t;         // cos(2 pi t) = cos(2 pi (1 - t)); y in [0, 0.5]
+    const bool flip = y > 0.25f;               // cos(2 pi y) = -cos(2 pi (0.5 - y))
+    y = flip ? 0.5f - y : y;                   // [0, 0.25]
+    const float x = y * 6.28318530717958648f;  // [0, pi / 2]
     const float x2 = x * x;
-    float p = 2.08767569878680990e-9f;            // 1 / 12!
+    float p = 2.08767569878680990e-9f;  // 1 / 12!
     p = p * x2 - 2.75573192239858907e-7f;
     p = p * x2 + 2.48015873015873016e-5f;
     p = p * x2 - 1.38888888888888889e-3f;

@@ -24,8 +24,9 @@ infiniStatus_t checkIter(const char *api, const infiniopIter_t &it, int min_oper
     }
     bool empty = false;
     for (int d = 0; d < it.ndim; ++d) {
-        if (it.shape[d] < 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: extent %lld of dim %d", api,
-                                         static_cast<long long>(it.shape[d]), d);
+        if (it.shape[d] < 0)
+            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: extent %lld of dim %d", api,
+                        static_cast<long long>(it.shape[d]), d);
         empty = empty || it.shape[d] == 0;
     }
     for (int k = 0; k < it.noperands; ++k) {
@@ -48,8 +49,9 @@ infiniStatus_t checkTensor(const char *api, const char *name, const infiniopTens
     if (!knownDtype(t.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: %s has dtype %d", api, name, t.dtype);
     bool empty = false;
     for (int d = 0; d < t.ndim; ++d) {
-        if (t.shape[d] < 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s has extent %lld", api, name,
-                                        static_cast<long long>(t.shape[d]));
+        if (t.shape[d] < 0)
+            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: %s has extent %lld", api, name,
+                        static_cast<long long>(t.shape[d]));
         empty = empty || t.shape[d] == 0;
     }
     if (!empty && t.data == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "%s: %s is NULL", api, name);
@@ -78,8 +80,8 @@ using infini::core::checkIter;
 using infini::core::checkTensor;
 using infini::core::forward;
 
-#define INFINI_FAMILY_PROLOGUE(api)          \
-    INFINI_CHECK_NOT_NULL(api, handle);      \
+#define INFINI_FAMILY_PROLOGUE(api)     \
+    INFINI_CHECK_NOT_NULL(api, handle); \
     INFINI_CHECK_NOT_NULL(api, args)
 
 INFINI_API infiniStatus_t infiniopPointwise(infiniopHandle_t handle, const infiniopPointwiseArgs_t *args,
@@ -163,7 +165,8 @@ INFINI_API infiniStatus_t infiniopNonzero(infiniopHandle_t handle, const infinio
     INFINI_FAMILY_PROLOGUE("infiniopNonzero");
     INFINI_RETURN_IF_ERROR(checkTensor("infiniopNonzero", "in", args->in, false));
     if (args->count < 0) return fail(INFINI_STATUS_BAD_PARAM, "infiniopNonzero: count %lld", (long long)args->count);
-    if (args->count > 0 && args->out == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "infiniopNonzero: out is NULL");
+    if (args->count > 0 && args->out == nullptr)
+        return fail(INFINI_STATUS_NULL_POINTER, "infiniopNonzero: out is NULL");
     return forward("infiniopNonzero", handle, INFINIOP_FAMILY_NONZERO, args, stream);
 }
 

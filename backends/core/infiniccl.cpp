@@ -58,11 +58,15 @@ infiniStatus_t commBackend(const char *api, infinicclComm_t comm, const infiniBa
 
 bool isReducible(infiniDtype_t dtype) {
     switch (dtype) {
-        case INFINI_DTYPE_F16: case INFINI_DTYPE_BF16: case INFINI_DTYPE_F32: case INFINI_DTYPE_F64:
-        case INFINI_DTYPE_I8: case INFINI_DTYPE_U8: case INFINI_DTYPE_I32: case INFINI_DTYPE_I64:
-            return true;
-        default:
-            return false;
+        case INFINI_DTYPE_F16:
+        case INFINI_DTYPE_BF16:
+        case INFINI_DTYPE_F32:
+        case INFINI_DTYPE_F64:
+        case INFINI_DTYPE_I8:
+        case INFINI_DTYPE_U8:
+        case INFINI_DTYPE_I32:
+        case INFINI_DTYPE_I64: return true;
+        default: return false;
     }
 }
 

@@ -51,11 +51,11 @@ infiniStatus_t checkDevice(const char *api, infiniDevice_t type, int id, const i
 }  // namespace
 
 // Routes to the current device type's backend: ROUTE("infinirtX", field, args...).
-#define ROUTE(api, field, ...)                                                       \
-    do {                                                                             \
-        const infiniBackend_t *b_ = nullptr;                                         \
-        INFINI_RETURN_IF_ERROR(backendOf(api, current_device.type, &b_));            \
-        return forward(api, b_, b_->field(__VA_ARGS__));                             \
+#define ROUTE(api, field, ...)                                            \
+    do {                                                                  \
+        const infiniBackend_t *b_ = nullptr;                              \
+        INFINI_RETURN_IF_ERROR(backendOf(api, current_device.type, &b_)); \
+        return forward(api, b_, b_->field(__VA_ARGS__));                  \
     } while (0)
 
 INFINI_API infiniStatus_t infinirtInit(void) {
@@ -123,7 +123,8 @@ INFINI_API infiniStatus_t infinirtStreamCreate(infinirtStream_t *stream_ptr) {
 }
 
 INFINI_API infiniStatus_t infinirtStreamDestroy(infinirtStream_t stream) {
-    if (stream == nullptr) return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamDestroy: the default stream cannot be destroyed");
+    if (stream == nullptr)
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamDestroy: the default stream cannot be destroyed");
     ROUTE("infinirtStreamDestroy", stream_destroy, stream);
 }
 

@@ -34,8 +34,7 @@ LoaderState &state() {
 
 bool isBackendFileName(const std::string &name) {
     size_t p = std::strlen(kPrefix), s = std::strlen(kSuffix);
-    return name.size() > p + s && name.compare(0, p, kPrefix) == 0 &&
-           name.compare(name.size() - s, s, kSuffix) == 0;
+    return name.size() > p + s && name.compare(0, p, kPrefix) == 0 && name.compare(name.size() - s, s, kSuffix) == 0;
 }
 
 std::string baseName(const std::string &path) {
@@ -72,18 +71,39 @@ void collect(const std::string &entry, std::vector<std::string> *out) {
 
 std::string missingFunction(const infiniBackend_t *t) {
 #define INFINI_REQUIRE(field) \
-    if (t->field == nullptr) return #field;
-    INFINI_REQUIRE(last_error_message) INFINI_REQUIRE(init) INFINI_REQUIRE(get_device_count)
-    INFINI_REQUIRE(set_device) INFINI_REQUIRE(device_synchronize) INFINI_REQUIRE(get_mem_info)
-    INFINI_REQUIRE(get_device_name) INFINI_REQUIRE(stream_create) INFINI_REQUIRE(stream_destroy)
-    INFINI_REQUIRE(stream_synchronize) INFINI_REQUIRE(stream_query) INFINI_REQUIRE(stream_wait_event)
-    INFINI_REQUIRE(launch_host_func) INFINI_REQUIRE(event_create) INFINI_REQUIRE(event_record)
-    INFINI_REQUIRE(event_query) INFINI_REQUIRE(event_synchronize) INFINI_REQUIRE(event_destroy)
-    INFINI_REQUIRE(event_elapsed_time) INFINI_REQUIRE(malloc_device) INFINI_REQUIRE(malloc_host)
-    INFINI_REQUIRE(free_device) INFINI_REQUIRE(free_host) INFINI_REQUIRE(memcpy_sync)
-    INFINI_REQUIRE(memcpy_async) INFINI_REQUIRE(malloc_async) INFINI_REQUIRE(free_async)
-    INFINI_REQUIRE(memset_sync) INFINI_REQUIRE(memset_async) INFINI_REQUIRE(pointer_get_attributes)
-    INFINI_REQUIRE(create_handle) INFINI_REQUIRE(destroy_handle)
+    if (t->field == nullptr) return #field
+    INFINI_REQUIRE(last_error_message);
+    INFINI_REQUIRE(init);
+    INFINI_REQUIRE(get_device_count);
+    INFINI_REQUIRE(set_device);
+    INFINI_REQUIRE(device_synchronize);
+    INFINI_REQUIRE(get_mem_info);
+    INFINI_REQUIRE(get_device_name);
+    INFINI_REQUIRE(stream_create);
+    INFINI_REQUIRE(stream_destroy);
+    INFINI_REQUIRE(stream_synchronize);
+    INFINI_REQUIRE(stream_query);
+    INFINI_REQUIRE(stream_wait_event);
+    INFINI_REQUIRE(launch_host_func);
+    INFINI_REQUIRE(event_create);
+    INFINI_REQUIRE(event_record);
+    INFINI_REQUIRE(event_query);
+    INFINI_REQUIRE(event_synchronize);
+    INFINI_REQUIRE(event_destroy);
+    INFINI_REQUIRE(event_elapsed_time);
+    INFINI_REQUIRE(malloc_device);
+    INFINI_REQUIRE(malloc_host);
+    INFINI_REQUIRE(free_device);
+    INFINI_REQUIRE(free_host);
+    INFINI_REQUIRE(memcpy_sync);
+    INFINI_REQUIRE(memcpy_async);
+    INFINI_REQUIRE(malloc_async);
+    INFINI_REQUIRE(free_async);
+    INFINI_REQUIRE(memset_sync);
+    INFINI_REQUIRE(memset_async);
+    INFINI_REQUIRE(pointer_get_attributes);
+    INFINI_REQUIRE(create_handle);
+    INFINI_REQUIRE(destroy_handle);
 #undef INFINI_REQUIRE
     return "";
 }

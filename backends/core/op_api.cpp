@@ -87,7 +87,7 @@ infiniStatus_t opWorkspaceSize(const char *api, infiniopOp_t op, InfiniopDescrip
 }
 
 infiniStatus_t runData(const char *api, InfiniopDescriptor *desc, void *workspace, size_t workspace_size,
-                      void *const *data, infinirtStream_t stream) {
+                       void *const *data, infinirtStream_t stream) {
     if (workspace_size < desc->workspace_size) {
         return fail(INFINI_STATUS_INSUFFICIENT_WORKSPACE, "%s: workspace of %zu bytes, the op needs %zu", api,
                     workspace_size, desc->workspace_size);
@@ -98,8 +98,8 @@ infiniStatus_t runData(const char *api, InfiniopDescriptor *desc, void *workspac
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t runOp(const char *api, infiniopOp_t op, InfiniopDescriptor *desc, void *workspace,
-                     size_t workspace_size, std::initializer_list<const void *> data, infinirtStream_t stream) {
+infiniStatus_t runOp(const char *api, infiniopOp_t op, InfiniopDescriptor *desc, void *workspace, size_t workspace_size,
+                     std::initializer_list<const void *> data, infinirtStream_t stream) {
     INFINI_RETURN_IF_ERROR(checkDescriptor(api, op, desc));
     void *ptrs[INFINIOP_MAX_TENSORS] = {};
     int n = 0;
@@ -129,7 +129,8 @@ INFINI_API infiniStatus_t infiniopRunOperator(InfiniopDescriptor *desc, void *wo
                                               void *const *data, infinirtStream_t stream) {
     INFINI_CHECK_NOT_NULL("infiniopRunOperator", desc);
     if (!liveDescriptors().contains(desc)) {
-        return fail(INFINI_STATUS_INVALID_HANDLE, "infiniopRunOperator: %p is not a live operator descriptor", (void *)desc);
+        return fail(INFINI_STATUS_INVALID_HANDLE, "infiniopRunOperator: %p is not a live operator descriptor",
+                    (void *)desc);
     }
     INFINI_CHECK_NOT_NULL("infiniopRunOperator", data);
     return runData("infiniopRunOperator", desc, workspace, workspace_size, data, stream);
@@ -139,8 +140,8 @@ INFINI_API infiniStatus_t infiniopGetOperatorWorkspaceSize(InfiniopDescriptor *d
     INFINI_CHECK_NOT_NULL("infiniopGetOperatorWorkspaceSize", desc);
     INFINI_CHECK_NOT_NULL("infiniopGetOperatorWorkspaceSize", size);
     if (!liveDescriptors().contains(desc)) {
-        return fail(INFINI_STATUS_INVALID_HANDLE, "infiniopGetOperatorWorkspaceSize: %p is not a live operator descriptor",
-                    (void *)desc);
+        return fail(INFINI_STATUS_INVALID_HANDLE,
+                    "infiniopGetOperatorWorkspaceSize: %p is not a live operator descriptor", (void *)desc);
     }
     *size = desc->workspace_size;
     return INFINI_STATUS_SUCCESS;
@@ -149,7 +150,8 @@ INFINI_API infiniStatus_t infiniopGetOperatorWorkspaceSize(InfiniopDescriptor *d
 INFINI_API infiniStatus_t infiniopDestroyOperator(InfiniopDescriptor *desc) {
     INFINI_CHECK_NOT_NULL("infiniopDestroyOperator", desc);
     if (!liveDescriptors().remove(desc)) {
-        return fail(INFINI_STATUS_INVALID_HANDLE, "infiniopDestroyOperator: %p is not a live operator descriptor", (void *)desc);
+        return fail(INFINI_STATUS_INVALID_HANDLE, "infiniopDestroyOperator: %p is not a live operator descriptor",
+                    (void *)desc);
     }
     desc->destroy(desc);
     return INFINI_STATUS_SUCCESS;

@@ -12,8 +12,8 @@ infiniStatus_t createOp(const char *api, infiniopOp_t op, infiniopHandle_t handl
                         std::initializer_list<infiniopTensorDescriptor_t> tensors, std::initializer_list<double> f,
                         std::initializer_list<int64_t> i);
 infiniStatus_t opWorkspaceSize(const char *api, infiniopOp_t op, InfiniopDescriptor *desc, size_t *size);
-infiniStatus_t runOp(const char *api, infiniopOp_t op, InfiniopDescriptor *desc, void *workspace,
-                     size_t workspace_size, std::initializer_list<const void *> data, infinirtStream_t stream);
+infiniStatus_t runOp(const char *api, infiniopOp_t op, InfiniopDescriptor *desc, void *workspace, size_t workspace_size,
+                     std::initializer_list<const void *> data, infinirtStream_t stream);
 infiniStatus_t destroyOp(const char *api, infiniopOp_t op, InfiniopDescriptor *desc);
 
 }  // namespace infini::core

@@ -5,8 +5,7 @@
 INFINI_API const char *infiniGetStatusString(infiniStatus_t status) {
     switch (status) {
 #define INFINI_CASE(s) \
-    case s:            \
-        return #s;
+    case s: return #s;
         INFINI_CASE(INFINI_STATUS_SUCCESS)
         INFINI_CASE(INFINI_STATUS_INTERNAL_ERROR)
         INFINI_CASE(INFINI_STATUS_NOT_IMPLEMENTED)
@@ -33,8 +32,8 @@ INFINI_API const char *infiniGetStatusString(infiniStatus_t status) {
 INFINI_API const char *infiniGetLastErrorMessage(void) { return infini::lastErrorMessage().c_str(); }
 
 INFINI_API const char *infiniGetDeviceTypeName(infiniDevice_t device) {
-    static const char *const names[] = {"cpu",      "nvidia", "cambricon", "ascend", "metax",
-                                        "moore",    "iluvatar", "kunlun",  "hygon",  "qy"};
+    static const char *const names[] = {"cpu",   "nvidia",   "cambricon", "ascend", "metax",
+                                        "moore", "iluvatar", "kunlun",    "hygon",  "qy"};
     static_assert(sizeof(names) / sizeof(names[0]) == INFINI_DEVICE_TYPE_COUNT, "one name per device type");
     if (device < 0 || device >= INFINI_DEVICE_TYPE_COUNT) return "unknown";
     return names[device];

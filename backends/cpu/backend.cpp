@@ -29,7 +29,8 @@ infiniStatus_t getDeviceCount(int *count) {
 }
 
 infiniStatus_t setDevice(int id) {
-    if (id < 0 || id >= Runtime::get().deviceCount()) return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "no device cpu:%d", id);
+    if (id < 0 || id >= Runtime::get().deviceCount())
+        return fail(INFINI_STATUS_DEVICE_NOT_FOUND, "no device cpu:%d", id);
     Runtime::currentDevice() = id;
     return INFINI_STATUS_SUCCESS;
 }
@@ -157,7 +158,8 @@ infiniStatus_t completedTime(const char *name, infinirtEvent_t handle, Clock::ti
     std::shared_ptr<Event> e;
     INFINI_RETURN_IF_ERROR(Runtime::get().findEvent(handle, &e));
     if (e->flags & INFINIRT_EVENT_DISABLE_TIMING) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s event %p was created with INFINIRT_EVENT_DISABLE_TIMING", name, handle);
+        return fail(INFINI_STATUS_BAD_PARAM, "%s event %p was created with INFINIRT_EVENT_DISABLE_TIMING", name,
+                    handle);
     }
     std::lock_guard<std::mutex> lock(e->mu);
     if (e->recorded == 0) return fail(INFINI_STATUS_BAD_PARAM, "%s event %p was never recorded", name, handle);

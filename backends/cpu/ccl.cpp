@@ -49,7 +49,7 @@
 namespace infini::cpu {
 namespace {
 
-constexpr uint32_t kIdMagic = 0x31434349;       // "ICC1"
+constexpr uint32_t kIdMagic = 0x31434349;  // "ICC1"
 constexpr int kMaxRanks = 64;
 constexpr size_t kStageBytes = size_t(1) << 20;  // per rank and staging buffer
 constexpr size_t kChanSlotBytes = size_t(64) << 10;
@@ -65,9 +65,9 @@ struct IdData {
 static_assert(sizeof(IdData) <= INFINICCL_UNIQUE_ID_BYTES, "the id fits");
 
 struct alignas(64) Header {
-    std::atomic<uint32_t> nranks;    // set by the first rank that attaches
-    std::atomic<uint32_t> attached;  // ranks that mapped the segment
-    std::atomic<uint32_t> failed;    // 1 + the first rank whose work failed, or 0
+    std::atomic<uint32_t> nranks;                // set by the first rank that attaches
+    std::atomic<uint32_t> attached;              // ranks that mapped the segment
+    std::atomic<uint32_t> failed;                // 1 + the first rank whose work failed, or 0
     alignas(64) std::atomic<uint32_t> arrivals;  // barrier arrivals, cumulative
 };
 
@@ -223,8 +223,7 @@ void reduceTyped(void *dst, void *dst2, const void *const *srcs, int n, size_t c
 }
 
 template <typename Io, typename T>
-void reduceOp(void *dst, void *dst2, const void *const *srcs, int n, size_t count, infinicclReduceOp_t op,
-              int nranks) {
+void reduceOp(void *dst, void *dst2, const void *const *srcs, int n, size_t count, infinicclReduceOp_t op, int nranks) {
     switch (op) {
         case INFINICCL_PROD: return reduceTyped<Io, T, INFINICCL_PROD>(dst, dst2, srcs, n, count, nranks, false);
         case INFINICCL_MAX: return reduceTyped<Io, T, INFINICCL_MAX>(dst, dst2, srcs, n, count, nranks, false);
@@ -276,8 +275,7 @@ bool processGone(pid_t pid) {
 
 class Comm {
    public:
-    Comm(std::shared_ptr<Segment> seg, int rank, int nranks, int device)
-        : seg_(std::move(seg)), layout_(nranks) {
+    Comm(std::shared_ptr<Segment> seg, int rank, int nranks, int device) : seg_(std::move(seg)), layout_(nranks) {
         header.device = INFINI_DEVICE_CPU;
         header.device_id = device;
         header.rank = rank;
@@ -378,15 +376,16 @@ class Comm {
     // Throws when a peer in [lo, hi) exited, left or failed (checking processes at most every 100 ms).
     void checkPeers(int lo, int hi, bool check_processes) {
         if (uint32_t f = hdr_->failed.load(std::memory_order_acquire)) {
-            throw CclError(INFINI_STATUS_REMOTE_ERROR,
-                           "rank " + std::to_string(f - 1) + " of the group failed, so this collective cannot complete");
+            throw CclError(INFINI_STATUS_REMOTE_ERROR, "rank " + std::to_string(f - 1) +
+                                                           " of the group failed, so this collective cannot complete");
         }
         for (int r = lo; r < hi; ++r) {
             if (r == rank()) continue;
             int32_t pid = ranks_[r].pid.load(std::memory_order_acquire);
             if (ranks_[r].left.load(std::memory_order_acquire)) {
-                throw CclError(INFINI_STATUS_REMOTE_ERROR,
-                               "rank " + std::to_string(r) + " destroyed its communicator while this rank waits for it");
+                throw CclError(
+                    INFINI_STATUS_REMOTE_ERROR,
+                    "rank " + std::to_string(r) + " destroyed its communicator while this rank waits for it");
             }
             if (check_processes && pid != 0 && pid != getpid() && processGone(pid)) {
                 throw CclError(INFINI_STATUS_REMOTE_ERROR,
@@ -428,8 +427,8 @@ class Comm {
                 next_check = now + std::chrono::milliseconds(1);
                 if (now >= limit) {
                     if (ready()) return;
-                    throw CclError(INFINI_STATUS_TIMEOUT, "timed out after " + std::to_string(timeout_ms_.load()) +
-                                                              " ms waiting for " + what);
+                    throw CclError(INFINI_STATUS_TIMEOUT,
+                                   "timed out after " + std::to_string(timeout_ms_.load()) + " ms waiting for " + what);
                 }
             }
         }
@@ -549,8 +548,7 @@ class Comm {
                 // last chunk's readers are protected the same way by the next collective's first barrier
                 return;
             }
-            default:
-                return;
+            default: return;
         }
     }
 
@@ -589,9 +587,10 @@ class Comm {
             if (ch.sent.load(std::memory_order_acquire) == r) break;
             uint64_t total = ch.message_bytes[r % kChanSlots];
             if (total != p.bytes) {
-                throw CclError(INFINI_STATUS_BAD_PARAM, "rank " + std::to_string(peer) + " sent " + std::to_string(total) +
-                                                            " bytes, rank " + std::to_string(rank()) + " expects " +
-                                                            std::to_string(p.bytes) + " (send and recv sizes must match)");
+                throw CclError(INFINI_STATUS_BAD_PARAM,
+                               "rank " + std::to_string(peer) + " sent " + std::to_string(total) + " bytes, rank " +
+                                   std::to_string(rank()) + " expects " + std::to_string(p.bytes) +
+                                   " (send and recv sizes must match)");
             }
             size_t len = std::min(kChanSlotBytes, p.bytes - p.done);
             if (len) std::memcpy(p.op->recv + p.done, slot(peer, rank(), r), len);
@@ -717,7 +716,8 @@ infiniStatus_t checkRange(const char *what, const void *p, size_t bytes, int dev
         return fail(INFINI_STATUS_BAD_PARAM, "%s %p is not memory of cpu:%d", what, p, device);
     }
     if (reinterpret_cast<uintptr_t>(p) + bytes > a->first + a->second.size) {
-        return fail(INFINI_STATUS_BAD_PARAM, "%s: %zu bytes from %p run past the end of its allocation", what, bytes, p);
+        return fail(INFINI_STATUS_BAD_PARAM, "%s: %zu bytes from %p run past the end of its allocation", what, bytes,
+                    p);
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -736,8 +736,8 @@ infiniStatus_t issue(infinicclComm_t handle, infinirtStream_t stream_handle, con
     } else {
         INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream_handle, &stream));
         if (stream->device() != comm->device()) {
-            return fail(INFINI_STATUS_BAD_PARAM, "the stream is on cpu:%d, the communicator on cpu:%d", stream->device(),
-                        comm->device());
+            return fail(INFINI_STATUS_BAD_PARAM, "the stream is on cpu:%d, the communicator on cpu:%d",
+                        stream->device(), comm->device());
         }
     }
     if (send_bytes) INFINI_RETURN_IF_ERROR(checkRange("sendbuf", op.send, send_bytes, comm->device()));
@@ -770,11 +770,12 @@ infiniStatus_t commInitRank(infinicclComm_t *out, int nranks, const infinicclUni
     if (d.magic != kIdMagic || d.device_type != INFINI_DEVICE_CPU || memchr(d.name, 0, sizeof(d.name)) == nullptr) {
         return fail(INFINI_STATUS_BAD_PARAM, "the unique id was not made by infinicclGetUniqueId for the cpu backend");
     }
-    if (nranks > kMaxRanks) return fail(INFINI_STATUS_BAD_PARAM, "at most %d ranks are supported, not %d", kMaxRanks, nranks);
+    if (nranks > kMaxRanks)
+        return fail(INFINI_STATUS_BAD_PARAM, "at most %d ranks are supported, not %d", kMaxRanks, nranks);
     SegmentLayout layout(nranks);
     int fd = shm_open(d.name, O_CREAT | O_RDWR, 0600);
     if (fd < 0) return fail(INFINI_STATUS_INTERNAL_ERROR, "shm_open(%s) failed: %s", d.name, std::strerror(errno));
-    struct stat st {};
+    struct stat st{};
     if (fstat(fd, &st) != 0 || (size_t(st.st_size) < layout.total && ftruncate(fd, off_t(layout.total)) != 0)) {
         int e = errno;
         close(fd);
@@ -800,7 +801,8 @@ infiniStatus_t commInitRank(infinicclComm_t *out, int nranks, const infinicclUni
 }
 
 infiniStatus_t commInitAll(infinicclComm_t *out, int ndevice, const int *device_ids) {
-    if (ndevice > kMaxRanks) return fail(INFINI_STATUS_BAD_PARAM, "at most %d ranks are supported, not %d", kMaxRanks, ndevice);
+    if (ndevice > kMaxRanks)
+        return fail(INFINI_STATUS_BAD_PARAM, "at most %d ranks are supported, not %d", kMaxRanks, ndevice);
     SegmentLayout layout(ndevice);
     void *base = mmap(nullptr, layout.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) return fail(INFINI_STATUS_OUT_OF_MEMORY, "mmap failed: %s", std::strerror(errno));
@@ -844,7 +846,8 @@ infiniStatus_t commGetAsyncError(infinicclComm_t handle, infiniStatus_t *error) 
     return INFINI_STATUS_SUCCESS;
 }
 
-Op makeOp(Kind k, const void *send, void *recv, size_t count, infiniDtype_t dtype, infinicclReduceOp_t redop, int root) {
+Op makeOp(Kind k, const void *send, void *recv, size_t count, infiniDtype_t dtype, infinicclReduceOp_t redop,
+          int root) {
     return Op{k, static_cast<const char *>(send), static_cast<char *>(recv), count, dtype, redop, root};
 }
 
@@ -858,7 +861,8 @@ infiniStatus_t broadcast(void *send, void *recv, size_t count, infiniDtype_t dty
                          infinirtStream_t stream) {
     size_t bytes = count * dtypeSize(dtype);
     bool is_root = comm->rank == root;
-    return issue(comm, stream, makeOp(Kind::Broadcast, is_root ? send : nullptr, recv, count, dtype, INFINICCL_SUM, root),
+    return issue(comm, stream,
+                 makeOp(Kind::Broadcast, is_root ? send : nullptr, recv, count, dtype, INFINICCL_SUM, root),
                  is_root ? bytes : 0, bytes);
 }
 
@@ -884,12 +888,14 @@ infiniStatus_t reduceScatter(void *send, void *recv, size_t count, infiniDtype_t
                  bytes);
 }
 
-infiniStatus_t send(void *buf, size_t count, infiniDtype_t dtype, int peer, infinicclComm_t comm, infinirtStream_t stream) {
+infiniStatus_t send(void *buf, size_t count, infiniDtype_t dtype, int peer, infinicclComm_t comm,
+                    infinirtStream_t stream) {
     return issue(comm, stream, makeOp(Kind::Send, buf, nullptr, count, dtype, INFINICCL_SUM, peer),
                  count * dtypeSize(dtype), 0);
 }
 
-infiniStatus_t recv(void *buf, size_t count, infiniDtype_t dtype, int peer, infinicclComm_t comm, infinirtStream_t stream) {
+infiniStatus_t recv(void *buf, size_t count, infiniDtype_t dtype, int peer, infinicclComm_t comm,
+                    infinirtStream_t stream) {
     return issue(comm, stream, makeOp(Kind::Recv, nullptr, buf, count, dtype, INFINICCL_SUM, peer), 0,
                  count * dtypeSize(dtype));
 }
@@ -922,8 +928,6 @@ infiniStatus_t groupEnd() {
 
 }  // namespace
 
-void fillCclTable(infiniBackend_t &t) {
-    INFINI_BACKEND_FILL_CCL(t);
-}
+void fillCclTable(infiniBackend_t &t) { INFINI_BACKEND_FILL_CCL(t); }
 
 }  // namespace infini::cpu

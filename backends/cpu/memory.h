@@ -15,8 +15,7 @@ infiniStatus_t freeHost(void *ptr);
 infiniStatus_t mallocAsync(void **ptr, size_t size, infinirtStream_t stream);
 infiniStatus_t freeAsync(void *ptr, infinirtStream_t stream);
 infiniStatus_t memcpySync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
-infiniStatus_t memcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
-                           infinirtStream_t stream);
+infiniStatus_t memcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, infinirtStream_t stream);
 infiniStatus_t memsetSync(void *ptr, int value, size_t size);
 infiniStatus_t memsetAsync(void *ptr, int value, size_t size, infinirtStream_t stream);
 infiniStatus_t pointerGetAttributes(infinirtPointerAttributes_t *attr, const void *ptr);

@@ -19,10 +19,14 @@ bool parseBytes(const char *text, size_t *out) {
     unsigned long long v = std::strtoull(text, &end, 10);
     if (errno != 0 || end == text || text[0] == '-') return false;
     unsigned shift = 0;
-    if (*end == 'K' || *end == 'k') shift = 10, ++end;
-    else if (*end == 'M' || *end == 'm') shift = 20, ++end;
-    else if (*end == 'G' || *end == 'g') shift = 30, ++end;
-    else if (*end == 'T' || *end == 't') shift = 40, ++end;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, ++end;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, ++end;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, ++end;
+    else if (*end == 'T' || *end == 't')
+        shift = 40, ++end;
     if (*end == 'B' || *end == 'b') ++end;
     if (*end != '\0' || v == 0 || (shift && (v >> (64 - shift)) != 0)) return false;
     *out = static_cast<size_t>(v << shift);
@@ -150,8 +154,8 @@ infiniStatus_t takeStreamError(Stream &stream) {
     std::string e = stream.takeError();
     if (e.empty()) return INFINI_STATUS_SUCCESS;
     // families.h: an index a kernel found out of range is reported as BAD_PARAM, "index out of range"
-    const infiniStatus_t status = e.find("index out of range") != std::string::npos ? INFINI_STATUS_BAD_PARAM
-                                                                                     : INFINI_STATUS_INTERNAL_ERROR;
+    const infiniStatus_t status =
+        e.find("index out of range") != std::string::npos ? INFINI_STATUS_BAD_PARAM : INFINI_STATUS_INTERNAL_ERROR;
     return fail(status, "asynchronous error on a stream of cpu:%d: %s", stream.device(), e.c_str());
 }
 

@@ -103,7 +103,8 @@ infiniStatus_t streamCreate(infinirtStream_t *stream) {
 }
 
 infiniStatus_t streamDestroy(infinirtStream_t stream) {
-    if (stream == nullptr) return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamDestroy: the default stream cannot be destroyed");
+    if (stream == nullptr)
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamDestroy: the default stream cannot be destroyed");
     INFINI_CUDA_RETURN(cudaStreamDestroy(asStream(stream)));
     return INFINI_STATUS_SUCCESS;
 }
@@ -205,13 +206,16 @@ cudaMemcpyKind kindOf(infinirtMemcpyKind_t kind) {
 }
 
 infiniStatus_t memcpySync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind) {
-    if (kind < INFINIRT_MEMCPY_H2H || kind > INFINIRT_MEMCPY_D2D) return fail(INFINI_STATUS_BAD_PARAM, "infinirtMemcpy: bad kind %d", kind);
+    if (kind < INFINIRT_MEMCPY_H2H || kind > INFINIRT_MEMCPY_D2D)
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtMemcpy: bad kind %d", kind);
     INFINI_CUDA_RETURN(cudaMemcpy(dst, src, size, kindOf(kind)));
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t memcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, infinirtStream_t stream) {
-    if (kind < INFINIRT_MEMCPY_H2H || kind > INFINIRT_MEMCPY_D2D) return fail(INFINI_STATUS_BAD_PARAM, "infinirtMemcpyAsync: bad kind %d", kind);
+infiniStatus_t memcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                           infinirtStream_t stream) {
+    if (kind < INFINIRT_MEMCPY_H2H || kind > INFINIRT_MEMCPY_D2D)
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtMemcpyAsync: bad kind %d", kind);
     INFINI_CUDA_RETURN(cudaMemcpyAsync(dst, src, size, kindOf(kind), asStream(stream)));
     return INFINI_STATUS_SUCCESS;
 }
@@ -277,15 +281,32 @@ infiniStatus_t destroyHandle(infiniopHandle_t handle) {
 
 const char *opName(int op) {
     if (op >= families::kFamilyOpBase) {  // a family's kernels (families/family.h)
-        static const char *fam[] = {"pointwise", "reduce", "scan", "sort", "index", "nonzero", "random",
-                                    "rows", "norm", "nll_loss", "sdpa", "window"};
+        static const char *fam[] = {"pointwise", "reduce", "scan", "sort",     "index", "nonzero",
+                                    "random",    "rows",   "norm", "nll_loss", "sdpa",  "window"};
         const int f = op - families::kFamilyOpBase;
         return f < static_cast<int>(sizeof(fam) / sizeof(fam[0])) ? fam[f] : "family";
     }
-    static const char *names[] = {"add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm",
-                                  "add_rms_norm", "layer_norm", "softmax", "causal_softmax", "embedding", "rope",
-                                  "topk_softmax", "random_sample", "paged_caching", "gemm", "attention",
-                                  "paged_attention", "paged_attention_prefill"};
+    static const char *names[] = {"add",
+                                  "mul",
+                                  "silu",
+                                  "relu",
+                                  "gelu",
+                                  "swiglu",
+                                  "silu_and_mul",
+                                  "rms_norm",
+                                  "add_rms_norm",
+                                  "layer_norm",
+                                  "softmax",
+                                  "causal_softmax",
+                                  "embedding",
+                                  "rope",
+                                  "topk_softmax",
+                                  "random_sample",
+                                  "paged_caching",
+                                  "gemm",
+                                  "attention",
+                                  "paged_attention",
+                                  "paged_attention_prefill"};
     return op >= 0 && op < static_cast<int>(sizeof(names) / sizeof(names[0])) ? names[op] : "operator";
 }
 
@@ -358,10 +379,10 @@ infiniStatus_t takeDeviceError(int device) {
             return fail(INFINI_STATUS_BAD_PARAM, "%s: seq_lens[%lld] = %lld is out of range [%lld, %lld]", op, copy.a,
                         copy.b, copy.c, copy.d);
         case kErrFamilyIndex:
-            return fail(INFINI_STATUS_BAD_PARAM, "%s: index out of range: %lld is not in [%lld, %lld) (index operand %lld)",
-                        op, copy.a, copy.d ? -copy.b : 0LL, copy.b, copy.c);
-        default:
-            return fail(INFINI_STATUS_BAD_PARAM, "%s: cu_seqlens_q must rise from 0 to %lld", op, copy.a);
+            return fail(INFINI_STATUS_BAD_PARAM,
+                        "%s: index out of range: %lld is not in [%lld, %lld) (index operand %lld)", op, copy.a,
+                        copy.d ? -copy.b : 0LL, copy.b, copy.c);
+        default: return fail(INFINI_STATUS_BAD_PARAM, "%s: cu_seqlens_q must rise from 0 to %lld", op, copy.a);
     }
 }
 

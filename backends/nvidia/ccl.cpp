@@ -96,23 +96,24 @@ const Nccl *nccl(std::string *why) {
     return &table;
 }
 
-#define NCCL_OR_FAIL(n)                                                                      \
-    std::string why_;                                                                        \
-    const Nccl *n = nccl(&why_);                                                             \
+#define NCCL_OR_FAIL(n)          \
+    std::string why_;            \
+    const Nccl *n = nccl(&why_); \
     if (n == nullptr) return fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s", why_.c_str())
 
 // A failing NCCL call as a status with NCCL's message.
 infiniStatus_t ncclFail(const Nccl *n, ncclResult r, const char *what, ncclCommHandle comm = nullptr) {
     const char *last = n->getLastError(comm);
-    return fail(r == 1 || r == 3 ? INFINI_STATUS_INTERNAL_ERROR : r == 4 ? INFINI_STATUS_BAD_PARAM
-                                                                         : INFINI_STATUS_REMOTE_ERROR,
+    return fail(r == 1 || r == 3 ? INFINI_STATUS_INTERNAL_ERROR
+                : r == 4         ? INFINI_STATUS_BAD_PARAM
+                                 : INFINI_STATUS_REMOTE_ERROR,
                 "%s failed: %s%s%s", what, n->getErrorString(r), last && *last ? ": " : "", last ? last : "");
 }
 
-#define NCCL_RETURN(n, expr, comm)                                                   \
-    do {                                                                             \
-        ncclResult r_ = (expr);                                                      \
-        if (r_ != 0) return ncclFail(n, r_, #expr, comm);                            \
+#define NCCL_RETURN(n, expr, comm)                        \
+    do {                                                  \
+        ncclResult r_ = (expr);                           \
+        if (r_ != 0) return ncclFail(n, r_, #expr, comm); \
     } while (0)
 
 struct Comm {
@@ -125,7 +126,9 @@ Comm *asComm(infinicclComm_t c) { return reinterpret_cast<Comm *>(c); }
 int ncclType(infiniDtype_t t) {
     switch (t) {
         case INFINI_DTYPE_I8: return 0;
-        case INFINI_DTYPE_U8: case INFINI_DTYPE_BOOL: case INFINI_DTYPE_BYTE: return 1;
+        case INFINI_DTYPE_U8:
+        case INFINI_DTYPE_BOOL:
+        case INFINI_DTYPE_BYTE: return 1;
         case INFINI_DTYPE_I32: return 2;
         case INFINI_DTYPE_U32: return 3;
         case INFINI_DTYPE_I64: return 4;
@@ -143,7 +146,9 @@ void asBytes(infiniDtype_t &t, size_t &count) {
     if (ncclType(t) >= 0) return;
     size_t es = 0;
     switch (t) {
-        case INFINI_DTYPE_I16: case INFINI_DTYPE_U16: case INFINI_DTYPE_C16: es = 2; break;
+        case INFINI_DTYPE_I16:
+        case INFINI_DTYPE_U16:
+        case INFINI_DTYPE_C16: es = 2; break;
         case INFINI_DTYPE_C32: es = 4; break;
         case INFINI_DTYPE_C64: es = 8; break;
         case INFINI_DTYPE_C128: es = 16; break;
@@ -304,8 +309,6 @@ infiniStatus_t groupEnd() {
 
 }  // namespace
 
-void fillCclTable(infiniBackend_t &t) {
-    INFINI_BACKEND_FILL_CCL(t);
-}
+void fillCclTable(infiniBackend_t &t) { INFINI_BACKEND_FILL_CCL(t); }
 
 }  // namespace infini::nvidia

@@ -16,10 +16,10 @@ void fillCclTable(infiniBackend_t &table);
 // A failing CUDA call as a status with the call's name and CUDA's message.
 infiniStatus_t cudaFail(cudaError_t err, const char *what);
 
-#define INFINI_CUDA_RETURN(expr)                                                   \
-    do {                                                                           \
-        cudaError_t err_ = (expr);                                                 \
-        if (err_ != cudaSuccess) return ::infini::nvidia::cudaFail(err_, #expr);   \
+#define INFINI_CUDA_RETURN(expr)                                                 \
+    do {                                                                         \
+        cudaError_t err_ = (expr);                                               \
+        if (err_ != cudaSuccess) return ::infini::nvidia::cudaFail(err_, #expr); \
     } while (0)
 
 // Data-dependent errors found by kernels (an index out of range): the first one per device is written
@@ -27,10 +27,10 @@ infiniStatus_t cudaFail(cudaError_t err, const char *what);
 // surfaces as a status with a message at the next synchronization or operator call.
 enum DeviceErrorKind : int32_t {
     kErrNone = 0,
-    kErrIndex = 1,    // "<op>: index <a> in <arg> is out of range [0, <b>)"
-    kErrSeqLen = 2,   // "<op>: seq_lens[<a>] = <b> is out of range [<c>, <d>]" (c < 0: "q_len")
-    kErrCuSeqlens = 3, // "<op>: cu_seqlens_q must rise from 0 to <a>"
-    kErrFamilyIndex = 4 // "<family>: index out of range: <a> is not in [0, <b>) (index operand <c>)"; d = 1: [-b, b)
+    kErrIndex = 1,       // "<op>: index <a> in <arg> is out of range [0, <b>)"
+    kErrSeqLen = 2,      // "<op>: seq_lens[<a>] = <b> is out of range [<c>, <d>]" (c < 0: "q_len")
+    kErrCuSeqlens = 3,   // "<op>: cu_seqlens_q must rise from 0 to <a>"
+    kErrFamilyIndex = 4  // "<family>: index out of range: <a> is not in [0, <b>) (index operand <c>)"; d = 1: [-b, b)
 };
 
 enum DeviceErrorArg : int32_t { kArgIndices, kArgPosIds, kArgSlotMapping, kArgBlockTables, kArgSeqLens, kArgCuSeqlens };
@@ -44,7 +44,7 @@ struct DeviceError {
     int32_t arg;   // DeviceErrorArg
     int32_t pad;
     long long a, b, c, d;
-    int *claim;    // device memory: 0 while unclaimed
+    int *claim;  // device memory: 0 while unclaimed
 };
 
 // The device-side pointer of device id's error record (mapped pinned memory); nullptr on failure.

@@ -23,57 +23,148 @@ ROOT = os.path.dirname(HERE)
 
 # name, C name, outputs, inputs, create-time scalars, one-line contract; order = infiniopOp_t
 OPS = [
-    ("add", "Add", ["c"], ["a", "b"], [], "c = a + b, elementwise; a, b and c have c's shape (broadcast with zero strides)"),
-    ("mul", "Mul", ["c"], ["a", "b"], [], "c = a * b, elementwise; a, b and c have c's shape (broadcast with zero strides)"),
+    (
+        "add",
+        "Add",
+        ["c"],
+        ["a", "b"],
+        [],
+        "c = a + b, elementwise; a, b and c have c's shape (broadcast with zero strides)",
+    ),
+    (
+        "mul",
+        "Mul",
+        ["c"],
+        ["a", "b"],
+        [],
+        "c = a * b, elementwise; a, b and c have c's shape (broadcast with zero strides)",
+    ),
     ("silu", "Silu", ["y"], ["x"], [], "y = x * sigmoid(x)"),
     ("relu", "Relu", ["y"], ["x"], [], "y = max(x, 0)"),
     ("gelu", "Gelu", ["y"], ["x"], ["int approximate"], "y = gelu(x); approximate 0: erf form, 1: tanh form"),
     ("swiglu", "SwiGLU", ["c"], ["a", "b"], [], "c = a * silu(b) (b is the gate)"),
     ("silu_and_mul", "SiluAndMul", ["y"], ["x"], [], "y = silu(x[..., :d]) * x[..., d:], d = x's last dim / 2"),
     ("rms_norm", "RMSNorm", ["y"], ["x", "w"], ["float epsilon"], "y = x / sqrt(mean(x^2, last dim) + epsilon) * w"),
-    ("add_rms_norm", "AddRMSNorm", ["y", "residual_out"], ["a", "b", "w"], ["float epsilon"],
-     "residual_out = a + b; y = rms_norm(residual_out, w, epsilon)"),
-    ("layer_norm", "LayerNorm", ["y"], ["x", "w", "bias"], ["float epsilon"],
-     "y = (x - mean) / sqrt(var + epsilon) * w + bias over the last dim (bias may be NULL)"),
+    (
+        "add_rms_norm",
+        "AddRMSNorm",
+        ["y", "residual_out"],
+        ["a", "b", "w"],
+        ["float epsilon"],
+        "residual_out = a + b; y = rms_norm(residual_out, w, epsilon)",
+    ),
+    (
+        "layer_norm",
+        "LayerNorm",
+        ["y"],
+        ["x", "w", "bias"],
+        ["float epsilon"],
+        "y = (x - mean) / sqrt(var + epsilon) * w + bias over the last dim (bias may be NULL)",
+    ),
     ("softmax", "Softmax", ["y"], ["x"], ["int dim"], "y = softmax(x) along dim"),
-    ("causal_softmax", "CausalSoftmax", ["y"], ["x"], [],
-     "softmax over the last dim of x [..., q, kv], masking (i, j) where j > i + kv - q"),
-    ("embedding", "Embedding", ["y"], ["indices", "weight"], [],
-     "y[..., :] = weight[indices[...], :] (int32 or int64 indices)"),
-    ("rope", "RoPE", ["y"], ["x", "pos_ids", "sin_table", "cos_table"], ["int algo"],
-     "rotary embedding of x [..., seq, heads, head_dim]; algo 0: GPT-NeoX halves, 1: GPT-J interleaved pairs"),
-    ("topk_softmax", "TopkSoftmax", ["weights", "indices"], ["logits"], ["int k", "int renormalize"],
-     "MoE routing: softmax of logits [tokens, experts] (float32 weights), top k per row (ties: lower index first), "
-     "optionally renormalized; indices int64"),
-    ("random_sample", "RandomSample", ["result"], ["logits", "random_val"], ["float topp", "int topk", "float temperature"],
-     "top-k/top-p sampling of logits [vocab] or [batch, vocab] with random_val (float32 [batch] or []) as in docs/ops.md; "
-     "result int64"),
-    ("paged_caching", "PagedCaching", ["k_cache", "v_cache"], ["k", "v", "slot_mapping"], [],
-     "writes k/v [tokens, kv_heads, d] into caches [blocks, kv_heads, block_size, d] at slot_mapping "
-     "(negative slots skipped)"),
-    ("gemm", "Gemm", ["c"], ["a", "b", "c_in"], ["float alpha", "float beta"],
-     "c = alpha * a @ b + beta * c_in (c_in may be NULL); 2-D, or batched 3-D"),
-    ("attention", "Attention", ["out", "k_cache", "v_cache"], ["q", "k", "v"], ["int pos"],
-     "writes k, v [kv_heads, seq, d] into the caches [kv_heads, max_seq, d] at pos, then causal attention of q "
-     "[heads, seq, d] over cache rows [0, pos + seq) with scale 1/sqrt(d), grouped-query when heads > kv_heads"),
-    ("paged_attention", "PagedAttention", ["out"], ["q", "k_cache", "v_cache", "block_tables", "seq_lens", "alibi_slopes"],
-     ["float scale"],
-     "decode attention: q [seqs, heads, d] over each sequence's first seq_lens[s] cached tokens (caches "
-     "[blocks, kv_heads, block_size, d], block_tables [seqs, max_blocks]); alibi_slopes may be NULL"),
-    ("paged_attention_prefill", "PagedAttentionPrefill", ["out"],
-     ["q", "k_cache", "v_cache", "block_tables", "seq_lens", "cu_seqlens_q", "alibi_slopes"], ["float scale"],
-     "prefill attention: sequence s owns q rows cu_seqlens_q[s]..cu_seqlens_q[s+1]; its j-th row sits at position "
-     "seq_lens[s] - q_len + j and attends causally to the cache"),
+    (
+        "causal_softmax",
+        "CausalSoftmax",
+        ["y"],
+        ["x"],
+        [],
+        "softmax over the last dim of x [..., q, kv], masking (i, j) where j > i + kv - q",
+    ),
+    (
+        "embedding",
+        "Embedding",
+        ["y"],
+        ["indices", "weight"],
+        [],
+        "y[..., :] = weight[indices[...], :] (int32 or int64 indices)",
+    ),
+    (
+        "rope",
+        "RoPE",
+        ["y"],
+        ["x", "pos_ids", "sin_table", "cos_table"],
+        ["int algo"],
+        "rotary embedding of x [..., seq, heads, head_dim]; algo 0: GPT-NeoX halves, 1: GPT-J interleaved pairs",
+    ),
+    (
+        "topk_softmax",
+        "TopkSoftmax",
+        ["weights", "indices"],
+        ["logits"],
+        ["int k", "int renormalize"],
+        "MoE routing: softmax of logits [tokens, experts] (float32 weights), top k per row (ties: lower index first), "
+        "optionally renormalized; indices int64",
+    ),
+    (
+        "random_sample",
+        "RandomSample",
+        ["result"],
+        ["logits", "random_val"],
+        ["float topp", "int topk", "float temperature"],
+        "top-k/top-p sampling of logits [vocab] or [batch, vocab] with random_val (float32 [batch] or []) as in docs/ops.md; "
+        "result int64",
+    ),
+    (
+        "paged_caching",
+        "PagedCaching",
+        ["k_cache", "v_cache"],
+        ["k", "v", "slot_mapping"],
+        [],
+        "writes k/v [tokens, kv_heads, d] into caches [blocks, kv_heads, block_size, d] at slot_mapping "
+        "(negative slots skipped)",
+    ),
+    (
+        "gemm",
+        "Gemm",
+        ["c"],
+        ["a", "b", "c_in"],
+        ["float alpha", "float beta"],
+        "c = alpha * a @ b + beta * c_in (c_in may be NULL); 2-D, or batched 3-D",
+    ),
+    (
+        "attention",
+        "Attention",
+        ["out", "k_cache", "v_cache"],
+        ["q", "k", "v"],
+        ["int pos"],
+        "writes k, v [kv_heads, seq, d] into the caches [kv_heads, max_seq, d] at pos, then causal attention of q "
+        "[heads, seq, d] over cache rows [0, pos + seq) with scale 1/sqrt(d), grouped-query when heads > kv_heads",
+    ),
+    (
+        "paged_attention",
+        "PagedAttention",
+        ["out"],
+        ["q", "k_cache", "v_cache", "block_tables", "seq_lens", "alibi_slopes"],
+        ["float scale"],
+        "decode attention: q [seqs, heads, d] over each sequence's first seq_lens[s] cached tokens (caches "
+        "[blocks, kv_heads, block_size, d], block_tables [seqs, max_blocks]); alibi_slopes may be NULL",
+    ),
+    (
+        "paged_attention_prefill",
+        "PagedAttentionPrefill",
+        ["out"],
+        ["q", "k_cache", "v_cache", "block_tables", "seq_lens", "cu_seqlens_q", "alibi_slopes"],
+        ["float scale"],
+        "prefill attention: sequence s owns q rows cu_seqlens_q[s]..cu_seqlens_q[s+1]; its j-th row sits at position "
+        "seq_lens[s] - q_len + j and attends causally to the cache",
+    ),
 ]
 
 
 def header(name, camel, outs, ins, extra, doc):
     guard = f"INFINI_OPS_{name.upper()}_H_"
     t = f"infiniop{camel}Descriptor_t"
-    create = ",\n    ".join(["infiniopHandle_t handle", f"{t} *desc_ptr"]
-                            + [f"infiniopTensorDescriptor_t {o}_desc" for o in outs + ins] + extra)
-    run = ",\n    ".join([f"{t} desc", "void *workspace", "size_t workspace_size"] + [f"void *{o}" for o in outs]
-                         + [f"const void *{i}" for i in ins] + ["infinirtStream_t stream"])
+    create = ",\n    ".join(
+        ["infiniopHandle_t handle", f"{t} *desc_ptr"]
+        + [f"infiniopTensorDescriptor_t {o}_desc" for o in outs + ins]
+        + extra
+    )
+    run = ",\n    ".join(
+        [f"{t} desc", "void *workspace", "size_t workspace_size"]
+        + [f"void *{o}" for o in outs]
+        + [f"const void *{i}" for i in ins]
+        + ["infinirtStream_t stream"]
+    )
     return f"""/* {name}: {doc}. (generated by backends/tools/gen_ops.py) */
 #ifndef {guard}
 #define {guard}
@@ -100,10 +191,17 @@ INFINI_API infiniStatus_t infiniopDestroy{camel}Descriptor({t} desc);
 def forwarding(name, camel, outs, ins, extra, doc):
     t = f"infiniop{camel}Descriptor_t"
     enum = "INFINIOP_OP_" + name.upper()
-    create = ", ".join(["infiniopHandle_t handle", f"{t} *desc_ptr"]
-                       + [f"infiniopTensorDescriptor_t {o}_desc" for o in outs + ins] + extra)
-    run = ", ".join([f"{t} desc", "void *workspace", "size_t workspace_size"] + [f"void *{o}" for o in outs]
-                    + [f"const void *{i}" for i in ins] + ["infinirtStream_t stream"])
+    create = ", ".join(
+        ["infiniopHandle_t handle", f"{t} *desc_ptr"]
+        + [f"infiniopTensorDescriptor_t {o}_desc" for o in outs + ins]
+        + extra
+    )
+    run = ", ".join(
+        [f"{t} desc", "void *workspace", "size_t workspace_size"]
+        + [f"void *{o}" for o in outs]
+        + [f"const void *{i}" for i in ins]
+        + ["infinirtStream_t stream"]
+    )
     tensors = ", ".join(f"{o}_desc" for o in outs + ins)
     floats = ", ".join(e.split()[1] for e in extra if e.startswith("float"))
     ints = ", ".join(e.split()[1] for e in extra if e.startswith("int"))
@@ -162,7 +260,8 @@ def generated() -> dict[str, str]:
     files[os.path.join(ROOT, "core", "ops.cpp")] = (
         "// ops.cpp: the typed operator entry points of the C ABI, each forwarded to the generic create/run/\n"
         "// destroy of op_api.cpp. Generated by backends/tools/gen_ops.py from its table: edit that, not this.\n"
-        '#include "op_api.h"\n\n' + "\n".join(forwarding(*op) for op in OPS))
+        '#include "op_api.h"\n\n' + "\n".join(forwarding(*op) for op in OPS)
+    )
     return files
 
 

@@ -90,8 +90,9 @@ struct BatchNormResult {
 BatchNormResult batchNorm(const char *op, const Tensor &input, const Tensor &weight, const Tensor &bias,
                           const Tensor &running_mean, const Tensor &running_var, bool training, double momentum,
                           double eps) {
-    checkChannels(op, input, {{"weight", &weight}, {"bias", &bias}, {"running_mean", &running_mean},
-                              {"running_var", &running_var}});
+    checkChannels(
+        op, input,
+        {{"weight", &weight}, {"bias", &bias}, {"running_mean", &running_mean}, {"running_var", &running_var}});
     const at::ScalarType ct = computeType(input), pt = paramType(input, {&weight, &bias, &running_mean, &running_var});
     const int64_t c = input.size(1);
     const int64_t count = c > 0 ? input.numel() / c : 0;
@@ -149,8 +150,7 @@ Tensor3 nativeBatchNorm(const Tensor &input, const std::optional<Tensor> &weight
 }
 
 // Copies a result into given out tensors (resized as torch's out= convention does).
-std::tuple<Tensor &, Tensor &, Tensor &> intoOuts(const char *op, const Tensor3 &r, Tensor &out, Tensor &a,
-                                                  Tensor &b) {
+std::tuple<Tensor &, Tensor &, Tensor &> intoOuts(const char *op, const Tensor3 &r, Tensor &out, Tensor &a, Tensor &b) {
     Tensor *outs[3] = {&out, &a, &b};
     const Tensor *vals[3] = {&std::get<0>(r), &std::get<1>(r), &std::get<2>(r)};
     for (int k = 0; k < 3; ++k) {
@@ -162,10 +162,12 @@ std::tuple<Tensor &, Tensor &, Tensor &> intoOuts(const char *op, const Tensor3 
     return {out, a, b};
 }
 
-std::tuple<Tensor &, Tensor &, Tensor &> nativeBatchNormOut(
-    const Tensor &input, const std::optional<Tensor> &weight, const std::optional<Tensor> &bias,
-    const std::optional<Tensor> &running_mean, const std::optional<Tensor> &running_var, bool training,
-    double momentum, double eps, Tensor &out, Tensor &save_mean, Tensor &save_invstd) {
+std::tuple<Tensor &, Tensor &, Tensor &> nativeBatchNormOut(const Tensor &input, const std::optional<Tensor> &weight,
+                                                            const std::optional<Tensor> &bias,
+                                                            const std::optional<Tensor> &running_mean,
+                                                            const std::optional<Tensor> &running_var, bool training,
+                                                            double momentum, double eps, Tensor &out, Tensor &save_mean,
+                                                            Tensor &save_invstd) {
     if (!floatInputs({&input, &valueOr(weight), &valueOr(bias), &valueOr(running_mean), &valueOr(running_var)})) {
         return detail::fallback<at::_ops::native_batch_norm_out, std::tuple<Tensor &, Tensor &, Tensor &>,
                                 const Tensor &, const std::optional<Tensor> &, const std::optional<Tensor> &,
@@ -248,8 +250,7 @@ Tensor3 nativeBatchNormBackward(const Tensor &grad_out, const Tensor &input, con
     const int64_t count = c > 0 ? input.numel() / c : 0;
     Tensor mean, invstd;
     if (train) {
-        TORCH_CHECK(save_mean.defined() && save_invstd.defined() && save_mean.numel() == c &&
-                        save_invstd.numel() == c,
+        TORCH_CHECK(save_mean.defined() && save_invstd.defined() && save_mean.numel() == c && save_invstd.numel() == c,
                     op, ": training needs save_mean and save_invstd of ", c, " elements");
         mean = contiguousAs(op, save_mean, ct);
         invstd = contiguousAs(op, save_invstd, ct);
@@ -296,17 +297,15 @@ Tensor3 nativeGroupNorm(const Tensor &input, const std::optional<Tensor> &weight
     const Tensor &weight = valueOr(weight_opt), &bias = valueOr(bias_opt);
     if (!floatInputs({&input, &weight, &bias})) {
         return detail::fallback<at::_ops::native_group_norm, Tensor3, const Tensor &, const std::optional<Tensor> &,
-                                const std::optional<Tensor> &, c10::SymInt, c10::SymInt, c10::SymInt, int64_t,
-                                double>(input, weight_opt, bias_opt, std::move(n_s), std::move(c_s), std::move(hw_s),
-                                        group, eps);
+                                const std::optional<Tensor> &, c10::SymInt, c10::SymInt, c10::SymInt, int64_t, double>(
+            input, weight_opt, bias_opt, std::move(n_s), std::move(c_s), std::move(hw_s), group, eps);
     }
     const char *op = "aten::native_group_norm";
     const int64_t n = n_s.guard_int(__FILE__, __LINE__), c = c_s.guard_int(__FILE__, __LINE__),
                   hw = hw_s.guard_int(__FILE__, __LINE__);
     TORCH_CHECK(group > 0 && c % group == 0, "Expected number of channels in input to be divisible by num_groups, ",
                 "but got input of shape ", input.sizes(), " and num_groups=", group);
-    TORCH_CHECK(input.numel() == n * c * hw, op, ": input ", input.sizes(), " is not N=", n, " x C=", c, " x HxW=",
-                hw);
+    TORCH_CHECK(input.numel() == n * c * hw, op, ": input ", input.sizes(), " is not N=", n, " x C=", c, " x HxW=", hw);
     for (const Tensor *t : {&weight, &bias}) {
         TORCH_CHECK(!t->defined() || t->numel() == c, "Expected weight / bias to be a vector of size equal to the ",
                     "number of channels in input, but got ", t->sizes(), " and input of shape ", input.sizes());
@@ -343,10 +342,10 @@ Tensor3 nativeGroupNormBackward(const Tensor &grad_out, const Tensor &input, con
     const Tensor &weight = valueOr(weight_opt);
     if (!floatInputs({&grad_out, &input, &mean_in, &rstd_in, &weight})) {
         return detail::fallback<at::_ops::native_group_norm_backward, Tensor3, const Tensor &, const Tensor &,
-                                const Tensor &, const Tensor &, const std::optional<Tensor> &, c10::SymInt,
-                                c10::SymInt, c10::SymInt, int64_t, std::array<bool, 3>>(
-            grad_out, input, mean_in, rstd_in, weight_opt, std::move(n_s), std::move(c_s), std::move(hw_s), group,
-            mask);
+                                const Tensor &, const Tensor &, const std::optional<Tensor> &, c10::SymInt, c10::SymInt,
+                                c10::SymInt, int64_t, std::array<bool, 3>>(grad_out, input, mean_in, rstd_in,
+                                                                           weight_opt, std::move(n_s), std::move(c_s),
+                                                                           std::move(hw_s), group, mask);
     }
     const char *op = "aten::native_group_norm_backward";
     const int64_t n = n_s.guard_int(__FILE__, __LINE__), c = c_s.guard_int(__FILE__, __LINE__),

@@ -313,8 +313,8 @@ Tensor convolution(const Tensor &input, const Tensor &weight, const std::optiona
         const int64_t in = input.size(2 + d), k = weight.size(2 + d);
         out_size[2 + d] = transposed ? convIn(in, k, stride[d], padding[d], dilation[d], output_padding[d])
                                      : convOut(in, k, stride[d], padding[d], dilation[d]);
-        TORCH_CHECK(out_size[2 + d] > 0, op, ": the output of input ", input.sizes(), " and weight ",
-                    weight.sizes(), " would be empty");
+        TORCH_CHECK(out_size[2 + d] > 0, op, ": the output of input ", input.sizes(), " and weight ", weight.sizes(),
+                    " would be empty");
     }
     Tensor out = at::empty(out_size, input.options());
     if (out.numel() == 0) return out;
@@ -350,10 +350,9 @@ std::tuple<Tensor, Tensor, Tensor> convolutionBackward(const Tensor &grad_output
             bias_sizes.has_value() ? at::OptionalSymIntArrayRef(*bias_sizes) : at::OptionalSymIntArrayRef();
         return detail::fallback<at::_ops::convolution_backward, std::tuple<Tensor, Tensor, Tensor>, const Tensor &,
                                 const Tensor &, const Tensor &, at::OptionalSymIntArrayRef, SymIntArrayRef,
-                                SymIntArrayRef, SymIntArrayRef, bool, SymIntArrayRef, c10::SymInt,
-                                std::array<bool, 3>>(grad_output, input, weight, bias_ref, stride_s, padding_s,
-                                                     dilation_s, transposed, output_padding_s, std::move(groups_s),
-                                                     mask);
+                                SymIntArrayRef, SymIntArrayRef, bool, SymIntArrayRef, c10::SymInt, std::array<bool, 3>>(
+            grad_output, input, weight, bias_ref, stride_s, padding_s, dilation_s, transposed, output_padding_s,
+            std::move(groups_s), mask);
     }
     const char *op = kBackward;
     auto stride = C10_AS_INTARRAYREF_SLOW(stride_s), padding = C10_AS_INTARRAYREF_SLOW(padding_s),
@@ -435,7 +434,7 @@ Tensor im2col(const Tensor &self, at::IntArrayRef kernel, at::IntArrayRef dilati
               at::IntArrayRef stride) {
     if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_IM2COL)) {
         return detail::fallback<at::_ops::im2col, Tensor, const Tensor &, at::IntArrayRef, at::IntArrayRef,
-                              at::IntArrayRef, at::IntArrayRef>(self, kernel, dilation, padding, stride);
+                                at::IntArrayRef, at::IntArrayRef>(self, kernel, dilation, padding, stride);
     }
     const char *op = "aten::im2col";
     const Unfold u = unfoldOf(kernel, dilation, padding, stride);
@@ -457,8 +456,8 @@ Tensor col2im(const Tensor &self, SymIntArrayRef output_size_s, at::IntArrayRef 
               at::IntArrayRef padding, at::IntArrayRef stride) {
     if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_COL2IM)) {
         return detail::fallback<at::_ops::col2im, Tensor, const Tensor &, SymIntArrayRef, at::IntArrayRef,
-                              at::IntArrayRef, at::IntArrayRef, at::IntArrayRef>(self, output_size_s, kernel,
-                                                                                 dilation, padding, stride);
+                                at::IntArrayRef, at::IntArrayRef, at::IntArrayRef>(self, output_size_s, kernel,
+                                                                                   dilation, padding, stride);
     }
     const char *op = "aten::col2im";
     const auto output_size = C10_AS_INTARRAYREF_SLOW(output_size_s);

@@ -33,9 +33,7 @@ Span spanOf(const at::Tensor &t) {
 
 const char *storageBase(const at::Tensor &t) { return static_cast<const char *>(t.storage().data()); }
 
-void deviceSync(const at::Tensor &t) {
-    synchronizeStream(getCurrentStream(t.device().index()));
-}
+void deviceSync(const at::Tensor &t) { synchronizeStream(getCurrentStream(t.device().index())); }
 
 // A CPU tensor holding the values of an infini tensor (same sizes and strides), read synchronously.
 at::Tensor stageToCpu(const at::Tensor &src) {
@@ -115,8 +113,8 @@ void copyToCpu(const at::Tensor &src, const at::Tensor &dst, bool non_blocking) 
         c10::DeviceGuard guard(src.device());
         c10::Stream stream = getCurrentStream(src.device().index());
         char *out = const_cast<char *>(storageBase(dst)) + d.offset;
-        INFINI_CHECK(infinirtMemcpyAsync(out, storageBase(src) + s.offset, s.bytes, INFINIRT_MEMCPY_D2H,
-                                         native_stream(stream)));
+        INFINI_CHECK(
+            infinirtMemcpyAsync(out, storageBase(src) + s.offset, s.bytes, INFINIRT_MEMCPY_D2H, native_stream(stream)));
         if (non_blocking && isPinnedPtr(out)) {
             recordPinnedUse(out, stream);
         } else {
@@ -209,8 +207,8 @@ void copyCudaInfini(const at::Tensor &src, const at::Tensor &dst) {
     }
     c10::DeviceGuard guard(inf.device());
     auto *cuda_impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
-    infinirtStream_t cs = static_cast<infinirtStream_t>(
-        reinterpret_cast<void *>(cuda_impl->getStream(cuda.device()).native_handle()));
+    infinirtStream_t cs =
+        static_cast<infinirtStream_t>(reinterpret_cast<void *>(cuda_impl->getStream(cuda.device()).native_handle()));
     infinirtStream_t is = native_stream(getCurrentStream(inf.device().index()));
     BridgeEvent before, after;
     INFINI_CHECK(infinirtEventRecord(before.event, is));  // the infini tensor's earlier work
@@ -228,7 +226,7 @@ at::Tensor copy_from(const at::Tensor &self, const at::Tensor &dst, bool non_blo
     TORCH_CHECK(isInfini(self) || isInfini(dst), "infini: _copy_from needs an infini tensor");
     if (dst.numel() == 0) return dst;
     at::Tensor src = self.sizes() == dst.sizes() ? self : self.expand(dst.sizes());  // copy_ broadcasts
-    if (isInfini(src) && isInfini(dst) && src.device() == dst.device()) {  // as torch's own copy_ checks
+    if (isInfini(src) && isInfini(dst) && src.device() == dst.device()) {            // as torch's own copy_ checks
         if (at::get_overlap_status(src, dst) == at::MemOverlapStatus::Full) return dst;
         at::assert_no_internal_overlap(dst);
         at::assert_no_partial_overlap(dst, src);

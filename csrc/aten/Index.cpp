@@ -143,8 +143,8 @@ void scatterReduce(const char *name, at::impl::MetaBase &op, const Tensor &self,
     scatterInto(name, reduceOp(reduce), out, dim, index, src);
 }
 
-void scatterValueReduce(const char *name, at::impl::MetaBase &op, const Tensor &self, int64_t dim,
-                        const Tensor &index, const Scalar &value, c10::string_view reduce) {
+void scatterValueReduce(const char *name, at::impl::MetaBase &op, const Tensor &self, int64_t dim, const Tensor &index,
+                        const Scalar &value, c10::string_view reduce) {
     const Tensor &out = scatterOut(op, self, &dim);
     if (index.numel() == 0) return;
     scatterInto(name, reduceOp(reduce), out, dim, index, scalarLike(value, out, atLeast1d(index).sizes()));
@@ -263,8 +263,9 @@ Tensor &indexFillImpl(Tensor &self, int64_t dim, const Tensor &index, const Tens
     checkSameDevice("index_fill_", self, index, "index");
     at::assert_no_overlap(self, index);
     if (at::has_internal_overlap(self) == at::MemOverlap::Yes) {
-        TORCH_WARN("Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
-                   "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
+        TORCH_WARN(
+            "Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+            "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
     }
     Tensor s = atLeast1d(self);
     dim = at::maybe_wrap_dim(dim, s.dim());
@@ -305,8 +306,8 @@ Tensor &takeImpl(const Tensor &self, const Tensor &index, Tensor &out) {
                 "take(): self and out expected to have the same dtype, but got self.dtype = ", self.scalar_type(),
                 " and out.dtype = ", out.scalar_type());
     TORCH_CHECK(self.device() == out.device() && self.device() == index.device(),
-                "take(): self, index and out expected to be in the same device, but got self.device = ",
-                self.device(), ", index.device = ", index.device(), ", and out.device = ", out.device());
+                "take(): self, index and out expected to be in the same device, but got self.device = ", self.device(),
+                ", index.device = ", index.device(), ", and out.device = ", out.device());
     TORCH_CHECK_INDEX(!(self.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
     at::assert_no_internal_overlap(out);
     at::assert_no_overlap(out, index);
@@ -330,7 +331,7 @@ Tensor take(const Tensor &self, const Tensor &index) {
 Tensor &takeOut(const Tensor &self, const Tensor &index, Tensor &out) {
     if (!isFamilyDtype(self.scalar_type()) || !isFamilyDtype(out.scalar_type())) {
         return detail::fallback<at::_ops::take_out, Tensor &, const Tensor &, const Tensor &, Tensor &>(self, index,
-                                                                                                     out);
+                                                                                                        out);
     }
     return takeImpl(self, index, out);
 }
@@ -351,7 +352,8 @@ Tensor &put_(Tensor &self, const Tensor &index, const Tensor &source, bool accum
                 self.device(), ", index.device = ", index.device(), ", and source.device = ", source.device());
     TORCH_CHECK_INDEX(source.numel() == index.numel(),
                       "put_(): Expected source and index to have the same number of elements, but got "
-                      "source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
+                      "source.numel() = ",
+                      source.numel(), ", index.numel() = ", index.numel());
     TORCH_CHECK_INDEX(!(self.numel() == 0 && index.numel() != 0), "put_(): Tried to put elements into an empty tensor");
     at::assert_no_internal_overlap(self);
     at::assert_no_overlap(self, index);

@@ -134,9 +134,9 @@ Tensor &indexTensorOut(const Tensor &self, const IndexList &indices, Tensor &out
 // ---- index_put: torch's AdvancedIndex, built here (its constructor is not exported) ----
 
 struct AdvancedIndex {
-    Tensor src;                   // self with the indexed dims replaced by the indices' shape, stride 0
-    std::vector<Tensor> indices;  // broadcast to src's shape
-    at::DimVector sizes, strides; // of the indexed dims (strides in elements)
+    Tensor src;                    // self with the indexed dims replaced by the indices' shape, stride 0
+    std::vector<Tensor> indices;   // broadcast to src's shape
+    at::DimVector sizes, strides;  // of the indexed dims (strides in elements)
 };
 
 // The index tensors on self's device, each boolean (or uint8) mask replaced by its nonzero coordinates, one
@@ -164,8 +164,8 @@ std::vector<Tensor> expandIndices(const Tensor &self, const IndexList &orig) {
         }
         for (int64_t j = 0; j < index.dim(); ++j) {
             const int64_t dim = static_cast<int64_t>(result.size()) + j;
-            TORCH_CHECK_INDEX(index.size(j) == self.size(dim), "The shape of the mask ", index.sizes(), " at index ",
-                              j, " does not match the shape of the indexed tensor ", self.sizes(), " at index ", dim);
+            TORCH_CHECK_INDEX(index.size(j) == self.size(dim), "The shape of the mask ", index.sizes(), " at index ", j,
+                              " does not match the shape of the indexed tensor ", self.sizes(), " at index ", dim);
         }
         Tensor coords = index.nonzero();
         for (int64_t j = 0; j < index.dim(); ++j) result.push_back(coords.select(1, j));
@@ -227,15 +227,16 @@ AdvancedIndex makeAdvancedIndex(Tensor self, const IndexList &orig) {
 
 Tensor &indexPutImpl(Tensor &self, const IndexList &indices, const Tensor &values, bool accumulate, bool unsafe) {
     auto fallback = [&]() -> Tensor & {
-        return detail::fallback<at::_ops::_index_put_impl_, Tensor &, Tensor &, const IndexList &, const Tensor &,
-                                bool, bool>(self, indices, values, accumulate, unsafe);
+        return detail::fallback<at::_ops::_index_put_impl_, Tensor &, Tensor &, const IndexList &, const Tensor &, bool,
+                                bool>(self, indices, values, accumulate, unsafe);
     };
     if (!isFamilyDtype(self.scalar_type())) return fallback();
     TORCH_CHECK_INDEX(indices.size() <= static_cast<size_t>(self.dim()), "too many indices for tensor of dimension ",
                       self.dim(), " (got ", indices.size(), ")");
     if (at::has_internal_overlap(self) == at::MemOverlap::Yes) {
-        TORCH_WARN("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
-                   "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor");
+        TORCH_WARN(
+            "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+            "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor");
     }
     if (!accumulate) {
         auto [fill, mask] = at::native::canDispatchToMaskedFill(self, indices, values);

@@ -11,8 +11,10 @@ at::Tensor aliasOnDevice(const at::Tensor &src, c10::Device device) {
     TORCH_CHECK(to_cuda || to_infini, "infini: a shared view can be on cuda or infini, not ", device);
     TORCH_CHECK(src.device().is_cuda() || src.device().type() == c10::DeviceType::PrivateUse1,
                 "infini: a shared view needs a cuda or infini tensor, got one on ", src.device());
-    TORCH_CHECK(backendType() == INFINI_DEVICE_NVIDIA, "infini: infini and cuda tensors share memory only with the "
-                "nvidia backend (this process runs the ", backendName(), " backend)");
+    TORCH_CHECK(backendType() == INFINI_DEVICE_NVIDIA,
+                "infini: infini and cuda tensors share memory only with the "
+                "nvidia backend (this process runs the ",
+                backendName(), " backend)");
     if (src.device().type() == device.type()) return src;
     const c10::DeviceIndex index = device.has_index() ? device.index() : src.device().index();
     TORCH_CHECK(index == src.device().index(), "infini: a shared view stays on the same GPU: ", src.device(),

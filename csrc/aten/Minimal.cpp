@@ -74,8 +74,8 @@ const at::Tensor &resize_(const at::Tensor &self, c10::IntArrayRef size,
     impl->set_sizes_contiguous(size);
     auto format = memory_format.value_or(c10::MemoryFormat::Contiguous);
     if (format != c10::MemoryFormat::Preserve) impl->empty_tensor_restride(format);
-    size_t needed = at::detail::computeStorageNbytes(self.sizes(), self.strides(), itemsize,
-                                                     self.storage_offset() * itemsize);
+    size_t needed =
+        at::detail::computeStorageNbytes(self.sizes(), self.strides(), itemsize, self.storage_offset() * itemsize);
     if (needed > self.storage().nbytes()) {
         c10::DeviceGuard guard(self.device());
         resizeStorageBytes(self.storage().unsafeGetStorageImpl(), needed);
@@ -112,8 +112,7 @@ at::Tensor &set_source_storage_offset(at::Tensor &self, c10::Storage source, int
 
 at::Tensor &set_source_tensor(at::Tensor &self, const at::Tensor &source) {
     if (self.is_same(source)) return self;
-    return set_source_storage_offset(self, source.storage(), source.storage_offset(), source.sizes(),
-                                     source.strides());
+    return set_source_storage_offset(self, source.storage(), source.storage_offset(), source.sizes(), source.strides());
 }
 
 at::Tensor &set_empty(at::Tensor &self) {
@@ -143,9 +142,9 @@ at::Tensor &fill_scalar(at::Tensor &self, const c10::Scalar &value) {
     if (self.numel() == 0) return self;
     if (!aten::isFamilyDtype(self.scalar_type()) || value.isComplex() || self.dim() > INFINIOP_MAX_DIMS) {
         // dtypes the families do not take: build the values on the host and upload them
-        at::Tensor cpu = at::detail::empty_strided_generic(self.sizes(), self.strides(), getPinnedAllocator(),
-                                                           c10::DispatchKeySet(c10::DispatchKey::CPU),
-                                                           self.scalar_type());
+        at::Tensor cpu =
+            at::detail::empty_strided_generic(self.sizes(), self.strides(), getPinnedAllocator(),
+                                              c10::DispatchKeySet(c10::DispatchKey::CPU), self.scalar_type());
         cpu.fill_(value);
         copy_from(cpu, self, true);
         return self;
@@ -171,9 +170,23 @@ at::Tensor &fill_tensor(at::Tensor &self, const at::Tensor &value) {
 }
 
 void record_stream(at::Tensor &self, c10::Stream stream) {
-    TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1, "infini: record_stream needs an infini stream, got ",
-                stream);
+    TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1,
+                "infini: record_stream needs an infini stream, got ", stream);
     getDeviceAllocator()->recordStream(self.storage().data_ptr(), stream);
+}
+
+// Whether `from`'s TensorImpl may replace `self`'s (param.data = t): torch's own rule lists dense CPU and CUDA but
+// not PrivateUse1, which made module.to("infini") replace each parameter by a new one and untie shared weights.
+// Dense tensors of the CPU, CUDA and infini devices are interchangeable, as dense CPU and CUDA ones are.
+bool has_compatible_shallow_copy_type(const at::Tensor &self, const at::Tensor &from) {
+    const auto dense = [](const c10::DispatchKeySet ks) {
+        constexpr auto backends = c10::DispatchKeySet(
+            {c10::BackendComponent::CPUBit, c10::BackendComponent::CUDABit, c10::BackendComponent::PrivateUse1Bit});
+        return ks.has_any(c10::DispatchKeySet(c10::DispatchKey::Dense)) && ks.has_any(backends) &&
+               !ks.has_any(c10::DispatchKeySet({c10::DispatchKey::Sparse, c10::DispatchKey::SparseCsr}));
+    };
+    if (dense(self.key_set()) && dense(from.key_set())) return true;
+    return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set());
 }
 
 }  // namespace
@@ -197,6 +210,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("fill_.Scalar", fill_scalar);
     m.impl("fill_.Tensor", fill_tensor);
     m.impl("record_stream", record_stream);
+    m.impl("_has_compatible_shallow_copy_type", has_compatible_shallow_copy_type);
 }
 
 }  // namespace infini_torch

@@ -16,18 +16,18 @@ using at::Tensor;
 using at::TensorList;
 
 void adamStep(const char *name, TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-              TensorList steps, double lr, double beta1, double beta2, double wd,
-              double eps, bool amsgrad, bool maximize, bool decoupled) {
+              TensorList steps, double lr, double beta1, double beta2, double wd, double eps, bool amsgrad,
+              bool maximize, bool decoupled) {
     const size_t n = params.size();
     TORCH_CHECK(!amsgrad, name, ": amsgrad runs through the fallback");
-    TORCH_CHECK(grads.size() == n && exp_avgs.size() == n && exp_avg_sqs.size() == n && steps.size() == n,
-                name, ": the tensor lists must have the same length");
+    TORCH_CHECK(grads.size() == n && exp_avgs.size() == n && exp_avg_sqs.size() == n && steps.size() == n, name,
+                ": the tensor lists must have the same length");
     for (size_t i = 0; i < n; ++i) {
         const Tensor &p = params[i];
         if (p.numel() == 0) continue;
-        TORCH_CHECK(grads[i].sizes() == p.sizes() && exp_avgs[i].sizes() == p.sizes() &&
-                        exp_avg_sqs[i].sizes() == p.sizes(),
-                    name, ": parameter ", i, " and its gradient / state differ in shape");
+        TORCH_CHECK(
+            grads[i].sizes() == p.sizes() && exp_avgs[i].sizes() == p.sizes() && exp_avg_sqs[i].sizes() == p.sizes(),
+            name, ": parameter ", i, " and its gradient / state differ in shape");
         TORCH_CHECK(steps[i].numel() == 1, name, ": state_steps[", i, "] must hold one value");
         Tensor step = steps[i].reshape({}).expand(p.sizes());  // read on the device, stride 0
         infiniopPointwiseArgs_t a{};
@@ -40,8 +40,8 @@ void adamStep(const char *name, TensorList params, TensorList grads, TensorList 
         a.f[3] = eps;
         a.wd = wd;
         a.flags = (maximize ? 2 : 0) | (decoupled ? 4 : 0);
-        a.iter = iterOfTensors({&p, &exp_avgs[i], &exp_avg_sqs[i], &p, &exp_avgs[i], &exp_avg_sqs[i], &grads[i],
-                                &step});
+        a.iter =
+            iterOfTensors({&p, &exp_avgs[i], &exp_avg_sqs[i], &p, &exp_avgs[i], &exp_avg_sqs[i], &grads[i], &step});
         c10::DeviceGuard guard(p.device());
         runFamily(name, infiniopPointwise, p.device(), a);
     }
@@ -70,8 +70,8 @@ void fusedAdam(TensorList self, TensorList grads, TensorList exp_avgs, TensorLis
                                                         maximize, grad_scale, found_inf);
         return;
     }
-    adamStep(Op::name, self, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2,
-             weight_decay, eps, amsgrad, maximize, kDecoupled);
+    adamStep(Op::name, self, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad,
+             maximize, kDecoupled);
 }
 
 }  // namespace

@@ -176,7 +176,7 @@ void leakyReluBackward(const char *name, TIB &it, const Tensor &, const Tensor &
 }
 
 void eluImpl(const char *name, TIB &it, const Tensor &, const Scalar &alpha, const Scalar &scale,
-         const Scalar &input_scale) {
+             const Scalar &input_scale) {
     Pw(INFINIOP_PW_ELU).scalar(0, alpha).scalar(1, scale).scalar(2, input_scale).run(name, it);
 }
 
@@ -291,7 +291,8 @@ struct PlainUnary {
 };
 
 using AbsOps = PlainUnary<INFINIOP_PW_ABS, at::_ops::abs, at::_ops::abs_, at::_ops::abs_out>;
-using HardswishOps = PlainUnary<INFINIOP_PW_HARDSWISH, at::_ops::hardswish, at::_ops::hardswish_, at::_ops::hardswish_out>;
+using HardswishOps =
+    PlainUnary<INFINIOP_PW_HARDSWISH, at::_ops::hardswish, at::_ops::hardswish_, at::_ops::hardswish_out>;
 
 // A backward op of (grad, self) on a plain binary TensorIterator.
 template <infiniopPointwiseOp_t OP, class OpF>
@@ -318,7 +319,8 @@ Tensor isnan(const Tensor &self) {
 // The shift operators (__lshift__ and friends): torch's binary_op iterator, in place for the __i*__ forms.
 template <infiniopPointwiseOp_t OP, class Op>
 Tensor shiftTensor(const Tensor &self, const Tensor &other) {
-    if (!detail::familyArgs(self, other)) return detail::fallback<Op, Tensor, const Tensor &, const Tensor &>(self, other);
+    if (!detail::familyArgs(self, other))
+        return detail::fallback<Op, Tensor, const Tensor &, const Tensor &>(self, other);
     Tensor out;
     auto it = at::TensorIterator::binary_op(out, self, other);
     Pw(OP).run(Op::name, it);
@@ -471,7 +473,8 @@ Tensor &logicalNotImpl(const char *name, const Tensor &self, Tensor &out) {
 }
 
 Tensor logicalNot(const Tensor &self) {
-    if (!isFamilyDtype(self.scalar_type())) return detail::fallback<at::_ops::logical_not, Tensor, const Tensor &>(self);
+    if (!isFamilyDtype(self.scalar_type()))
+        return detail::fallback<at::_ops::logical_not, Tensor, const Tensor &>(self);
     Tensor out = at::empty({0}, self.options().dtype(at::kBool));
     return logicalNotImpl("aten::logical_not", self, out);
 }
@@ -554,8 +557,10 @@ Tensor &maskedFillTensor(Tensor &self, const Tensor &mask, const Tensor &value) 
     TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
                 value.dim(), " dimension(s).");
     if (!value.device().is_cpu() && detail::familyArgs(self, mask, value)) {
-        TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with "
-                    "dtype ", mask.scalar_type());
+        TORCH_CHECK(mask.scalar_type() == at::kBool,
+                    "masked_fill_ only supports boolean masks, but got mask with "
+                    "dtype ",
+                    mask.scalar_type());
         auto it = at::TensorIteratorConfig()
                       .set_check_mem_overlap(false)
                       .check_all_same_dtype(false)
@@ -606,8 +611,7 @@ Tensor &nanToNumOut(const Tensor &self, std::optional<double> nan, std::optional
                     std::optional<double> neginf, Tensor &out) {
     if (!detail::familyArgs(self, out)) {
         return detail::fallback<at::_ops::nan_to_num_out, Tensor &, const Tensor &, std::optional<double>,
-                                std::optional<double>, std::optional<double>, Tensor &>(self, nan, posinf, neginf,
-                                                                                           out);
+                                std::optional<double>, std::optional<double>, Tensor &>(self, nan, posinf, neginf, out);
     }
     return nanToNumImpl("aten::nan_to_num.out", self, nan, posinf, neginf, out);
 }
@@ -620,8 +624,7 @@ Tensor hardtanhBackwardInto(const Tensor &grad, const Tensor &self, const Scalar
     return it.output();
 }
 
-Tensor &hardtanhBackwardOut(const Tensor &grad, const Tensor &self, const Scalar &min, const Scalar &max,
-                            Tensor &out) {
+Tensor &hardtanhBackwardOut(const Tensor &grad, const Tensor &self, const Scalar &min, const Scalar &max, Tensor &out) {
     if (!detail::familyArgs(grad, self, out)) {
         return detail::fallback<at::_ops::hardtanh_backward_grad_input, Tensor &, const Tensor &, const Tensor &,
                                 const Scalar &, const Scalar &, Tensor &>(grad, self, min, max, out);
@@ -663,18 +666,18 @@ using namespace infini_torch::aten;
 
 #define UNARY(m, NAME, OP) \
     INFINI_STRUCTURED3(m, #NAME, #NAME "_", #NAME ".out", NAME, NAME##_, NAME##_out, structured_##NAME, &unary<OP>)
-#define BINARY(m, NAME, OVL, OP)                                                                                    \
+#define BINARY(m, NAME, OVL, OP)                                                                                  \
     INFINI_STRUCTURED3(m, #NAME "." #OVL, #NAME "_." #OVL, #NAME ".out", NAME##_##OVL, NAME##__##OVL, NAME##_out, \
                        structured_##NAME##_##OVL, &binary<OP>)
 #define BINARY_PLAIN(m, NAME, OP) \
     INFINI_STRUCTURED3(m, #NAME, #NAME "_", #NAME ".out", NAME, NAME##_, NAME##_out, structured_##NAME, &binary<OP>)
-#define COMPARE(m, NAME, OP)                                                                                        \
-    INFINI_STRUCTURED3(m, #NAME ".Tensor", #NAME "_.Tensor", #NAME ".Tensor_out", NAME##_Tensor, NAME##__Tensor,   \
-                       NAME##_Tensor_out, structured_##NAME##_Tensor, &binary<OP>);                                 \
-    INFINI_STRUCTURED3(m, #NAME ".Scalar", #NAME "_.Scalar", #NAME ".Scalar_out", NAME##_Scalar, NAME##__Scalar,   \
+#define COMPARE(m, NAME, OP)                                                                                     \
+    INFINI_STRUCTURED3(m, #NAME ".Tensor", #NAME "_.Tensor", #NAME ".Tensor_out", NAME##_Tensor, NAME##__Tensor, \
+                       NAME##_Tensor_out, structured_##NAME##_Tensor, &binary<OP>);                              \
+    INFINI_STRUCTURED3(m, #NAME ".Scalar", #NAME "_.Scalar", #NAME ".Scalar_out", NAME##_Scalar, NAME##__Scalar, \
                        NAME##_Scalar_out, structured_##NAME##_Scalar, &binaryWithScalar<OP>)
-#define BITWISE(m, NAME, OP)                                                                                        \
-    INFINI_STRUCTURED3(m, #NAME ".Tensor", #NAME "_.Tensor", #NAME ".Tensor_out", NAME##_Tensor, NAME##__Tensor,   \
+#define BITWISE(m, NAME, OP)                                                                                     \
+    INFINI_STRUCTURED3(m, #NAME ".Tensor", #NAME "_.Tensor", #NAME ".Tensor_out", NAME##_Tensor, NAME##__Tensor, \
                        NAME##_Tensor_out, structured_##NAME##_Tensor, &binary<OP>)
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -718,13 +721,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     UNARY(m, silu, INFINIOP_PW_SILU);
     UNARY(m, mish, INFINIOP_PW_MISH);
     UNARY(m, hardsigmoid, INFINIOP_PW_HARDSIGMOID);
-    INFINI_STRUCTURED3(m, "bitwise_not", "bitwise_not_", "bitwise_not.out", bitwise_not, bitwise_not_,
-                       bitwise_not_out, structured_bitwise_not, &bitwiseNot);
-    INFINI_STRUCTURED2(m, "signbit", "signbit.out", signbit, signbit_out, structured_signbit, &unary<INFINIOP_PW_SIGNBIT>);
-    INFINI_STRUCTURED2(m, "isposinf", "isposinf.out", isposinf, isposinf_out, structured_isposinf, &unary<INFINIOP_PW_ISPOSINF>);
-    INFINI_STRUCTURED2(m, "isneginf", "isneginf.out", isneginf, isneginf_out, structured_isneginf, &unary<INFINIOP_PW_ISNEGINF>);
-    INFINI_STRUCTURED3(m, "round.decimals", "round_.decimals", "round.decimals_out", round_decimals,
-                       round__decimals, round_decimals_out, structured_round_decimals, &roundDecimals);
+    INFINI_STRUCTURED3(m, "bitwise_not", "bitwise_not_", "bitwise_not.out", bitwise_not, bitwise_not_, bitwise_not_out,
+                       structured_bitwise_not, &bitwiseNot);
+    INFINI_STRUCTURED2(m, "signbit", "signbit.out", signbit, signbit_out, structured_signbit,
+                       &unary<INFINIOP_PW_SIGNBIT>);
+    INFINI_STRUCTURED2(m, "isposinf", "isposinf.out", isposinf, isposinf_out, structured_isposinf,
+                       &unary<INFINIOP_PW_ISPOSINF>);
+    INFINI_STRUCTURED2(m, "isneginf", "isneginf.out", isneginf, isneginf_out, structured_isneginf,
+                       &unary<INFINIOP_PW_ISNEGINF>);
+    INFINI_STRUCTURED3(m, "round.decimals", "round_.decimals", "round.decimals_out", round_decimals, round__decimals,
+                       round_decimals_out, structured_round_decimals, &roundDecimals);
     m.impl("abs", TORCH_FN(AbsOps::functional));
     m.impl("abs_", TORCH_FN(AbsOps::inplace));
     m.impl("abs.out", TORCH_FN(AbsOps::out));
@@ -743,24 +749,27 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                        structured_sub_Tensor, &binaryAlpha<INFINIOP_PW_SUB>);
     BINARY(m, mul, Tensor, INFINIOP_PW_MUL);
     BINARY(m, div, Tensor, INFINIOP_PW_DIV);
-    INFINI_STRUCTURED3(m, "div.Tensor_mode", "div_.Tensor_mode", "div.out_mode", div_Tensor_mode,
-                       div__Tensor_mode, div_out_mode, structured_div_Tensor_mode, &divMode);
+    INFINI_STRUCTURED3(m, "div.Tensor_mode", "div_.Tensor_mode", "div.out_mode", div_Tensor_mode, div__Tensor_mode,
+                       div_out_mode, structured_div_Tensor_mode, &divMode);
     INFINI_STRUCTURED3(m, "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out", remainder_Tensor,
-                       remainder__Tensor, remainder_Tensor_out, structured_remainder_Tensor, &binary<INFINIOP_PW_REMAINDER>);
-    INFINI_STRUCTURED3(m, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out", fmod_Tensor, fmod__Tensor,
-                       fmod_Tensor_out, structured_fmod_Tensor, &binary<INFINIOP_PW_FMOD>);
-    INFINI_STRUCTURED3(m, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out", pow_Tensor_Tensor,
-                       pow__Tensor, pow_Tensor_Tensor_out, structured_pow_Tensor_Tensor, &binary<INFINIOP_PW_POW>);
-    INFINI_STRUCTURED3(m, "pow.Tensor_Scalar", "pow_.Scalar", "pow.Tensor_Scalar_out", pow_Tensor_Scalar,
-                       pow__Scalar, pow_Tensor_Scalar_out, structured_pow_Tensor_Scalar, &powScalar);
+                       remainder__Tensor, remainder_Tensor_out, structured_remainder_Tensor,
+                       &binary<INFINIOP_PW_REMAINDER>);
+    INFINI_STRUCTURED3(m, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out", fmod_Tensor, fmod__Tensor, fmod_Tensor_out,
+                       structured_fmod_Tensor, &binary<INFINIOP_PW_FMOD>);
+    INFINI_STRUCTURED3(m, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out", pow_Tensor_Tensor, pow__Tensor,
+                       pow_Tensor_Tensor_out, structured_pow_Tensor_Tensor, &binary<INFINIOP_PW_POW>);
+    INFINI_STRUCTURED3(m, "pow.Tensor_Scalar", "pow_.Scalar", "pow.Tensor_Scalar_out", pow_Tensor_Scalar, pow__Scalar,
+                       pow_Tensor_Scalar_out, structured_pow_Tensor_Scalar, &powScalar);
     BINARY_PLAIN(m, atan2, INFINIOP_PW_ATAN2);
     BINARY_PLAIN(m, hypot, INFINIOP_PW_HYPOT);
     INFINI_STRUCTURED3(m, "copysign.Tensor", "copysign_.Tensor", "copysign.out", copysign_Tensor, copysign__Tensor,
                        copysign_out, structured_copysign_Tensor, &binary<INFINIOP_PW_COPYSIGN>);
     INFINI_STRUCTURED3(m, "xlogy.Tensor", "xlogy_.Tensor", "xlogy.OutTensor", xlogy_Tensor, xlogy__Tensor,
                        xlogy_OutTensor, structured_xlogy_Tensor, &binary<INFINIOP_PW_XLOGY>);
-    INFINI_STRUCTURED2(m, "maximum", "maximum.out", maximum, maximum_out, structured_maximum, &binary<INFINIOP_PW_MAXIMUM>);
-    INFINI_STRUCTURED2(m, "minimum", "minimum.out", minimum, minimum_out, structured_minimum, &binary<INFINIOP_PW_MINIMUM>);
+    INFINI_STRUCTURED2(m, "maximum", "maximum.out", maximum, maximum_out, structured_maximum,
+                       &binary<INFINIOP_PW_MAXIMUM>);
+    INFINI_STRUCTURED2(m, "minimum", "minimum.out", minimum, minimum_out, structured_minimum,
+                       &binary<INFINIOP_PW_MINIMUM>);
     INFINI_STRUCTURED2(m, "fmax", "fmax.out", fmax, fmax_out, structured_fmax, &binary<INFINIOP_PW_FMAX>);
     INFINI_STRUCTURED2(m, "fmin", "fmin.out", fmin, fmin_out, structured_fmin, &binary<INFINIOP_PW_FMIN>);
 
@@ -776,12 +785,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     BITWISE(m, bitwise_xor, INFINIOP_PW_BITWISE_XOR);
     BITWISE(m, bitwise_left_shift, INFINIOP_PW_LSHIFT);
     BITWISE(m, bitwise_right_shift, INFINIOP_PW_RSHIFT);
-    using LogicalAnd = Logical<INFINIOP_PW_LOGICAL_AND, at::_ops::logical_and, at::_ops::logical_and_,
-                               at::_ops::logical_and_out>;
-    using LogicalOr = Logical<INFINIOP_PW_LOGICAL_OR, at::_ops::logical_or, at::_ops::logical_or_,
-                              at::_ops::logical_or_out>;
-    using LogicalXor = Logical<INFINIOP_PW_LOGICAL_XOR, at::_ops::logical_xor, at::_ops::logical_xor_,
-                               at::_ops::logical_xor_out>;
+    using LogicalAnd =
+        Logical<INFINIOP_PW_LOGICAL_AND, at::_ops::logical_and, at::_ops::logical_and_, at::_ops::logical_and_out>;
+    using LogicalOr =
+        Logical<INFINIOP_PW_LOGICAL_OR, at::_ops::logical_or, at::_ops::logical_or_, at::_ops::logical_or_out>;
+    using LogicalXor =
+        Logical<INFINIOP_PW_LOGICAL_XOR, at::_ops::logical_xor, at::_ops::logical_xor_, at::_ops::logical_xor_out>;
     m.impl("logical_and", TORCH_FN(LogicalAnd::functional));
     m.impl("logical_and_", TORCH_FN(LogicalAnd::inplace));
     m.impl("logical_and.out", TORCH_FN(LogicalAnd::out));
@@ -800,7 +809,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     INFINI_STRUCTURED3(m, "threshold", "threshold_", "threshold.out", threshold, threshold_, threshold_out,
                        structured_threshold, &thresholdImpl);
     INFINI_STRUCTURED2(m, "softplus", "softplus.out", softplus, softplus_out, structured_softplus, &softplusImpl);
-#define BACKWARD2(NAME, META, IMPL) INFINI_STRUCTURED2(m, #NAME, #NAME ".grad_input", NAME, NAME##_grad_input, META, IMPL)
+#define BACKWARD2(NAME, META, IMPL) \
+    INFINI_STRUCTURED2(m, #NAME, #NAME ".grad_input", NAME, NAME##_grad_input, META, IMPL)
     // silu_backward / mish_backward are CompositeImplicitAutograd in torch: registering them trades their double
     // backward (torch's decomposition) for one kernel in every training step's backward
     BACKWARD2(silu_backward, structured_silu_backward, &binary<INFINIOP_PW_SILU_BWD>);
@@ -852,10 +862,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                        clamp_min__Tensor, clamp_min_Tensor_out, structured_clamp_min_Tensor, &clampMinTensor);
     INFINI_STRUCTURED3(m, "clamp_max.Tensor", "clamp_max_.Tensor", "clamp_max.Tensor_out", clamp_max_Tensor,
                        clamp_max__Tensor, clamp_max_Tensor_out, structured_clamp_max_Tensor, &clampMaxTensor);
-    INFINI_STRUCTURED3(m, "lerp.Scalar", "lerp_.Scalar", "lerp.Scalar_out", lerp_Scalar, lerp__Scalar,
-                       lerp_Scalar_out, structured_lerp_Scalar, &lerpScalar);
-    INFINI_STRUCTURED3(m, "lerp.Tensor", "lerp_.Tensor", "lerp.Tensor_out", lerp_Tensor, lerp__Tensor,
-                       lerp_Tensor_out, structured_lerp_Tensor, &lerpTensor);
+    INFINI_STRUCTURED3(m, "lerp.Scalar", "lerp_.Scalar", "lerp.Scalar_out", lerp_Scalar, lerp__Scalar, lerp_Scalar_out,
+                       structured_lerp_Scalar, &lerpScalar);
+    INFINI_STRUCTURED3(m, "lerp.Tensor", "lerp_.Tensor", "lerp.Tensor_out", lerp_Tensor, lerp__Tensor, lerp_Tensor_out,
+                       structured_lerp_Tensor, &lerpTensor);
     INFINI_STRUCTURED3(m, "addcmul", "addcmul_", "addcmul.out", addcmul, addcmul_, addcmul_out, structured_addcmul,
                        &addcOp<INFINIOP_PW_ADDCMUL>);
     INFINI_STRUCTURED3(m, "addcdiv", "addcdiv_", "addcdiv.out", addcdiv, addcdiv_, addcdiv_out, structured_addcdiv,

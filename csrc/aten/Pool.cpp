@@ -166,7 +166,8 @@ struct Out1<Meta, Op, Impl, OP, Tensor &(A...)> {
     template <class Tuple, size_t... K>
     static Tensor &split(Tuple t, std::index_sequence<K...>) {
         Tensor &out = std::get<sizeof...(K)>(t);
-        if (!windowReady(OP, std::get<K>(t)..., out)) return detail::fallback<Op, Tensor &, A...>(std::get<K>(t)..., out);
+        if (!windowReady(OP, std::get<K>(t)..., out))
+            return detail::fallback<Op, Tensor &, A...>(std::get<K>(t)..., out);
         Out<Meta> op(out);
         op.meta(metaArg(std::get<K>(t))...);
         Impl(Op::name, op.maybe_get_output(0), metaArg(std::get<K>(t))...);
@@ -180,8 +181,8 @@ struct Out1<Meta, Op, Impl, OP, Tensor &(A...)> {
 void maxPoolImpl(const char *name, const Tensor &self, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
                  IntArrayRef dilation, const Tensor &out, const Tensor &indices) {
     const Image im = imageOf(self.sizes());
-    infiniopWindowArgs_t a = windowArgs(INFINIOP_WINDOW_MAX_POOL, self.scalar_type(), im.n, im.c, im.h, im.w,
-                                        out.size(-2), out.size(-1));
+    infiniopWindowArgs_t a =
+        windowArgs(INFINIOP_WINDOW_MAX_POOL, self.scalar_type(), im.n, im.c, im.h, im.w, out.size(-2), out.size(-1));
     setPool(a, poolOf(kernel, stride, padding, dilation));
     runWindow(name, a, self, out, indices);
 }
@@ -192,8 +193,8 @@ std::tuple<Tensor, Tensor> maxPool2d(const Tensor &self, IntArrayRef kernel, Int
                                      IntArrayRef dilation, bool ceil_mode) {
     if (!isWindowDtype(self.scalar_type()) || !windowSupports(self.device(), INFINIOP_WINDOW_MAX_POOL)) {
         return detail::fallback<at::_ops::max_pool2d_with_indices, std::tuple<Tensor, Tensor>, const Tensor &,
-                                IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel, stride,
-                                                                                          padding, dilation, ceil_mode);
+                                IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel, stride, padding,
+                                                                                          dilation, ceil_mode);
     }
     Functional<MaxPoolMeta, 2> op;
     op.meta(self, kernel, stride, padding, dilation, ceil_mode);
@@ -207,9 +208,9 @@ std::tuple<Tensor &, Tensor &> maxPool2dOut(const Tensor &self, IntArrayRef kern
                                             Tensor &indices) {
     if (!isWindowDtype(self.scalar_type()) || !isWindowDtype(out.scalar_type()) ||
         !windowSupports(self.device(), INFINIOP_WINDOW_MAX_POOL)) {
-        return detail::fallback<at::_ops::max_pool2d_with_indices_out, std::tuple<Tensor &, Tensor &>,
-                                const Tensor &, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, Tensor &,
-                                Tensor &>(self, kernel, stride, padding, dilation, ceil_mode, out, indices);
+        return detail::fallback<at::_ops::max_pool2d_with_indices_out, std::tuple<Tensor &, Tensor &>, const Tensor &,
+                                IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, Tensor &, Tensor &>(
+            self, kernel, stride, padding, dilation, ceil_mode, out, indices);
     }
     Out<MaxPoolMeta, 2> op(out, indices);
     op.meta(self, kernel, stride, padding, dilation, ceil_mode);
@@ -320,8 +321,8 @@ Tensor adaptiveAvgPool2dBackward(const Tensor &grad_output, const Tensor &self) 
     const int64_t ndim = grad_output.dim();
     TORCH_CHECK(ndim == 3 || ndim == 4, "adaptive_avg_pool2d_backward(): Expected 3D or 4D grad_output, but got ",
                 grad_output.sizes());
-    TORCH_CHECK(self.dim() == ndim, "adaptive_avg_pool2d_backward(): grad_output ", grad_output.sizes(),
-                " and input ", self.sizes(), " differ in dimensions");
+    TORCH_CHECK(self.dim() == ndim, "adaptive_avg_pool2d_backward(): grad_output ", grad_output.sizes(), " and input ",
+                self.sizes(), " differ in dimensions");
     at::native::adaptive_pool_empty_output_check(grad_output, "adaptive_avg_pool2d_backward");
     for (int64_t d = 0; d < ndim - 2; ++d) {
         TORCH_CHECK(grad_output.size(d) == self.size(d), "adaptive_avg_pool2d_backward(): grad_output ",
@@ -344,8 +345,8 @@ void upsample(const char *name, infiniopWindowOp_t op, const Tensor &in, const T
     const Image im = imageOf(image, one_d);
     const bool backward = op == INFINIOP_WINDOW_UPSAMPLE_NEAREST_BWD || op == INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD;
     const Tensor &grid = backward ? in : out;
-    infiniopWindowArgs_t a = windowArgs(op, in.scalar_type(), im.n, im.c, im.h, im.w, one_d ? 1 : grid.size(-2),
-                                        grid.size(-1));
+    infiniopWindowArgs_t a =
+        windowArgs(op, in.scalar_type(), im.n, im.c, im.h, im.w, one_d ? 1 : grid.size(-2), grid.size(-1));
     a.scale_h = ratioOf(scale_h);
     a.scale_w = ratioOf(scale_w);
     a.align_corners = align_corners;
@@ -394,11 +395,11 @@ void linear1dBackward(const char *name, const Tensor &grad_input, const Tensor &
 using namespace infini_torch::aten;
 
 // Registers the functional and out= forms of a structured window op: aten NAME and NAME.OUT, window op WOP.
-#define INFINI_WINDOW_OP(m, NAME, OUT, IMPL, WOP)                                                               \
-    m.impl(#NAME, TORCH_FN((Functional1<at::meta::structured_##NAME, at::_ops::NAME, IMPL,                     \
-                                        INFINIOP_WINDOW_##WOP>::call)));                                       \
-    m.impl(#NAME "." #OUT, TORCH_FN((Out1<at::meta::structured_##NAME, at::_ops::NAME##_##OUT, IMPL,           \
-                                          INFINIOP_WINDOW_##WOP>::call)))
+#define INFINI_WINDOW_OP(m, NAME, OUT, IMPL, WOP)                                                                    \
+    m.impl(#NAME,                                                                                                    \
+           TORCH_FN((Functional1<at::meta::structured_##NAME, at::_ops::NAME, IMPL, INFINIOP_WINDOW_##WOP>::call))); \
+    m.impl(#NAME "." #OUT,                                                                                           \
+           TORCH_FN((Out1<at::meta::structured_##NAME, at::_ops::NAME##_##OUT, IMPL, INFINIOP_WINDOW_##WOP>::call)))
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("max_pool2d_with_indices", TORCH_FN(maxPool2d));

@@ -208,7 +208,7 @@ Tensor &normalFloatTensorOut(double mean, const Tensor &std, Gen gen, Tensor &ou
 Tensor normalTensorTensor(const Tensor &mean, const Tensor &std, Gen gen) {
     if (!native(mean) || !native(std)) {
         return detail::fallback<at::_ops::normal_Tensor_Tensor, Tensor, const Tensor &, const Tensor &, Gen>(mean, std,
-                                                                                                          gen);
+                                                                                                             gen);
     }
     return tpl::normal_impl<NormalKernel, RNG>(mean, std, gen);
 }
@@ -305,8 +305,7 @@ Tensor &randpermOut(c10::SymInt n_sym, Gen gen, Tensor &out) {
     out.resize_({n});
     if (n == 0) return out;
     Tensor keys = at::empty({n}, out.options().dtype(at::kLong));
-    tpl::random_from_to_impl<RandomFromToKernel, RNG>(keys, std::numeric_limits<int64_t>::lowest(), std::nullopt,
-                                                      gen);
+    tpl::random_from_to_impl<RandomFromToKernel, RNG>(keys, std::numeric_limits<int64_t>::lowest(), std::nullopt, gen);
     Tensor host_keys = keys.cpu();
     const auto *k = host_keys.data_ptr<int64_t>();
     Tensor perm = at::empty({n}, at::TensorOptions().dtype(at::kLong));
@@ -343,8 +342,8 @@ Tensor &multinomialOut(const Tensor &self, c10::SymInt n_sym, bool replacement, 
     if (result.numel() == 0) return result;
     const bool valid = ((self.max() < INFINITY) & (self.min() >= 0)).item().to<bool>();
     TORCH_CHECK(valid, "probability tensor contains either `inf`, `nan` or element < 0");
-    const bool zero = self.dim() == 1 ? (self.sum() == 0).item().to<bool>()
-                                      : (self.sum(1) == 0).sum().item().to<bool>();
+    const bool zero =
+        self.dim() == 1 ? (self.sum() == 0).item().to<bool>() : (self.sum(1) == 0).sum().item().to<bool>();
     TORCH_CHECK(!zero, "invalid multinomial distribution (sum of probabilities <= 0)");
     if (!replacement || n_sample == 1) {
         Tensor q = at::empty_like(self).exponential_(1, gen);

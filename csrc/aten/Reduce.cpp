@@ -112,8 +112,7 @@ void meanImpl(const char *name, MetaBase &m, const Tensor &self, at::OptionalInt
     }
 }
 
-void prodImpl(const char *name, MetaBase &m, const Tensor &self, int64_t dim, bool keepdim,
-              std::optional<ScalarType>) {
+void prodImpl(const char *name, MetaBase &m, const Tensor &self, int64_t dim, bool keepdim, std::optional<ScalarType>) {
     const Tensor &out = m.maybe_get_output(0);
     if (!reduceInto(name, INFINIOP_REDUCE_PROD, self, maskOfDim(self, dim), keepdim, out.scalar_type(), out)) {
         out.fill_(1);
@@ -200,8 +199,8 @@ void vectorNormImpl(const char *name, MetaBase &m, const Tensor &self, const Sca
         }
         return;
     }
-    if (!reduceInto(name, INFINIOP_REDUCE_NORM, self, maskOf(self, opt_dim), keepdim, out.scalar_type(), out,
-                    nullptr, ord)) {
+    if (!reduceInto(name, INFINIOP_REDUCE_NORM, self, maskOf(self, opt_dim), keepdim, out.scalar_type(), out, nullptr,
+                    ord)) {
         out.zero_();
     }
 }
@@ -221,7 +220,8 @@ void normDtypeImpl(const char *, MetaBase &m, const Tensor &self, at::OptionalSc
 // ---- non-structured ops (their exact overloads) ----
 
 Tensor prodAll(const Tensor &self, std::optional<ScalarType> dtype) {
-    if (!detail::familyArgs(self)) return detail::fallback<at::_ops::prod, Tensor, const Tensor &, std::optional<ScalarType>>(self, dtype);
+    if (!detail::familyArgs(self))
+        return detail::fallback<at::_ops::prod, Tensor, const Tensor &, std::optional<ScalarType>>(self, dtype);
     const ScalarType out_dtype = at::native::get_dtype_from_self(self, dtype, true);
     Tensor out = at::empty({}, self.options().dtype(out_dtype));
     if (!reduceInto("aten::prod", INFINIOP_REDUCE_PROD, self, maskOf(self, std::nullopt), false, out_dtype, out)) {
@@ -238,9 +238,11 @@ Scalar extremeIdentity(ScalarType t) {
         case at::kByte: return Scalar(int64_t(kMax ? 0 : 255));
         case at::kChar: return Scalar(int64_t(kMax ? -128 : 127));
         case at::kShort: return Scalar(int64_t(kMax ? -32768 : 32767));
-        case at::kInt: return Scalar(int64_t(kMax ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max()));
+        case at::kInt:
+            return Scalar(int64_t(kMax ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max()));
         case at::kLong: return Scalar(kMax ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max());
-        default: return Scalar(kMax ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
+        default:
+            return Scalar(kMax ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
     }
 }
 
@@ -288,7 +290,7 @@ Tensor trace(const Tensor &self) {
 Tensor countNonzero(const Tensor &self, at::IntArrayRef dims) {
     if (!detail::familyArgs(self)) {
         return detail::fallback<at::_ops::count_nonzero_dim_IntList, Tensor, const Tensor &, at::IntArrayRef>(self,
-                                                                                                             dims);
+                                                                                                              dims);
     }
     const DimMask mask = maskOf(self, dims);
     Tensor out = at::empty(at::native::shape_from_dim_mask(self, mask, false), self.options().dtype(at::kLong));
@@ -348,8 +350,9 @@ Tensor &logsumexpOut(const Tensor &self, at::IntArrayRef dims, bool keepdim, Ten
 void warnDegreesOfFreedom(const char *fname, const at::TensorIterator &iter, double correction) {
     const int64_t per_output = iter.num_output_elements() == 0 ? 0 : iter.numel() / iter.num_output_elements();
     if (static_cast<double>(per_output) - correction <= 0) {
-        TORCH_WARN(fname, "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                          "factor (input numel divided by output numel).");
+        TORCH_WARN(fname,
+                   "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                   "factor (input numel divided by output numel).");
     }
 }
 
@@ -370,9 +373,8 @@ void runMoments(const char *name, at::TensorIterator &iter, bool take_sqrt, doub
     runFamily(name, infiniopReduce, device, a);
 }
 
-Tensor &stdVarOut(const char *fname, const char *name, Tensor &result, const Tensor &self,
-                  at::OptionalIntArrayRef dim, const std::optional<Scalar> &correction_opt, bool keepdim,
-                  bool take_sqrt) {
+Tensor &stdVarOut(const char *fname, const char *name, Tensor &result, const Tensor &self, at::OptionalIntArrayRef dim,
+                  const std::optional<Scalar> &correction_opt, bool keepdim, bool take_sqrt) {
     checkStdVar(fname, self);
     const double correction = correction_opt.value_or(1).toDouble();
     const ScalarType dtype = at::native::get_dtype_from_result(result, {});
@@ -389,8 +391,7 @@ Tensor &stdVarOut(const char *fname, const char *name, Tensor &result, const Ten
 }
 
 template <bool kStd>
-Tensor stdVar(const Tensor &self, at::OptionalIntArrayRef dim, const std::optional<Scalar> &correction,
-              bool keepdim) {
+Tensor stdVar(const Tensor &self, at::OptionalIntArrayRef dim, const std::optional<Scalar> &correction, bool keepdim) {
     using Op = std::conditional_t<kStd, at::_ops::std_correction, at::_ops::var_correction>;
     if (!detail::familyArgs(self, correction)) {
         return detail::fallback<Op, Tensor, const Tensor &, at::OptionalIntArrayRef, const std::optional<Scalar> &,
@@ -478,8 +479,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 
     INFINI_STRUCTURED2(m, "linalg_vector_norm", "linalg_vector_norm.out", linalg_vector_norm, linalg_vector_norm_out,
                        structured_linalg_vector_norm, &vectorNormImpl);
-    INFINI_STRUCTURED2(m, "norm.ScalarOpt_dim", "norm.out", norm_ScalarOpt_dim, norm_out,
-                       structured_norm_ScalarOpt_dim, &normImpl);
+    INFINI_STRUCTURED2(m, "norm.ScalarOpt_dim", "norm.out", norm_ScalarOpt_dim, norm_out, structured_norm_ScalarOpt_dim,
+                       &normImpl);
     INFINI_STRUCTURED2(m, "norm.ScalarOpt_dim_dtype", "norm.dtype_out", norm_ScalarOpt_dim_dtype, norm_dtype_out,
                        structured_norm_ScalarOpt_dim_dtype, &normDtypeImpl);
 

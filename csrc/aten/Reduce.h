@@ -78,6 +78,6 @@ struct OutForm2<Meta, Op, Impl, std::tuple<at::Tensor &, at::Tensor &>(A...)> {
 
 // Registers both forms of a structured op with two outputs: m, "max.dim", "max.dim_max", the at::_ops names
 // (max_dim, max_dim_max), the meta class (structured_max_dim) and the impl.
-#define INFINI_STRUCTURED_PAIR(m, F, O, OPF, OPO, META, IMPL)                                                  \
+#define INFINI_STRUCTURED_PAIR(m, F, O, OPF, OPO, META, IMPL)                                                \
     m.impl(F, TORCH_FN((::infini_torch::aten::FunctionalForm2<at::meta::META, at::_ops::OPF, IMPL>::call))); \
     m.impl(O, TORCH_FN((::infini_torch::aten::OutForm2<at::meta::META, at::_ops::OPO, IMPL>::call)))

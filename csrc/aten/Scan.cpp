@@ -37,7 +37,7 @@ void scanInto(const char *name, infiniopScanOp_t op, const Tensor &self, int64_t
     a.noutputs = indices != nullptr ? 2 : 1;
     a.iter = indices != nullptr ? iterOfTensors({&out, indices, &in}) : iterOfTensors({&out, &in});
     a.dim = ndim > 0 ? static_cast<int32_t>(ndim - 1 - d) : 0;  // iter dims run from the tensors' last
-    const c10::DeviceGuard guard(self.device());  // the family queues on the current device's stream
+    const c10::DeviceGuard guard(self.device());                // the family queues on the current device's stream
     runFamily(name, infiniopScan, self.device(), a);
 }
 
@@ -59,7 +59,7 @@ void cumExtremeHelper(const Tensor &self, Tensor &values, Tensor &indices, int64
 Tensor &logcumsumexpOut(const Tensor &self, int64_t dim, Tensor &out) {
     if (!detail::familyArgs(self, out)) {
         return detail::fallback<at::_ops::_logcumsumexp_out, Tensor &, const Tensor &, int64_t, Tensor &>(self, dim,
-                                                                                                           out);
+                                                                                                          out);
     }
     TORCH_CHECK(at::isFloatingType(self.scalar_type()), "\"logcumsumexp\" not implemented for '",
                 toString(self.scalar_type()), "'");

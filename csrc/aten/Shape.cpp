@@ -70,8 +70,8 @@ bool familyList(const at::ITensorListRef &tensors) {
 }
 
 Tensor cat(const at::ITensorListRef &tensors, int64_t dim) {
-    if (!familyList(tensors)) return detail::fallback<at::_ops::cat, Tensor, const at::ITensorListRef &, int64_t>(
-                                  tensors, dim);
+    if (!familyList(tensors))
+        return detail::fallback<at::_ops::cat, Tensor, const at::ITensorListRef &, int64_t>(tensors, dim);
     Cat<false> op;
     auto pre = op.meta(tensors, dim);
     catInto(tensors, pre.dim, op.out_);
@@ -80,8 +80,8 @@ Tensor cat(const at::ITensorListRef &tensors, int64_t dim) {
 
 Tensor &catOut(const at::ITensorListRef &tensors, int64_t dim, Tensor &out) {
     if (!familyList(tensors) || !isFamilyDtype(out.scalar_type())) {
-        return detail::fallback<at::_ops::cat_out, Tensor &, const at::ITensorListRef &, int64_t, Tensor &>(
-            tensors, dim, out);
+        return detail::fallback<at::_ops::cat_out, Tensor &, const at::ITensorListRef &, int64_t, Tensor &>(tensors,
+                                                                                                            dim, out);
     }
     Cat<true> op;
     op.given_ = &out;
@@ -185,9 +185,8 @@ Tensor &arangeOut(const at::Scalar &start, const at::Scalar &end, const at::Scal
                                 const at::Scalar &, Tensor &>(start, end, step, out);
     }
     int64_t size = 0;
-    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "arange", [&] {
-        size = at::native::compute_arange_size<scalar_t>(start, end, step);
-    });
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "arange",
+                               [&] { size = at::native::compute_arange_size<scalar_t>(start, end, step); });
     if (out.numel() != size) {
         if (out.numel() > 0) {
             TORCH_WARN("The number of elements in the out tensor of shape ", out.sizes(), " is ", out.numel(),

@@ -12,8 +12,7 @@ at::Tensor newOutput(at::IntArrayRef sizes, at::IntArrayRef strides, const at::T
     constexpr c10::DispatchKeySet keys{c10::DispatchKey::PrivateUse1};
     const auto dtype = options.dtype().toScalarType();
     if (strides.empty()) {
-        return at::detail::empty_generic(sizes, getDeviceAllocator(), keys, dtype,
-                                         options.memory_format_opt());
+        return at::detail::empty_generic(sizes, getDeviceAllocator(), keys, dtype, options.memory_format_opt());
     }
     return at::detail::empty_strided_generic(sizes, strides, getDeviceAllocator(), keys, dtype);
 }
@@ -24,8 +23,8 @@ void resizeOut(const at::Tensor &out, at::IntArrayRef sizes, at::IntArrayRef str
                const at::TensorOptions &options) {
     TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ", options.dtype(), ", but got ",
                 out.dtype(), " instead");
-    TORCH_CHECK(options.device() == out.device(), "Expected out tensor to have device ", options.device(),
-                ", but got ", out.device(), " instead");
+    TORCH_CHECK(options.device() == out.device(), "Expected out tensor to have device ", options.device(), ", but got ",
+                out.device(), " instead");
     const bool resized = at::native::resize_output(out, sizes);
     if (resized) {  // restride only a resized tensor: otherwise its strides win over the meta's advice
         if (!strides.empty()) {

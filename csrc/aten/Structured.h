@@ -33,8 +33,7 @@ at::Tensor newOutput(at::IntArrayRef sizes, at::IntArrayRef strides, const at::T
 
 namespace detail {
 
-void resizeOut(const at::Tensor &out, at::IntArrayRef sizes, at::IntArrayRef strides,
-               const at::TensorOptions &options);
+void resizeOut(const at::Tensor &out, at::IntArrayRef sizes, at::IntArrayRef strides, const at::TensorOptions &options);
 void checkInplace(const at::Tensor &self, at::IntArrayRef sizes, const at::TensorOptions &options);
 std::optional<at::Tensor> maybeProxy(const at::Tensor &out, at::IntArrayRef sizes, at::IntArrayRef strides,
                                      const at::TensorOptions &options);
@@ -56,8 +55,7 @@ struct Functional final : Meta {
         setOutput(i, sizes, strides, options);
         if constexpr (detail::kIsIterator<Meta>) Meta::set_output_raw_strided(i, sizes, strides, options);
     }
-    void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                                at::TensorOptions options) {
+    void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides, at::TensorOptions options) {
         setOutput(i, sizes, strides, options);
         if constexpr (detail::kIsIterator<Meta>) Meta::set_output_raw_strided(i, sizes, strides, options);
     }
@@ -87,8 +85,7 @@ struct Given final : Meta {
     template <class... T>
     explicit Given(T &...outs) : outputs_{std::ref(outs)...} {}
 
-    void setOutput(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides, at::TensorOptions options,
-                   bool proxy) {
+    void setOutput(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides, at::TensorOptions options, bool proxy) {
         const at::Tensor &out = outputs_[i].get();
         if constexpr (kInplace) {
             detail::checkInplace(out, sizes, options);
@@ -103,8 +100,7 @@ struct Given final : Meta {
         setOutput(i, sizes, strides, options, true);
         if constexpr (detail::kIsIterator<Meta>) Meta::set_output_raw_strided(i, sizes, strides, options);
     }
-    void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                                at::TensorOptions options) {
+    void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides, at::TensorOptions options) {
         setOutput(i, sizes, strides, options, false);
         if constexpr (detail::kIsIterator<Meta>) Meta::set_output_raw_strided(i, sizes, strides, options);
     }
@@ -251,8 +247,8 @@ struct OutForm<Meta, Op, Impl, at::Tensor &(A...)> {
 #define INFINI_OUT(m, O, OPO, META, IMPL) \
     m.impl(O, TORCH_FN((::infini_torch::aten::OutForm<at::meta::META, at::_ops::OPO, IMPL>::call)))
 #define INFINI_STRUCTURED3(m, F, I, O, OPF, OPI, OPO, META, IMPL) \
-    INFINI_FUNCTIONAL(m, F, OPF, META, IMPL);                      \
-    INFINI_INPLACE(m, I, OPI, META, IMPL);                         \
+    INFINI_FUNCTIONAL(m, F, OPF, META, IMPL);                     \
+    INFINI_INPLACE(m, I, OPI, META, IMPL);                        \
     INFINI_OUT(m, O, OPO, META, IMPL)
 #define INFINI_STRUCTURED2(m, F, O, OPF, OPO, META, IMPL) \
     INFINI_FUNCTIONAL(m, F, OPF, META, IMPL);             \

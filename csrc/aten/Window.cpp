@@ -29,8 +29,8 @@ bool windowSupports(c10::Device device, infiniopWindowOp_t op) {
     return v == 1;
 }
 
-infiniopWindowArgs_t windowArgs(infiniopWindowOp_t op, at::ScalarType dtype, int64_t n, int64_t c, int64_t h,
-                                int64_t w, int64_t oh, int64_t ow) {
+infiniopWindowArgs_t windowArgs(infiniopWindowOp_t op, at::ScalarType dtype, int64_t n, int64_t c, int64_t h, int64_t w,
+                                int64_t oh, int64_t ow) {
     infiniopWindowArgs_t a{};
     a.op = op;
     a.dtype = familyDtype(dtype);

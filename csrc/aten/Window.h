@@ -18,8 +18,8 @@ bool windowSupports(c10::Device device, infiniopWindowOp_t op);
 
 // Arguments of a window op over images [n, c, h, w] of `dtype` and a grid oh x ow (kernel 1x1, stride 1, no
 // padding, dilation 1 until the caller sets them; data pointers NULL).
-infiniopWindowArgs_t windowArgs(infiniopWindowOp_t op, at::ScalarType dtype, int64_t n, int64_t c, int64_t h,
-                                int64_t w, int64_t oh, int64_t ow);
+infiniopWindowArgs_t windowArgs(infiniopWindowOp_t op, at::ScalarType dtype, int64_t n, int64_t c, int64_t h, int64_t w,
+                                int64_t oh, int64_t ow);
 
 // dst = src, converted to dst's dtype (same sizes; any strides), on the pointwise family.
 void copyInto(const char *op, const at::Tensor &dst, const at::Tensor &src);

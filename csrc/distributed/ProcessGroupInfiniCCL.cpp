@@ -39,10 +39,10 @@ using c10d::OpType;
     C10_THROW_ERROR(DistBackendError, c10::str("infiniccl ", op, ": ", msg, " [", infiniGetStatusString(status), "]"));
 }
 
-#define CCL_CHECK(op, expr)                                                      \
-    do {                                                                         \
-        infiniStatus_t s_ = (expr);                                              \
-        if (C10_UNLIKELY(s_ != INFINI_STATUS_SUCCESS)) raiseComm(op, s_);        \
+#define CCL_CHECK(op, expr)                                               \
+    do {                                                                  \
+        infiniStatus_t s_ = (expr);                                       \
+        if (C10_UNLIKELY(s_ != INFINI_STATUS_SUCCESS)) raiseComm(op, s_); \
     } while (0)
 
 infinicclReduceOp_t toReduceOp(const char *op, const c10d::ReduceOp &r) {
@@ -376,25 +376,29 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
             outs = outputs[0];
             checkList(op, "output", outs, in);
             for (auto &o : outs) {
-                TORCH_CHECK(o.numel() == in.numel(), "infiniccl ", op, ": every output needs ", in.numel(), " elements");
+                TORCH_CHECK(o.numel() == in.numel(), "infiniccl ", op, ": every output needs ", in.numel(),
+                            " elements");
             }
         } else {
             TORCH_CHECK(outputs.empty() || outputs[0].empty(), "infiniccl ", op,
                         ": only the root rank takes output tensors");
         }
-        return run(op, OpType::GATHER, {in}, outs, [&](infinicclComm_t c, infinirtStream_t s) {
-            if (rank_ != root) {
-                CCL_CHECK(op, infinicclSend(in.data_ptr(), in.numel(), dtypeOf(in), root, c, s));
-                return;
-            }
-            Group g(op);
-            for (int j = 0; j < size_; ++j) {
-                if (j == root) continue;
-                CCL_CHECK(op, infinicclRecv(outs[j].data_ptr(), outs[j].numel(), dtypeOf(in), j, c, s));
-            }
-        }, [&] {
-            if (rank_ == root) outs[root].copy_(in.view(outs[root].sizes()));
-        });
+        return run(
+            op, OpType::GATHER, {in}, outs,
+            [&](infinicclComm_t c, infinirtStream_t s) {
+                if (rank_ != root) {
+                    CCL_CHECK(op, infinicclSend(in.data_ptr(), in.numel(), dtypeOf(in), root, c, s));
+                    return;
+                }
+                Group g(op);
+                for (int j = 0; j < size_; ++j) {
+                    if (j == root) continue;
+                    CCL_CHECK(op, infinicclRecv(outs[j].data_ptr(), outs[j].numel(), dtypeOf(in), j, c, s));
+                }
+            },
+            [&] {
+                if (rank_ == root) outs[root].copy_(in.view(outs[root].sizes()));
+            });
     }
 
     c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor> &outputs,
@@ -410,24 +414,29 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
             ins = inputs[0];
             checkList(op, "input", ins, out);
             for (auto &i : ins) {
-                TORCH_CHECK(i.numel() == out.numel(), "infiniccl ", op, ": every input needs ", out.numel(), " elements");
+                TORCH_CHECK(i.numel() == out.numel(), "infiniccl ", op, ": every input needs ", out.numel(),
+                            " elements");
             }
         } else {
-            TORCH_CHECK(inputs.empty() || inputs[0].empty(), "infiniccl ", op, ": only the root rank takes input tensors");
+            TORCH_CHECK(inputs.empty() || inputs[0].empty(), "infiniccl ", op,
+                        ": only the root rank takes input tensors");
         }
-        return run(op, OpType::SCATTER, ins, {out}, [&](infinicclComm_t c, infinirtStream_t s) {
-            if (rank_ != root) {
-                CCL_CHECK(op, infinicclRecv(out.data_ptr(), out.numel(), dtypeOf(out), root, c, s));
-                return;
-            }
-            Group g(op);
-            for (int j = 0; j < size_; ++j) {
-                if (j == root) continue;
-                CCL_CHECK(op, infinicclSend(ins[j].data_ptr(), ins[j].numel(), dtypeOf(out), j, c, s));
-            }
-        }, [&] {
-            if (rank_ == root) out.copy_(ins[root].view(out.sizes()));
-        });
+        return run(
+            op, OpType::SCATTER, ins, {out},
+            [&](infinicclComm_t c, infinirtStream_t s) {
+                if (rank_ != root) {
+                    CCL_CHECK(op, infinicclRecv(out.data_ptr(), out.numel(), dtypeOf(out), root, c, s));
+                    return;
+                }
+                Group g(op);
+                for (int j = 0; j < size_; ++j) {
+                    if (j == root) continue;
+                    CCL_CHECK(op, infinicclSend(ins[j].data_ptr(), ins[j].numel(), dtypeOf(out), j, c, s));
+                }
+            },
+            [&] {
+                if (rank_ == root) out.copy_(ins[root].view(out.sizes()));
+            });
     }
 
     c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor &output, at::Tensor &input,
@@ -489,20 +498,24 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor> &outputs, std::vector<at::Tensor> &inputs,
                                             const c10d::AllToAllOptions &opts) override {
         const char *op = "all_to_all";
-        TORCH_CHECK(static_cast<int>(outputs.size()) == size_ && static_cast<int>(inputs.size()) == size_,
-                    "infiniccl ", op, ": one input and one output tensor per rank are needed");
+        TORCH_CHECK(static_cast<int>(outputs.size()) == size_ && static_cast<int>(inputs.size()) == size_, "infiniccl ",
+                    op, ": one input and one output tensor per rank are needed");
         checkTensors(op, inputs);
         checkTensors(op, outputs);
         TORCH_CHECK(outputs[rank_].numel() == inputs[rank_].numel(), "infiniccl ", op,
                     ": this rank's own input and output differ in size");
-        return run(op, OpType::ALLTOALL, inputs, outputs, [&](infinicclComm_t c, infinirtStream_t s) {
-            Group g(op);
-            for (int j = 0; j < size_; ++j) {
-                if (j == rank_) continue;
-                CCL_CHECK(op, infinicclSend(inputs[j].data_ptr(), inputs[j].numel(), dtypeOf(inputs[j]), j, c, s));
-                CCL_CHECK(op, infinicclRecv(outputs[j].data_ptr(), outputs[j].numel(), dtypeOf(outputs[j]), j, c, s));
-            }
-        }, [&] { outputs[rank_].copy_(inputs[rank_]); });
+        return run(
+            op, OpType::ALLTOALL, inputs, outputs,
+            [&](infinicclComm_t c, infinirtStream_t s) {
+                Group g(op);
+                for (int j = 0; j < size_; ++j) {
+                    if (j == rank_) continue;
+                    CCL_CHECK(op, infinicclSend(inputs[j].data_ptr(), inputs[j].numel(), dtypeOf(inputs[j]), j, c, s));
+                    CCL_CHECK(op,
+                              infinicclRecv(outputs[j].data_ptr(), outputs[j].numel(), dtypeOf(outputs[j]), j, c, s));
+                }
+            },
+            [&] { outputs[rank_].copy_(inputs[rank_]); });
     }
 
     c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor> &tensors, int dstRank, int tag) override {
@@ -584,14 +597,14 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     }
 
     void checkList(const char *op, const char *what, std::vector<at::Tensor> &list, const at::Tensor &like) {
-        TORCH_CHECK(static_cast<int>(list.size()) == size_, "infiniccl ", op, ": the ", what, " list has ",
-                    list.size(), " tensors, the world size is ", size_);
+        TORCH_CHECK(static_cast<int>(list.size()) == size_, "infiniccl ", op, ": the ", what, " list has ", list.size(),
+                    " tensors, the world size is ", size_);
         std::vector<at::Tensor> all = list;
         all.push_back(like);
         checkTensors(op, all);
         for (auto &t : list) {
-            TORCH_CHECK(t.scalar_type() == like.scalar_type(), "infiniccl ", op, ": ", what, " dtype ",
-                        t.scalar_type(), " differs from ", like.scalar_type());
+            TORCH_CHECK(t.scalar_type() == like.scalar_type(), "infiniccl ", op, ": ", what, " dtype ", t.scalar_type(),
+                        " differs from ", like.scalar_type());
         }
     }
 

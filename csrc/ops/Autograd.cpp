@@ -58,8 +58,8 @@ void autogradKernel(const c10::OperatorHandle &op, c10::DispatchKeySet ks, torch
 
 // The functional forms with a backward formula (infinicore_torch/ops/_autograd.py):
 constexpr const char *kDifferentiable[] = {
-    "add",     "mul",          "silu",   "relu",  "gelu",           "swiglu", "silu_and_mul", "rms_norm",
-    "add_rms_norm", "layer_norm", "softmax", "causal_softmax", "embedding", "rope", "gemm", "linear",
+    "add",          "mul",        "silu",    "relu",           "gelu",      "swiglu", "silu_and_mul", "rms_norm",
+    "add_rms_norm", "layer_norm", "softmax", "causal_softmax", "embedding", "rope",   "gemm",         "linear",
 };
 
 void registerAll(torch::Library &m) {

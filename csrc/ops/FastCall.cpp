@@ -32,7 +32,7 @@ enum class Arg { kTensor, kOptTensor, kFloat, kInt, kBool, kStr };
 struct FastOp {
     c10::OperatorHandle op;
     std::vector<Arg> args;
-    std::vector<std::string> names;                 // the schema's argument names (keywords)
+    std::vector<std::string> names;                    // the schema's argument names (keywords)
     std::vector<std::optional<c10::IValue>> defaults;  // the schema's defaults
     size_t nreturns;
     size_t npos;         // arguments that may be given by position (the rest are keyword-only)
@@ -139,7 +139,7 @@ PyObject *callFast(const FastOp &f, PyObject *const *args, Py_ssize_t nargs, PyO
         }
         size_t j = 0;
         while (j < n && f.names[j] != key) ++j;
-        if (j == n && f.out != nullptr) return callFast(*f.out, args, nargs, kwnames);  // out=: the out overload
+        if (j == n && f.out != nullptr) return callFast(*f.out, args, nargs, kwnames);    // out=: the out overload
         if (j == n || given[j] != nullptr) return callFallback(f, args, nargs, kwnames);  // torch.ops' error
         given[j] = args[nargs + k];
     }
@@ -180,14 +180,24 @@ PyObject *fastCall(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
 
 // The argument table of one overload (keyword-only arguments allowed where `kwonly`). Raises when the
 // schema has an argument kind or a return the fast path does not convert.
-std::unique_ptr<FastOp> tableOf(const c10::OperatorHandle &handle, const std::string &qualified, PyObject *fallback, bool kwonly) {
+std::unique_ptr<FastOp> tableOf(const c10::OperatorHandle &handle, const std::string &qualified, PyObject *fallback,
+                                bool kwonly) {
     const auto &schema = handle.schema();
-    auto f = std::make_unique<FastOp>(
-        FastOp{handle, {}, {}, {}, schema.returns().size(), 0, nullptr, fallback, {}, qualified.substr(qualified.find("::") + 2), {}});
+    auto f = std::make_unique<FastOp>(FastOp{handle,
+                                             {},
+                                             {},
+                                             {},
+                                             schema.returns().size(),
+                                             0,
+                                             nullptr,
+                                             fallback,
+                                             {},
+                                             qualified.substr(qualified.find("::") + 2),
+                                             {}});
     for (const auto &a : schema.arguments()) {
         Arg kind;
-        TORCH_CHECK((kwonly || !a.kwarg_only()) && kindOf(a.type(), &kind), "infinicore_torch: ", qualified, " argument ",
-                    a.name(), " has no fast conversion");
+        TORCH_CHECK((kwonly || !a.kwarg_only()) && kindOf(a.type(), &kind), "infinicore_torch: ", qualified,
+                    " argument ", a.name(), " has no fast conversion");
         if (!a.kwarg_only()) f->npos = f->args.size() + 1;
         f->args.push_back(kind);
         f->names.push_back(a.name());
@@ -203,7 +213,9 @@ std::unique_ptr<FastOp> tableOf(const c10::OperatorHandle &handle, const std::st
 // _fast_op(qualified_name, fallback, doc): the builtin for the op's default overload, and through an
 // output keyword its `out` overload where it has one.
 PyObject *makeFastOp(const std::string &qualified, PyObject *fallback, const std::string &doc) {
-    FastOp *f = tableOf(c10::Dispatcher::singleton().findSchemaOrThrow(qualified.c_str(), ""), qualified, fallback, false).release();
+    FastOp *f =
+        tableOf(c10::Dispatcher::singleton().findSchemaOrThrow(qualified.c_str(), ""), qualified, fallback, false)
+            .release();
     f->doc = doc;
     if (auto out = c10::Dispatcher::singleton().findSchema({qualified, "out"})) {
         try {

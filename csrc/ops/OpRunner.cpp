@@ -47,7 +47,9 @@ struct KeyHash {
 struct Owned {
     InfiniopDescriptor *desc;
     size_t workspace_size = 0;
-    explicit Owned(InfiniopDescriptor *d) : desc(d) { INFINI_CHECK(infiniopGetOperatorWorkspaceSize(d, &workspace_size)); }
+    explicit Owned(InfiniopDescriptor *d) : desc(d) {
+        INFINI_CHECK(infiniopGetOperatorWorkspaceSize(d, &workspace_size));
+    }
     Owned(const Owned &) = delete;
     Owned &operator=(const Owned &) = delete;
     ~Owned() { infiniopDestroyOperator(desc); }
@@ -61,7 +63,7 @@ struct Entry {
 struct Cache {
     std::mutex mu;
     std::unordered_map<Key, Entry, KeyHash> descriptors;
-    std::list<const Key *> lru;  // most recently used first
+    std::list<const Key *> lru;                             // most recently used first
     std::unordered_map<int64_t, infiniopHandle_t> handles;  // by (backend type << 16 | device)
 };
 
@@ -203,8 +205,8 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
     if (workspace_size > 0) {
         workspace = at::empty({static_cast<int64_t>(workspace_size)}, first->options().dtype(at::kByte));
     }
-    INFINI_CHECK(infiniopRunOperator(desc, workspace.defined() ? workspace.data_ptr() : nullptr, workspace_size,
-                                     data, stream));
+    INFINI_CHECK(
+        infiniopRunOperator(desc, workspace.defined() ? workspace.data_ptr() : nullptr, workspace_size, data, stream));
 }
 
 size_t cachedDescriptorCount() {

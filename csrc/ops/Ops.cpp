@@ -60,7 +60,9 @@ void checkVector(const char *op, const char *name, const Tensor &w, int64_t n, c
                 " must have x's dtype (", x.scalar_type(), ") or float32, got ", w.scalar_type());
 }
 
-Tensor lastContiguous(const Tensor &t) { return t.dim() == 0 || t.stride(-1) == 1 || t.size(-1) <= 1 ? t : t.contiguous(); }
+Tensor lastContiguous(const Tensor &t) {
+    return t.dim() == 0 || t.stride(-1) == 1 || t.size(-1) <= 1 ? t : t.contiguous();
+}
 
 bool rowsUsable(const Tensor &out) {
     return (out.dim() == 0 || out.stride(-1) == 1 || out.size(-1) <= 1) &&
@@ -370,13 +372,17 @@ int64_t checkRope(const Tensor &x, const Tensor &pos, const Tensor &sin, const T
     checkDevices(op, {{"x", &x}, {"pos_ids", &pos}, {"sin_table", &sin}, {"cos_table", &cos}});
     checkFloat(op, "x", x);
     checkIndex(op, "pos_ids", pos);
-    TORCH_CHECK(algo == "gpt_neox" || algo == "gpt_j", "infini.rope: algo must be 'gpt_neox' or 'gpt_j', got '", algo, "'");
-    TORCH_CHECK(x.dim() == 3 || x.dim() == 4, "infini.rope: x must be [seq, heads, head_dim] or "
-                "[batch, seq, heads, head_dim], got ", x.sizes());
+    TORCH_CHECK(algo == "gpt_neox" || algo == "gpt_j", "infini.rope: algo must be 'gpt_neox' or 'gpt_j', got '", algo,
+                "'");
+    TORCH_CHECK(x.dim() == 3 || x.dim() == 4,
+                "infini.rope: x must be [seq, heads, head_dim] or "
+                "[batch, seq, heads, head_dim], got ",
+                x.sizes());
     int64_t d = x.size(-1), seq = x.size(-3);
     TORCH_CHECK(d % 2 == 0, "infini.rope: head_dim must be even, got ", d);
     if (x.dim() == 3) {
-        TORCH_CHECK(pos.dim() == 1 && pos.size(0) == seq, "infini.rope: pos_ids must be [", seq, "], got ", pos.sizes());
+        TORCH_CHECK(pos.dim() == 1 && pos.size(0) == seq, "infini.rope: pos_ids must be [", seq, "], got ",
+                    pos.sizes());
     } else {
         TORCH_CHECK(pos.dim() == 2 && pos.size(0) == x.size(0) && pos.size(1) == seq, "infini.rope: pos_ids must be [",
                     x.size(0), ", ", seq, "], got ", pos.sizes());
@@ -446,15 +452,17 @@ Tensor randomSampleImpl(const Tensor &logits, const Tensor &random_val, double t
     const char *op = "random_sample";
     checkDevices(op, {{"logits", &logits}, {"random_val", &random_val}});
     checkFloat(op, "logits", logits);
-    TORCH_CHECK(logits.dim() == 1 || logits.dim() == 2, "infini.random_sample: logits must be [vocab] or [batch, vocab], got ",
-                logits.sizes());
+    TORCH_CHECK(logits.dim() == 1 || logits.dim() == 2,
+                "infini.random_sample: logits must be [vocab] or [batch, vocab], got ", logits.sizes());
     TORCH_CHECK(logits.size(-1) > 0, "infini.random_sample: logits has an empty vocabulary");
     TORCH_CHECK(temperature > 0, "infini.random_sample: temperature must be > 0, got ", temperature);
     int64_t batch = logits.dim() == 2 ? logits.size(0) : 1;
     Tensor rv = random_val.to(at::kFloat);
     if (logits.dim() == 2) {
-        TORCH_CHECK(rv.dim() == 0 || (rv.dim() == 1 && rv.size(0) == batch), "infini.random_sample: random_val must be "
-                    "a float or a [", batch, "] tensor, got ", rv.sizes());
+        TORCH_CHECK(rv.dim() == 0 || (rv.dim() == 1 && rv.size(0) == batch),
+                    "infini.random_sample: random_val must be "
+                    "a float or a [",
+                    batch, "] tensor, got ", rv.sizes());
         rv = rv.expand({batch});
     } else {
         TORCH_CHECK(rv.dim() == 0, "infini.random_sample: random_val must be a float for 1-D logits");
@@ -468,7 +476,8 @@ Tensor randomSampleImpl(const Tensor &logits, const Tensor &random_val, double t
 }
 
 Tensor random_sample(const Tensor &logits, double random_val, double topp, int64_t topk, double temperature) {
-    TORCH_CHECK(random_val >= 0 && random_val < 1, "infini.random_sample: random_val must be in [0, 1), got ", random_val);
+    TORCH_CHECK(random_val >= 0 && random_val < 1, "infini.random_sample: random_val must be in [0, 1), got ",
+                random_val);
     return randomSampleImpl(logits, at::scalar_tensor(random_val, logits.options().dtype(at::kFloat)), topp, topk,
                             temperature);
 }
@@ -489,21 +498,23 @@ Tensor &random_sample_out(const Tensor &logits, double random_val, double topp, 
 void paged_caching(const Tensor &k, const Tensor &v, const Tensor &k_cache, const Tensor &v_cache,
                    const Tensor &slot_mapping) {
     const char *op = "paged_caching";
-    checkDevices(op, {{"k", &k}, {"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}, {"slot_mapping", &slot_mapping}});
+    checkDevices(op,
+                 {{"k", &k}, {"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}, {"slot_mapping", &slot_mapping}});
     checkFloat(op, "k", k);
     checkIndex(op, "slot_mapping", slot_mapping);
     TORCH_CHECK(k.dim() == 3, "infini.paged_caching: k must be [tokens, kv_heads, head_dim], got ", k.sizes());
     TORCH_CHECK(v.sizes() == k.sizes(), "infini.paged_caching: v has shape ", v.sizes(), " but k has ", k.sizes());
     TORCH_CHECK(k_cache.dim() == 4 && k_cache.size(1) == k.size(1) && k_cache.size(3) == k.size(2),
-                "infini.paged_caching: k_cache must be [num_blocks, ", k.size(1), ", block_size, ", k.size(2), "], got ",
-                k_cache.sizes());
+                "infini.paged_caching: k_cache must be [num_blocks, ", k.size(1), ", block_size, ", k.size(2),
+                "], got ", k_cache.sizes());
     TORCH_CHECK(v_cache.sizes() == k_cache.sizes(), "infini.paged_caching: v_cache has shape ", v_cache.sizes(),
                 " but k_cache has ", k_cache.sizes());
-    for (auto [name, t] : {std::pair<const char *, const Tensor *>{"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}}) {
+    for (auto [name, t] :
+         {std::pair<const char *, const Tensor *>{"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}}) {
         checkSameDtype(op, name, *t, "k", k);
     }
-    TORCH_CHECK(slot_mapping.dim() == 1 && slot_mapping.size(0) == k.size(0), "infini.paged_caching: slot_mapping must be [",
-                k.size(0), "], got ", slot_mapping.sizes());
+    TORCH_CHECK(slot_mapping.dim() == 1 && slot_mapping.size(0) == k.size(0),
+                "infini.paged_caching: slot_mapping must be [", k.size(0), "], got ", slot_mapping.sizes());
     TORCH_CHECK(k_cache.stride(-1) == 1 && v_cache.stride(-1) == 1,
                 "infini.paged_caching: the caches must have stride 1 in their last dimension");
     Tensor kc = lastContiguous(k), vc = lastContiguous(v);
@@ -524,8 +535,10 @@ std::vector<int64_t> gemmShape(const Tensor &a, const Tensor &b, const Tensor &c
     checkDevices(op, {{"a", &a}, {"b", &b}, {"c", &c}});
     checkFloat(op, "a", a);
     checkSameDtype(op, "b", b, "a", a);
-    TORCH_CHECK((a.dim() == 2 || a.dim() == 3) && b.dim() == a.dim(), "infini.gemm: a and b must both be 2-D or both "
-                "3-D, got ", a.sizes(), " and ", b.sizes());
+    TORCH_CHECK((a.dim() == 2 || a.dim() == 3) && b.dim() == a.dim(),
+                "infini.gemm: a and b must both be 2-D or both "
+                "3-D, got ",
+                a.sizes(), " and ", b.sizes());
     TORCH_CHECK(a.size(-1) == b.size(-2), "infini.gemm: a ", a.sizes(), " and b ", b.sizes(),
                 " cannot be multiplied (inner sizes differ)");
     if (a.dim() == 3) {
@@ -577,8 +590,8 @@ std::vector<int64_t> linearShape(const Tensor &x, const Tensor &w, const Tensor 
     checkFloat(op, "x", x);
     checkSameDtype(op, "weight", w, "x", x);
     TORCH_CHECK(x.dim() >= 1, "infini.linear: x must have at least one dimension");
-    TORCH_CHECK(w.dim() == 2 && w.size(1) == x.size(-1), "infini.linear: weight must be [out_features, ",
-                x.size(-1), "], got ", w.sizes());
+    TORCH_CHECK(w.dim() == 2 && w.size(1) == x.size(-1), "infini.linear: weight must be [out_features, ", x.size(-1),
+                "], got ", w.sizes());
     if (bias.defined()) {
         checkSameDtype(op, "bias", bias, "x", x);
         TORCH_CHECK(bias.dim() == 1 && bias.size(0) == w.size(0), "infini.linear: bias must be [", w.size(0), "], got ",
@@ -614,16 +627,17 @@ Tensor attentionImpl(const Tensor &q, const Tensor &k, const Tensor &v, const Te
     checkDevices(op, {{"q", &q}, {"k", &k}, {"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}});
     checkFloat(op, "q", q);
     TORCH_CHECK(q.dim() == 3, "infini.attention: q must be [heads, seq, head_dim], got ", q.sizes());
-    TORCH_CHECK(k.dim() == 3 && k.size(1) == q.size(1) && k.size(2) == q.size(2) && k.size(0) > 0 &&
-                    q.size(0) % k.size(0) == 0,
-                "infini.attention: k must be [kv_heads dividing ", q.size(0), ", ", q.size(1), ", ", q.size(2), "], got ",
-                k.sizes());
+    TORCH_CHECK(
+        k.dim() == 3 && k.size(1) == q.size(1) && k.size(2) == q.size(2) && k.size(0) > 0 && q.size(0) % k.size(0) == 0,
+        "infini.attention: k must be [kv_heads dividing ", q.size(0), ", ", q.size(1), ", ", q.size(2), "], got ",
+        k.sizes());
     TORCH_CHECK(v.sizes() == k.sizes(), "infini.attention: v has shape ", v.sizes(), " but k has ", k.sizes());
     TORCH_CHECK(k_cache.dim() == 3 && k_cache.size(0) == k.size(0) && k_cache.size(2) == q.size(2),
                 "infini.attention: k_cache must be [", k.size(0), ", max_seq, ", q.size(2), "], got ", k_cache.sizes());
     TORCH_CHECK(v_cache.sizes() == k_cache.sizes(), "infini.attention: v_cache has shape ", v_cache.sizes(),
                 " but k_cache has ", k_cache.sizes());
-    for (auto [name, t] : {std::pair<const char *, const Tensor *>{"k", &k}, {"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}}) {
+    for (auto [name, t] :
+         {std::pair<const char *, const Tensor *>{"k", &k}, {"v", &v}, {"k_cache", &k_cache}, {"v_cache", &v_cache}}) {
         checkSameDtype(op, name, *t, "q", q);
     }
     TORCH_CHECK(pos >= 0 && pos + q.size(1) <= k_cache.size(1), "infini.attention: pos ", pos, " + seq ", q.size(1),
@@ -647,22 +661,27 @@ Tensor &attention_out(const Tensor &q, const Tensor &k, const Tensor &v, const T
 
 void checkPagedArgs(const char *op, const Tensor &q, const Tensor &k_cache, const Tensor &v_cache, const Tensor &bt,
                     const Tensor &lens, const Tensor &alibi) {
-    checkDevices(op, {{"q", &q}, {"k_cache", &k_cache}, {"v_cache", &v_cache}, {"block_tables", &bt},
-                      {"seq_lens", &lens}, {"alibi_slopes", &alibi}});
+    checkDevices(op, {{"q", &q},
+                      {"k_cache", &k_cache},
+                      {"v_cache", &v_cache},
+                      {"block_tables", &bt},
+                      {"seq_lens", &lens},
+                      {"alibi_slopes", &alibi}});
     checkFloat(op, "q", q);
     checkIndex(op, "block_tables", bt);
     checkIndex(op, "seq_lens", lens);
     TORCH_CHECK(q.dim() == 3, "infini.", op, ": q must be 3-D [.., heads, head_dim], got ", q.sizes());
-    TORCH_CHECK(k_cache.dim() == 4 && k_cache.size(3) == q.size(2) && k_cache.size(1) > 0 && q.size(1) % k_cache.size(1) == 0,
-                "infini.", op, ": k_cache must be [num_blocks, kv_heads dividing ", q.size(1), ", block_size, ", q.size(2),
-                "], got ", k_cache.sizes());
+    TORCH_CHECK(
+        k_cache.dim() == 4 && k_cache.size(3) == q.size(2) && k_cache.size(1) > 0 && q.size(1) % k_cache.size(1) == 0,
+        "infini.", op, ": k_cache must be [num_blocks, kv_heads dividing ", q.size(1), ", block_size, ", q.size(2),
+        "], got ", k_cache.sizes());
     TORCH_CHECK(v_cache.sizes() == k_cache.sizes(), "infini.", op, ": v_cache has shape ", v_cache.sizes(),
                 " but k_cache has ", k_cache.sizes());
     checkSameDtype(op, "k_cache", k_cache, "q", q);
     checkSameDtype(op, "v_cache", v_cache, "q", q);
     TORCH_CHECK(bt.dim() == 2, "infini.", op, ": block_tables must be [seqs, max_blocks], got ", bt.sizes());
-    TORCH_CHECK(lens.dim() == 1 && lens.size(0) == bt.size(0), "infini.", op, ": seq_lens must be [", bt.size(0), "], got ",
-                lens.sizes());
+    TORCH_CHECK(lens.dim() == 1 && lens.size(0) == bt.size(0), "infini.", op, ": seq_lens must be [", bt.size(0),
+                "], got ", lens.sizes());
     if (alibi.defined()) {
         TORCH_CHECK(alibi.scalar_type() == at::kFloat && alibi.dim() == 1 && alibi.size(0) == q.size(1), "infini.", op,
                     ": alibi_slopes must be float32 [", q.size(1), "]");
@@ -675,8 +694,8 @@ Tensor pagedAttentionImpl(const Tensor &q, const Tensor &k_cache, const Tensor &
                           const Tensor &lens, const std::optional<Tensor> &alibi_slopes, double scale) {
     Tensor alibi = alibi_slopes.value_or(Tensor());
     checkPagedArgs("paged_attention", q, k_cache, v_cache, bt, lens, alibi);
-    TORCH_CHECK(q.size(0) == bt.size(0), "infini.paged_attention: q has ", q.size(0), " sequences but block_tables has ",
-                bt.size(0));
+    TORCH_CHECK(q.size(0) == bt.size(0), "infini.paged_attention: q has ", q.size(0),
+                " sequences but block_tables has ", bt.size(0));
     Tensor qc = lastContiguous(q);
     Tensor out = at::empty(q.sizes(), q.options());
     c10::OptionalDeviceGuard guard(q.device());

@@ -36,8 +36,8 @@ using BlockPool = std::set<Block *, BlockCompare>;
 struct Block {
     c10::DeviceIndex device;
     StreamKey stream;
-    size_t size;            // bytes of the block
-    size_t requested = 0;   // bytes asked for (when allocated)
+    size_t size;           // bytes of the block
+    size_t requested = 0;  // bytes asked for (when allocated)
     void *ptr;
     BlockPool *pool;
     bool allocated = false;
@@ -57,7 +57,9 @@ bool BlockCompare::operator()(const Block *a, const Block *b) const {
     return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
 }
 
-size_t roundSize(size_t size) { return size < kMinBlockSize ? kMinBlockSize : (size + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize; }
+size_t roundSize(size_t size) {
+    return size < kMinBlockSize ? kMinBlockSize : (size + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+}
 
 size_t segmentSize(size_t size) {
     if (size <= kSmallSize) return kSmallBuffer;
@@ -67,10 +69,14 @@ size_t segmentSize(size_t size) {
 
 std::string formatBytes(size_t n) {
     char buf[64];
-    if (n >= (size_t(1) << 30)) std::snprintf(buf, sizeof(buf), "%.2f GiB", n / double(1 << 30));
-    else if (n >= (size_t(1) << 20)) std::snprintf(buf, sizeof(buf), "%.2f MiB", n / double(1 << 20));
-    else if (n >= 1024) std::snprintf(buf, sizeof(buf), "%.2f KiB", n / 1024.0);
-    else std::snprintf(buf, sizeof(buf), "%zu bytes", n);
+    if (n >= (size_t(1) << 30))
+        std::snprintf(buf, sizeof(buf), "%.2f GiB", n / double(1 << 30));
+    else if (n >= (size_t(1) << 20))
+        std::snprintf(buf, sizeof(buf), "%.2f MiB", n / double(1 << 20));
+    else if (n >= 1024)
+        std::snprintf(buf, sizeof(buf), "%.2f KiB", n / 1024.0);
+    else
+        std::snprintf(buf, sizeof(buf), "%zu bytes", n);
     return buf;
 }
 
@@ -160,7 +166,8 @@ class DeviceCache {
 
     void resetAccumulated() {
         std::lock_guard<std::recursive_mutex> lock(mu_);
-        for (StatArray *a : statArrays()) for (auto &s : *a) s.reset_accumulated();
+        for (StatArray *a : statArrays())
+            for (auto &s : *a) s.reset_accumulated();
         stats_.num_alloc_retries = 0;
         stats_.num_ooms = 0;
         stats_.num_device_alloc = 0;
@@ -169,14 +176,15 @@ class DeviceCache {
 
     void resetPeak() {
         std::lock_guard<std::recursive_mutex> lock(mu_);
-        for (StatArray *a : statArrays()) for (auto &s : *a) s.reset_peak();
+        for (StatArray *a : statArrays())
+            for (auto &s : *a) s.reset_peak();
     }
 
    private:
     std::vector<StatArray *> statArrays() {
-        return {&stats_.allocation,     &stats_.segment,          &stats_.active,
-                &stats_.inactive_split, &stats_.allocated_bytes,  &stats_.reserved_bytes,
-                &stats_.active_bytes,   &stats_.inactive_split_bytes, &stats_.requested_bytes};
+        return {&stats_.allocation,      &stats_.segment,        &stats_.active,       &stats_.inactive_split,
+                &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes, &stats_.inactive_split_bytes,
+                &stats_.requested_bytes};
     }
 
     Block *findFree(BlockPool &pool, StreamKey stream, size_t size) {
@@ -216,12 +224,12 @@ class DeviceCache {
             infinirtGetMemInfo(backendType(), device_, &free_bytes, &total);
             size_t reserved = static_cast<size_t>(stats_.reserved_bytes[0].current);
             size_t allocated = static_cast<size_t>(stats_.allocated_bytes[0].current);
-            TORCH_CHECK_WITH(OutOfMemoryError, false, "infini out of memory on device infini:", static_cast<int>(device_),
-                             " (", backendName(), " backend). Tried to allocate ", formatBytes(requested),
-                             "; the device has ", formatBytes(free_bytes), " free of ", formatBytes(total),
-                             ". Of the memory in use by this process, ", formatBytes(reserved),
-                             " is reserved by the caching allocator and ", formatBytes(allocated),
-                             " is allocated to tensors. (", why, ")");
+            TORCH_CHECK_WITH(
+                OutOfMemoryError, false, "infini out of memory on device infini:", static_cast<int>(device_), " (",
+                backendName(), " backend). Tried to allocate ", formatBytes(requested), "; the device has ",
+                formatBytes(free_bytes), " free of ", formatBytes(total), ". Of the memory in use by this process, ",
+                formatBytes(reserved), " is reserved by the caching allocator and ", formatBytes(allocated),
+                " is allocated to tensors. (", why, ")");
         }
         INFINI_CHECK(status);
         stats_.num_device_alloc += 1;

@@ -63,8 +63,8 @@ c10::DeviceIndex device_count() noexcept {
 void check_device_index(c10::DeviceIndex device) {
     auto n = device_count();
     TORCH_CHECK(device >= 0 && device < n, "infini: device index ", static_cast<int>(device),
-                      " is out of range: there ", n == 1 ? "is " : "are ", static_cast<int>(n), " infini device",
-                      n == 1 ? "" : "s", " (", backendName(), " backend)");
+                " is out of range: there ", n == 1 ? "is " : "are ", static_cast<int>(n), " infini device",
+                n == 1 ? "" : "s", " (", backendName(), " backend)");
 }
 
 c10::DeviceIndex current_device() {

@@ -38,10 +38,10 @@ bool is_in_bad_fork();
 }  // namespace infini_torch
 
 // Turns a failing infini status into a Python-visible exception.
-#define INFINI_CHECK(expr)                                                    \
-    do {                                                                      \
-        infiniStatus_t infini_status_ = (expr);                               \
-        if (C10_UNLIKELY(infini_status_ != INFINI_STATUS_SUCCESS)) {          \
-            ::infini_torch::raise_status(infini_status_, #expr);              \
-        }                                                                     \
+#define INFINI_CHECK(expr)                                           \
+    do {                                                             \
+        infiniStatus_t infini_status_ = (expr);                      \
+        if (C10_UNLIKELY(infini_status_ != INFINI_STATUS_SUCCESS)) { \
+            ::infini_torch::raise_status(infini_status_, #expr);     \
+        }                                                            \
     } while (0)

@@ -43,8 +43,8 @@ uint64_t InfiniGeneratorImpl::seed() {
 }
 
 c10::intrusive_ptr<c10::TensorImpl> InfiniGeneratorImpl::get_state() const {
-    at::Tensor state = at::detail::empty_cpu({static_cast<int64_t>(kStateBytes)}, at::kByte, std::nullopt,
-                                             std::nullopt, std::nullopt, std::nullopt);
+    at::Tensor state = at::detail::empty_cpu({static_cast<int64_t>(kStateBytes)}, at::kByte, std::nullopt, std::nullopt,
+                                             std::nullopt, std::nullopt);
     auto *p = state.data_ptr<uint8_t>();
     std::memcpy(p, &seed_, sizeof(uint64_t));
     std::memcpy(p + sizeof(uint64_t), &offset_, sizeof(uint64_t));

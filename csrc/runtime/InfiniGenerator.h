@@ -21,7 +21,7 @@ class InfiniGeneratorImpl : public c10::GeneratorImpl {
 
     void set_current_seed(uint64_t seed) override;  // also restarts the offset at 0
     uint64_t current_seed() const override { return seed_; }
-    uint64_t seed() override;                       // a nondeterministic seed, set and returned
+    uint64_t seed() override;  // a nondeterministic seed, set and returned
     void set_offset(uint64_t offset) override { offset_ = offset; }
     uint64_t get_offset() const override { return offset_; }
     void set_state(const c10::TensorImpl &new_state) override;

@@ -52,7 +52,9 @@ struct InfiniGuardImpl final : public c10::impl::DeviceGuardImplInterface {
         return getStreamFromPool(d.index());
     }
 
-    c10::Stream getNewStream(c10::Device d, int /*priority*/ = 0) const override { return getStreamFromPool(d.index()); }
+    c10::Stream getNewStream(c10::Device d, int /*priority*/ = 0) const override {
+        return getStreamFromPool(d.index());
+    }
 
     c10::Stream exchangeStream(c10::Stream s) const override { return infini_torch::exchangeStream(s); }
 
@@ -75,8 +77,8 @@ struct InfiniGuardImpl final : public c10::impl::DeviceGuardImplInterface {
                     " cannot be recorded on ", stream);
         onDevice(stream.device_index(), [&] {
             if (*event == nullptr) {
-                uint32_t flags = flag == c10::EventFlag::BACKEND_DEFAULT ? INFINIRT_EVENT_DEFAULT
-                                                                         : INFINIRT_EVENT_DISABLE_TIMING;
+                uint32_t flags =
+                    flag == c10::EventFlag::BACKEND_DEFAULT ? INFINIRT_EVENT_DEFAULT : INFINIRT_EVENT_DISABLE_TIMING;
                 INFINI_CHECK(infinirtEventCreateWithFlags(event, flags));
             }
             INFINI_CHECK(infinirtEventRecord(*event, native_stream(stream)));

@@ -29,9 +29,20 @@ def _device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def run(device="cpu", ops="all", shapes=("decode",), dtypes=(torch.bfloat16,), impls=IMPLS, check=True,
-        repeat=100, budget_s=0.3, progress=None, on_result=None, registry=None,
-        busy_us=0.0) -> tuple[dict, list[dict]]:
+def run(
+    device="cpu",
+    ops="all",
+    shapes=("decode",),
+    dtypes=(torch.bfloat16,),
+    impls=IMPLS,
+    check=True,
+    repeat=100,
+    budget_s=0.3,
+    progress=None,
+    on_result=None,
+    registry=None,
+    busy_us=0.0,
+) -> tuple[dict, list[dict]]:
     """Measures every (op, shape, dtype, implementation); returns (meta, results).
 
     `registry` replaces the op specs (tests use it); `on_result(r)` is called as each result comes in.
@@ -56,10 +67,20 @@ def run(device="cpu", ops="all", shapes=("decode",), dtypes=(torch.bfloat16,), i
     timer = measure.Timer(dev, busy_us)
     copy_bytes = (256 if dev.type == "cuda" else 64) * 1024 * 1024
     copy_gbps = measure.copy_bandwidth(dev, timer, copy_bytes)
-    meta = {"device": str(dev), "device_name": _device_name(dev), "torch": torch.__version__, "python": platform.python_version(),
-            "machine": platform.machine(), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "copy_gbps": copy_gbps,
-            "copy_bytes": copy_bytes, "busy_us": busy_us, "shapes": list(shapes), "dtypes": [str(d).split(".")[-1] for d in dtypes],
-            "l2_flush": None if timer.flush_buf is None else "256 MB written after a reset of persisting lines"}
+    meta = {
+        "device": str(dev),
+        "device_name": _device_name(dev),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "copy_gbps": copy_gbps,
+        "copy_bytes": copy_bytes,
+        "busy_us": busy_us,
+        "shapes": list(shapes),
+        "dtypes": [str(d).split(".")[-1] for d in dtypes],
+        "l2_flush": None if timer.flush_buf is None else "256 MB written after a reset of persisting lines",
+    }
     work = []
     for n in names:
         spec = table[n]
@@ -77,8 +98,15 @@ def run(device="cpu", ops="all", shapes=("decode",), dtypes=(torch.bfloat16,), i
         ref = measure.reference_outputs(spec, inputs) if check else None
         rows, fns = [], []
         for impl in impls:  # check each implementation, then time the ones that ran, interleaved
-            r = {"op": spec.name, "set": s, "shape": spec.label(params), "params": params,
-                 "dtype": str(dt).split(".")[-1], "impl": impl, "device": str(dev)}
+            r = {
+                "op": spec.name,
+                "set": s,
+                "shape": spec.label(params),
+                "params": params,
+                "dtype": str(dt).split(".")[-1],
+                "impl": impl,
+                "device": str(dev),
+            }
             bar.step(f"{spec.name} {r['shape']} {r['dtype']} {impl}")
             try:
                 fn = resolve(impl, spec, dev)

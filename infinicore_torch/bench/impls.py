@@ -52,6 +52,7 @@ def _triton_module():
     if importlib.util.find_spec("triton") is None:
         raise Skip("triton is not installed")
     from . import triton_kernels
+
     return triton_kernels
 
 
@@ -60,9 +61,11 @@ def _liger(name: str):
         raise Skip("liger_kernel is not installed")
     if name == "rms_norm":
         from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+
         return lambda x, w: LigerRMSNormFunction.apply(x, w, 1e-6)
     if name in ("swiglu", "silu_and_mul"):
         from liger_kernel.ops.swiglu import LigerSiLUMulFunction  # silu(a) * b
+
         if name == "swiglu":
             return lambda a, b: LigerSiLUMulFunction.apply(b, a)
         return lambda x: LigerSiLUMulFunction.apply(*x.chunk(2, dim=-1))

@@ -107,8 +107,10 @@ class Timer:
             self.flush_buf = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=device)
             self.reset_persisting = _persisting_reset()
             if self.reset_persisting is None:
-                raise RuntimeError("bench: cuCtxResetPersistingL2Cache is not available from libcuda.so.1; "
-                                   "without it the L2 flush leaves lines marked evict_last in the cache")
+                raise RuntimeError(
+                    "bench: cuCtxResetPersistingL2Cache is not available from libcuda.so.1; "
+                    "without it the L2 flush leaves lines marked evict_last in the cache"
+                )
 
     def flush(self):
         """Empties the L2 of the data of earlier calls (CUDA; the GPU must be idle: the reset is not

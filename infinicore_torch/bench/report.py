@@ -8,8 +8,20 @@ import json
 import os
 import sys
 
-COLUMNS = [("op", 24), ("shape", 26), ("dtype", 9), ("impl", 8), ("median us", 12), ("p10", 11), ("p90", 11),
-           ("GB/s", 8), ("TFLOP/s", 8), ("%copy", 6), ("rel_l2", 9), ("check", 6)]
+COLUMNS = [
+    ("op", 24),
+    ("shape", 26),
+    ("dtype", 9),
+    ("impl", 8),
+    ("median us", 12),
+    ("p10", 11),
+    ("p90", 11),
+    ("GB/s", 8),
+    ("TFLOP/s", 8),
+    ("%copy", 6),
+    ("rel_l2", 9),
+    ("check", 6),
+]
 
 
 def _fmt(r: dict) -> list[str]:
@@ -17,10 +29,25 @@ def _fmt(r: dict) -> list[str]:
         return [r["op"], r["shape"], r["dtype"], r["impl"], "skipped: " + r["skipped"]]
     acc = r.get("accuracy") or {}
     check = "-" if not acc else ("ok" if acc.get("ok") else "FAIL")
-    rel = f"{acc['rel_l2']:.1e}" if "rel_l2" in acc else ("-" if not acc else str(acc.get("mismatches", acc.get("error", ""))))
-    return [r["op"], r["shape"], r["dtype"], r["impl"], f"{r['median_us']:.2f}", f"{r['p10_us']:.2f}", f"{r['p90_us']:.2f}",
-            f"{r['gbps']:.1f}", f"{r['tflops']:.2f}" if r["tflops"] else "-",
-            f"{r['pct_copy']:.0f}" if r.get("pct_copy") is not None else "-", rel, check]
+    rel = (
+        f"{acc['rel_l2']:.1e}"
+        if "rel_l2" in acc
+        else ("-" if not acc else str(acc.get("mismatches", acc.get("error", ""))))
+    )
+    return [
+        r["op"],
+        r["shape"],
+        r["dtype"],
+        r["impl"],
+        f"{r['median_us']:.2f}",
+        f"{r['p10_us']:.2f}",
+        f"{r['p90_us']:.2f}",
+        f"{r['gbps']:.1f}",
+        f"{r['tflops']:.2f}" if r["tflops"] else "-",
+        f"{r['pct_copy']:.0f}" if r.get("pct_copy") is not None else "-",
+        rel,
+        check,
+    ]
 
 
 def header() -> str:
@@ -60,11 +87,34 @@ def write_json(path: str, meta: dict, results: list[dict]):
         json.dump({"meta": meta, "results": results}, f, indent=1)
 
 
-CSV_COLUMNS = ("op", "set", "shape", "dtype", "impl", "median_us", "p10_us", "p90_us", "gbps", "tflops", "pct_copy",
-               "best_peer", "ratio_to_best_peer", "check", "device_name", "torch")
+CSV_COLUMNS = (
+    "op",
+    "set",
+    "shape",
+    "dtype",
+    "impl",
+    "median_us",
+    "p10_us",
+    "p90_us",
+    "gbps",
+    "tflops",
+    "pct_copy",
+    "best_peer",
+    "ratio_to_best_peer",
+    "check",
+    "device_name",
+    "torch",
+)
 # times to 0.01 us (the event clock ticks every 32 ns); rates to 4 significant digits (a small all-reduce's too)
-_CSV_FORMATS = {"median_us": "{:.2f}", "p10_us": "{:.2f}", "p90_us": "{:.2f}", "gbps": "{:.4g}", "tflops": "{:.4g}",
-                "pct_copy": "{:.1f}", "ratio_to_best_peer": "{:.3f}"}
+_CSV_FORMATS = {
+    "median_us": "{:.2f}",
+    "p10_us": "{:.2f}",
+    "p90_us": "{:.2f}",
+    "gbps": "{:.4g}",
+    "tflops": "{:.4g}",
+    "pct_copy": "{:.1f}",
+    "ratio_to_best_peer": "{:.3f}",
+}
 
 
 def _csv_key(row: dict) -> tuple:
@@ -102,11 +152,22 @@ def write_csv(path: str, results: list[dict], meta: dict | None = None) -> int:
         if r.get("skipped") or r.get("median_us") is None:
             continue
         acc = r.get("accuracy") or {}
-        new = {"op": r["op"], "set": r.get("set", ""), "shape": r["shape"], "dtype": r["dtype"], "impl": r["impl"],
-               "median_us": r["median_us"], "p10_us": r.get("p10_us"), "p90_us": r.get("p90_us"), "gbps": r.get("gbps"),
-               "tflops": r.get("tflops") or None, "pct_copy": r.get("pct_copy"),
-               "check": "" if not acc else ("ok" if acc.get("ok") else "FAIL"),
-               "device_name": r.get("device_name", meta.get("device_name", "")), "torch": r.get("torch", meta.get("torch", ""))}
+        new = {
+            "op": r["op"],
+            "set": r.get("set", ""),
+            "shape": r["shape"],
+            "dtype": r["dtype"],
+            "impl": r["impl"],
+            "median_us": r["median_us"],
+            "p10_us": r.get("p10_us"),
+            "p90_us": r.get("p90_us"),
+            "gbps": r.get("gbps"),
+            "tflops": r.get("tflops") or None,
+            "pct_copy": r.get("pct_copy"),
+            "check": "" if not acc else ("ok" if acc.get("ok") else "FAIL"),
+            "device_name": r.get("device_name", meta.get("device_name", "")),
+            "torch": r.get("torch", meta.get("torch", "")),
+        }
         key = _csv_key(new)
         if key in fresh:
             new["set"] = _union(fresh[key]["set"], new["set"])
@@ -122,8 +183,11 @@ def write_csv(path: str, results: list[dict], meta: dict | None = None) -> int:
         best = min(peers, key=lambda r: float(r["median_us"]), default=None)
         for r in rs:
             r["best_peer"] = best["impl"] if best else ""
-            r["ratio_to_best_peer"] = (_csv_cell("ratio_to_best_peer", float(r["median_us"]) / float(best["median_us"]))
-                                       if best and r["median_us"] else "")
+            r["ratio_to_best_peer"] = (
+                _csv_cell("ratio_to_best_peer", float(r["median_us"]) / float(best["median_us"]))
+                if best and r["median_us"]
+                else ""
+            )
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)

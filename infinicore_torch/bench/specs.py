@@ -55,28 +55,42 @@ def _rows(decode, prefill, large):
 
 # ---- elementwise --------------------------------------------------------------------------------
 
+
 def _binary(name, fn, infini, flops_per):
-    shapes = _rows([{"tokens": 1, "width": HIDDEN}, {"tokens": 16, "width": INTER}],
-                   [{"tokens": 1024, "width": INTER}, {"tokens": 4096, "width": HIDDEN}],
-                   [{"tokens": 8192, "width": INTER}])
+    shapes = _rows(
+        [{"tokens": 1, "width": HIDDEN}, {"tokens": 16, "width": INTER}],
+        [{"tokens": 1024, "width": INTER}, {"tokens": 4096, "width": HIDDEN}],
+        [{"tokens": 8192, "width": INTER}],
+    )
     return OpSpec(
-        name, shapes,
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], p["width"]), _randn(g, dev, dt, p["tokens"], p["width"])),
-        reference=fn, infini=infini,
+        name,
+        shapes,
+        make=lambda p, dt, dev, g: (
+            _randn(g, dev, dt, p["tokens"], p["width"]),
+            _randn(g, dev, dt, p["tokens"], p["width"]),
+        ),
+        reference=fn,
+        infini=infini,
         bytes=lambda p, dt: 3 * p["tokens"] * p["width"] * _size(dt),
-        flops=lambda p: flops_per * p["tokens"] * p["width"])
+        flops=lambda p: flops_per * p["tokens"] * p["width"],
+    )
 
 
 def _unary(name, fn, infini, flops_per):
-    shapes = _rows([{"tokens": 1, "width": INTER}, {"tokens": 16, "width": INTER}],
-                   [{"tokens": 1024, "width": INTER}, {"tokens": 4096, "width": INTER}],
-                   [{"tokens": 8192, "width": INTER}])
+    shapes = _rows(
+        [{"tokens": 1, "width": INTER}, {"tokens": 16, "width": INTER}],
+        [{"tokens": 1024, "width": INTER}, {"tokens": 4096, "width": INTER}],
+        [{"tokens": 8192, "width": INTER}],
+    )
     return OpSpec(
-        name, shapes,
+        name,
+        shapes,
         make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], p["width"]),),
-        reference=fn, infini=infini,
+        reference=fn,
+        infini=infini,
         bytes=lambda p, dt: 2 * p["tokens"] * p["width"] * _size(dt),
-        flops=lambda p: flops_per * p["tokens"] * p["width"])
+        flops=lambda p: flops_per * p["tokens"] * p["width"],
+    )
 
 
 def _silu_and_mul_ref(x):
@@ -86,9 +100,11 @@ def _silu_and_mul_ref(x):
 
 # ---- norms ----------------------------------------------------------------------------------------
 
-_NORM_SHAPES = _rows([{"tokens": 1, "hidden": HIDDEN}, {"tokens": 16, "hidden": HIDDEN}],
-                     [{"tokens": 1024, "hidden": HIDDEN}, {"tokens": 4096, "hidden": HIDDEN}],
-                     [{"tokens": 16384, "hidden": HIDDEN}])
+_NORM_SHAPES = _rows(
+    [{"tokens": 1, "hidden": HIDDEN}, {"tokens": 16, "hidden": HIDDEN}],
+    [{"tokens": 1024, "hidden": HIDDEN}, {"tokens": 4096, "hidden": HIDDEN}],
+    [{"tokens": 16384, "hidden": HIDDEN}],
+)
 
 
 def _f(t):
@@ -133,6 +149,7 @@ def _rope_ref(x, pos, sin, cos):
 
 # ---- softmax --------------------------------------------------------------------------------------
 
+
 def _causal_ref(x):
     q, kv = x.shape[-2], x.shape[-1]
     mask = torch.ones(q, kv, dtype=torch.bool, device=x.device).triu(kv - q + 1)
@@ -141,12 +158,15 @@ def _causal_ref(x):
 
 # ---- gemm -----------------------------------------------------------------------------------------
 
-_GEMM_SHAPES = _rows([{"m": 1, "n": HIDDEN, "k": HIDDEN}, {"m": 16, "n": INTER, "k": HIDDEN}],
-                     [{"m": 1024, "n": HIDDEN, "k": HIDDEN}, {"m": 4096, "n": INTER, "k": HIDDEN}],
-                     [{"m": 8192, "n": 14336, "k": HIDDEN}])
+_GEMM_SHAPES = _rows(
+    [{"m": 1, "n": HIDDEN, "k": HIDDEN}, {"m": 16, "n": INTER, "k": HIDDEN}],
+    [{"m": 1024, "n": HIDDEN, "k": HIDDEN}, {"m": 4096, "n": INTER, "k": HIDDEN}],
+    [{"m": 8192, "n": 14336, "k": HIDDEN}],
+)
 
 
 # ---- sampling, caches, attention ------------------------------------------------------------------
+
 
 def _topk_ref(logits, k=6):
     p = torch.softmax(_f(logits), -1)
@@ -217,7 +237,7 @@ def _paged_attention_ref(q, kc, vc, tables, lens, k, v):
 
 
 def _paged_attention_infini(q, kc, vc, tables, lens, k, v):
-    return torch.ops.infini.paged_attention(q, kc, vc, tables, lens, None, HEAD_DIM ** -0.5)
+    return torch.ops.infini.paged_attention(q, kc, vc, tables, lens, None, HEAD_DIM**-0.5)
 
 
 def _attention_make(p, dt, dev, g):
@@ -235,10 +255,15 @@ def _attention_ref(q, k, v, kc, vc):
     position 0, whole for one new row: the shapes the tool uses)."""
     seq = q.shape[1]
     pos = kc.shape[1] - seq
-    kc[:, pos:pos + seq] = k
-    vc[:, pos:pos + seq] = v
-    return F.scaled_dot_product_attention(q.unsqueeze(0), kc[:, :pos + seq].unsqueeze(0), vc[:, :pos + seq].unsqueeze(0),
-                                          is_causal=seq > 1, enable_gqa=True).squeeze(0)
+    kc[:, pos : pos + seq] = k
+    vc[:, pos : pos + seq] = v
+    return F.scaled_dot_product_attention(
+        q.unsqueeze(0),
+        kc[:, : pos + seq].unsqueeze(0),
+        vc[:, : pos + seq].unsqueeze(0),
+        is_causal=seq > 1,
+        enable_gqa=True,
+    ).squeeze(0)
 
 
 def _attention_infini(q, k, v, kc, vc):
@@ -268,7 +293,7 @@ def _prefill_ref(q, kc, vc, tables, lens, cu, k, v):
 
 def _prefill_infini(q, kc, vc, tables, lens, cu, k, v):
     seqs, _, ql, d = k.shape
-    return torch.ops.infini.paged_attention_prefill(q, kc, vc, tables, lens, cu, None, d ** -0.5).view(seqs, ql, HEADS, d)
+    return torch.ops.infini.paged_attention_prefill(q, kc, vc, tables, lens, cu, None, d**-0.5).view(seqs, ql, HEADS, d)
 
 
 def _spec_list():
@@ -280,135 +305,256 @@ def _spec_list():
     s.append(_unary("silu", F.silu, lambda x: I.silu(x), 4))
     s.append(_unary("relu", F.relu, lambda x: I.relu(x), 1))
     s.append(_unary("gelu", F.gelu, lambda x: I.gelu(x), 8))
-    s.append(OpSpec(
-        "silu_and_mul",
-        _rows([{"tokens": 1, "width": INTER}, {"tokens": 16, "width": INTER}],
-              [{"tokens": 1024, "width": INTER}, {"tokens": 4096, "width": INTER}],
-              [{"tokens": 8192, "width": INTER}]),
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], 2 * p["width"]),),
-        reference=_silu_and_mul_ref, infini=lambda x: I.silu_and_mul(x),
-        bytes=lambda p, dt: 3 * p["tokens"] * p["width"] * _size(dt),
-        flops=lambda p: 5 * p["tokens"] * p["width"]))
-    s.append(OpSpec(
-        "rms_norm", _NORM_SHAPES,
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], p["hidden"]), _randn(g, dev, dt, p["hidden"])),
-        reference=_rms_ref, infini=lambda x, w: I.rms_norm(x, w, 1e-6),
-        bytes=lambda p, dt: (2 * p["tokens"] + 1) * p["hidden"] * _size(dt),
-        flops=lambda p: 4 * p["tokens"] * p["hidden"]))
-    s.append(OpSpec(
-        "add_rms_norm", _NORM_SHAPES,
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], p["hidden"]), _randn(g, dev, dt, p["tokens"], p["hidden"]),
-                                    _randn(g, dev, dt, p["hidden"])),
-        reference=_add_rms_ref, infini=lambda a, b, w: I.add_rms_norm(a, b, w, 1e-6),
-        bytes=lambda p, dt: (4 * p["tokens"] + 1) * p["hidden"] * _size(dt),
-        flops=lambda p: 5 * p["tokens"] * p["hidden"]))
-    s.append(OpSpec(
-        "layer_norm", _NORM_SHAPES,
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], p["hidden"]), _randn(g, dev, dt, p["hidden"]),
-                                    _randn(g, dev, dt, p["hidden"])),
-        reference=lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
-        infini=lambda x, w, b: I.layer_norm(x, w, b, 1e-5),
-        bytes=lambda p, dt: (2 * p["tokens"] + 2) * p["hidden"] * _size(dt),
-        flops=lambda p: 7 * p["tokens"] * p["hidden"]))
-    s.append(OpSpec(
-        "softmax",
-        _rows([{"rows": 1, "cols": 32000}, {"rows": 16, "cols": 128256}],
-              [{"rows": 1024, "cols": 32000}, {"rows": 256, "cols": 128256}],
-              [{"rows": 512, "cols": 128256}]),
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["rows"], p["cols"], scale=3.0),),
-        reference=lambda x: torch.softmax(x, -1), infini=lambda x: I.softmax(x, -1),
-        bytes=lambda p, dt: 2 * p["rows"] * p["cols"] * _size(dt),
-        flops=lambda p: 5 * p["rows"] * p["cols"]))
-    s.append(OpSpec(
-        "causal_softmax",
-        _rows([{"heads": HEADS, "q": 1, "kv": 1024}, {"heads": HEADS, "q": 16, "kv": 2048}],
-              [{"heads": HEADS, "q": 1024, "kv": 1024}, {"heads": HEADS, "q": 2048, "kv": 2048}],
-              [{"heads": HEADS, "q": 2048, "kv": 4096}]),
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["heads"], p["q"], p["kv"], scale=3.0),),
-        reference=_causal_ref, infini=lambda x: I.causal_softmax(x),
-        bytes=lambda p, dt: 2 * p["heads"] * p["q"] * p["kv"] * _size(dt),
-        flops=lambda p: 5 * p["heads"] * p["q"] * p["kv"]))
-    s.append(OpSpec(
-        "embedding",
-        _rows([{"tokens": 1, "vocab": 32000}, {"tokens": 16, "vocab": 128256}],
-              [{"tokens": 1024, "vocab": 32000}, {"tokens": 4096, "vocab": 128256}],
-              [{"tokens": 8192, "vocab": 128256}]),
-        make=lambda p, dt, dev, g: (torch.randint(0, p["vocab"], (p["tokens"],), generator=g).to(dev),
-                                    _randn(g, dev, dt, p["vocab"], HIDDEN)),
-        reference=lambda i, w: F.embedding(i, w), infini=lambda i, w: I.embedding(i, w),
-        bytes=lambda p, dt: 2 * p["tokens"] * HIDDEN * _size(dt) + 8 * p["tokens"]))
-    s.append(OpSpec(
-        "rope",
-        _rows([{"tokens": 1}, {"tokens": 16}], [{"tokens": 1024}, {"tokens": 4096}], [{"tokens": 16384}]),
-        make=_rope_make, reference=_rope_ref, infini=lambda x, pos, sin, cos: I.rope(x, pos, sin, cos),
-        bytes=lambda p, dt: (2 * p["tokens"] * HEADS * HEAD_DIM + 2 * p["tokens"] * HEAD_DIM) * _size(dt) + 8 * p["tokens"],
-        flops=lambda p: 3 * p["tokens"] * HEADS * HEAD_DIM,
-        label=lambda p: f"{p['tokens']}x{HEADS}x{HEAD_DIM}"))
-    s.append(OpSpec(
-        "gemm", _GEMM_SHAPES,
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["m"], p["k"]), _randn(g, dev, dt, p["k"], p["n"], scale=0.05)),
-        reference=torch.mm, infini=lambda a, b: I.gemm(a, b),
-        bytes=lambda p, dt: (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"]) * _size(dt),
-        flops=lambda p: 2 * p["m"] * p["n"] * p["k"]))
-    s.append(OpSpec(
-        "linear", _GEMM_SHAPES,
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["m"], p["k"]), _randn(g, dev, dt, p["n"], p["k"], scale=0.05)),
-        reference=F.linear, infini=lambda x, w: I.linear(x, w),
-        bytes=lambda p, dt: (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"]) * _size(dt),
-        flops=lambda p: 2 * p["m"] * p["n"] * p["k"]))
-    s.append(OpSpec(
-        "topk_softmax",
-        _rows([{"tokens": 1, "experts": 64}, {"tokens": 16, "experts": 128}],
-              [{"tokens": 4096, "experts": 64}, {"tokens": 4096, "experts": 128}],
-              [{"tokens": 262144, "experts": 128}]),
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], p["experts"]),),
-        reference=lambda x: _topk_ref(x, 6), infini=lambda x: I.topk_softmax(x, 6, True),
-        bytes=lambda p, dt: p["tokens"] * (p["experts"] * _size(dt) + 6 * (_size(dt) + 8))))
-    s.append(OpSpec(
-        "random_sample",
-        _rows([{"batch": 1, "vocab": 128256}, {"batch": 64, "vocab": 128256}],
-              [{"batch": 256, "vocab": 128256}], [{"batch": 256, "vocab": 128256}]),
-        make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["batch"], p["vocab"], scale=4.0),
-                                    torch.rand(p["batch"], generator=g).to(dev)),
-        reference=_sample_ref, infini=lambda x, r: I.random_sample.tensor(x, r, 0.9, 50, 0.7),
-        bytes=lambda p, dt: p["batch"] * p["vocab"] * _size(dt), exact=True))
-    s.append(OpSpec(
-        "paged_caching",
-        _rows([{"tokens": 1, "blocks": 4096}, {"tokens": 64, "blocks": 4096}],
-              [{"tokens": 4096, "blocks": 4096}, {"tokens": 16384, "blocks": 4096}],
-              [{"tokens": 32768, "blocks": 4096}]),
-        make=_paged_caching_make, reference=_paged_caching_ref, infini=_paged_caching_infini,
-        bytes=lambda p, dt: 4 * p["tokens"] * KV_HEADS * HEAD_DIM * _size(dt) + 8 * p["tokens"],
-        mutates=(2, 3), label=lambda p: f"{p['tokens']}x{KV_HEADS}x{HEAD_DIM}"))
-    s.append(OpSpec(
-        "paged_attention",
-        _rows([{"seqs": 8, "ctx": 512, "kv_heads": KV_HEADS}, {"seqs": 16, "ctx": 1024, "kv_heads": KV_HEADS}],
-              [{"seqs": 64, "ctx": 2048, "kv_heads": HEADS}, {"seqs": 64, "ctx": 2048, "kv_heads": KV_HEADS}],
-              [{"seqs": 64, "ctx": 2048, "kv_heads": HEADS}]),
-        make=_paged_attention_make, reference=_paged_attention_ref, infini=_paged_attention_infini,
-        bytes=lambda p, dt: (2 * p["seqs"] * p["kv_heads"] * p["ctx"] + 2 * p["seqs"] * HEADS) * HEAD_DIM * _size(dt),
-        flops=lambda p: 4 * p["seqs"] * HEADS * p["ctx"] * HEAD_DIM,
-        label=lambda p: f"{p['seqs']}x{p['ctx']}x{HEADS}/{p['kv_heads']}x{HEAD_DIM}"))
-    s.append(OpSpec(
-        "paged_attention_prefill",
-        _rows([{"seqs": 4, "q": 64}, {"seqs": 1, "q": 512}],
-              [{"seqs": 4, "q": 1024}, {"seqs": 1, "q": 4096}],
-              [{"seqs": 2, "q": 2048}]),
-        make=_prefill_make, reference=_prefill_ref, infini=_prefill_infini,
-        bytes=lambda p, dt: p["seqs"] * p["q"] * (2 * HEADS + 2 * KV_HEADS) * HEAD_DIM * _size(dt),
-        flops=lambda p: 2 * p["seqs"] * HEADS * p["q"] * p["q"] * HEAD_DIM,
-        dtypes=(torch.float16, torch.bfloat16),
-        label=lambda p: f"{p['seqs']}x{p['q']}x{HEADS}/{KV_HEADS}x{HEAD_DIM}"))
-    s.append(OpSpec(
-        "attention",
-        _rows([{"pos": 511, "seq": 1}, {"pos": 2047, "seq": 1}],
-              [{"pos": 0, "seq": 1024}, {"pos": 0, "seq": 2048}],
-              [{"pos": 0, "seq": 4096}]),
-        make=_attention_make, reference=_attention_ref, infini=_attention_infini,
-        bytes=lambda p, dt: (2 * HEADS * p["seq"] + 2 * KV_HEADS * (p["pos"] + 3 * p["seq"])) * HEAD_DIM * _size(dt),
-        flops=lambda p: (4 * HEADS * (p["pos"] + 1) * HEAD_DIM if p["seq"] == 1 else 2 * HEADS * p["seq"] * p["seq"] * HEAD_DIM),
-        mutates=(3, 4), dtypes=(torch.float16, torch.bfloat16),
-        label=lambda p: f"{HEADS}/{KV_HEADS}x{p['pos']}+{p['seq']}x{HEAD_DIM}"))
+    s.append(
+        OpSpec(
+            "silu_and_mul",
+            _rows(
+                [{"tokens": 1, "width": INTER}, {"tokens": 16, "width": INTER}],
+                [{"tokens": 1024, "width": INTER}, {"tokens": 4096, "width": INTER}],
+                [{"tokens": 8192, "width": INTER}],
+            ),
+            make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], 2 * p["width"]),),
+            reference=_silu_and_mul_ref,
+            infini=lambda x: I.silu_and_mul(x),
+            bytes=lambda p, dt: 3 * p["tokens"] * p["width"] * _size(dt),
+            flops=lambda p: 5 * p["tokens"] * p["width"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "rms_norm",
+            _NORM_SHAPES,
+            make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], p["hidden"]), _randn(g, dev, dt, p["hidden"])),
+            reference=_rms_ref,
+            infini=lambda x, w: I.rms_norm(x, w, 1e-6),
+            bytes=lambda p, dt: (2 * p["tokens"] + 1) * p["hidden"] * _size(dt),
+            flops=lambda p: 4 * p["tokens"] * p["hidden"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "add_rms_norm",
+            _NORM_SHAPES,
+            make=lambda p, dt, dev, g: (
+                _randn(g, dev, dt, p["tokens"], p["hidden"]),
+                _randn(g, dev, dt, p["tokens"], p["hidden"]),
+                _randn(g, dev, dt, p["hidden"]),
+            ),
+            reference=_add_rms_ref,
+            infini=lambda a, b, w: I.add_rms_norm(a, b, w, 1e-6),
+            bytes=lambda p, dt: (4 * p["tokens"] + 1) * p["hidden"] * _size(dt),
+            flops=lambda p: 5 * p["tokens"] * p["hidden"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "layer_norm",
+            _NORM_SHAPES,
+            make=lambda p, dt, dev, g: (
+                _randn(g, dev, dt, p["tokens"], p["hidden"]),
+                _randn(g, dev, dt, p["hidden"]),
+                _randn(g, dev, dt, p["hidden"]),
+            ),
+            reference=lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5),
+            infini=lambda x, w, b: I.layer_norm(x, w, b, 1e-5),
+            bytes=lambda p, dt: (2 * p["tokens"] + 2) * p["hidden"] * _size(dt),
+            flops=lambda p: 7 * p["tokens"] * p["hidden"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "softmax",
+            _rows(
+                [{"rows": 1, "cols": 32000}, {"rows": 16, "cols": 128256}],
+                [{"rows": 1024, "cols": 32000}, {"rows": 256, "cols": 128256}],
+                [{"rows": 512, "cols": 128256}],
+            ),
+            make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["rows"], p["cols"], scale=3.0),),
+            reference=lambda x: torch.softmax(x, -1),
+            infini=lambda x: I.softmax(x, -1),
+            bytes=lambda p, dt: 2 * p["rows"] * p["cols"] * _size(dt),
+            flops=lambda p: 5 * p["rows"] * p["cols"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "causal_softmax",
+            _rows(
+                [{"heads": HEADS, "q": 1, "kv": 1024}, {"heads": HEADS, "q": 16, "kv": 2048}],
+                [{"heads": HEADS, "q": 1024, "kv": 1024}, {"heads": HEADS, "q": 2048, "kv": 2048}],
+                [{"heads": HEADS, "q": 2048, "kv": 4096}],
+            ),
+            make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["heads"], p["q"], p["kv"], scale=3.0),),
+            reference=_causal_ref,
+            infini=lambda x: I.causal_softmax(x),
+            bytes=lambda p, dt: 2 * p["heads"] * p["q"] * p["kv"] * _size(dt),
+            flops=lambda p: 5 * p["heads"] * p["q"] * p["kv"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "embedding",
+            _rows(
+                [{"tokens": 1, "vocab": 32000}, {"tokens": 16, "vocab": 128256}],
+                [{"tokens": 1024, "vocab": 32000}, {"tokens": 4096, "vocab": 128256}],
+                [{"tokens": 8192, "vocab": 128256}],
+            ),
+            make=lambda p, dt, dev, g: (
+                torch.randint(0, p["vocab"], (p["tokens"],), generator=g).to(dev),
+                _randn(g, dev, dt, p["vocab"], HIDDEN),
+            ),
+            reference=lambda i, w: F.embedding(i, w),
+            infini=lambda i, w: I.embedding(i, w),
+            bytes=lambda p, dt: 2 * p["tokens"] * HIDDEN * _size(dt) + 8 * p["tokens"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "rope",
+            _rows([{"tokens": 1}, {"tokens": 16}], [{"tokens": 1024}, {"tokens": 4096}], [{"tokens": 16384}]),
+            make=_rope_make,
+            reference=_rope_ref,
+            infini=lambda x, pos, sin, cos: I.rope(x, pos, sin, cos),
+            bytes=lambda p, dt: (
+                (2 * p["tokens"] * HEADS * HEAD_DIM + 2 * p["tokens"] * HEAD_DIM) * _size(dt) + 8 * p["tokens"]
+            ),
+            flops=lambda p: 3 * p["tokens"] * HEADS * HEAD_DIM,
+            label=lambda p: f"{p['tokens']}x{HEADS}x{HEAD_DIM}",
+        )
+    )
+    s.append(
+        OpSpec(
+            "gemm",
+            _GEMM_SHAPES,
+            make=lambda p, dt, dev, g: (
+                _randn(g, dev, dt, p["m"], p["k"]),
+                _randn(g, dev, dt, p["k"], p["n"], scale=0.05),
+            ),
+            reference=torch.mm,
+            infini=lambda a, b: I.gemm(a, b),
+            bytes=lambda p, dt: (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"]) * _size(dt),
+            flops=lambda p: 2 * p["m"] * p["n"] * p["k"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "linear",
+            _GEMM_SHAPES,
+            make=lambda p, dt, dev, g: (
+                _randn(g, dev, dt, p["m"], p["k"]),
+                _randn(g, dev, dt, p["n"], p["k"], scale=0.05),
+            ),
+            reference=F.linear,
+            infini=lambda x, w: I.linear(x, w),
+            bytes=lambda p, dt: (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"]) * _size(dt),
+            flops=lambda p: 2 * p["m"] * p["n"] * p["k"],
+        )
+    )
+    s.append(
+        OpSpec(
+            "topk_softmax",
+            _rows(
+                [{"tokens": 1, "experts": 64}, {"tokens": 16, "experts": 128}],
+                [{"tokens": 4096, "experts": 64}, {"tokens": 4096, "experts": 128}],
+                [{"tokens": 262144, "experts": 128}],
+            ),
+            make=lambda p, dt, dev, g: (_randn(g, dev, dt, p["tokens"], p["experts"]),),
+            reference=lambda x: _topk_ref(x, 6),
+            infini=lambda x: I.topk_softmax(x, 6, True),
+            bytes=lambda p, dt: p["tokens"] * (p["experts"] * _size(dt) + 6 * (_size(dt) + 8)),
+        )
+    )
+    s.append(
+        OpSpec(
+            "random_sample",
+            _rows(
+                [{"batch": 1, "vocab": 128256}, {"batch": 64, "vocab": 128256}],
+                [{"batch": 256, "vocab": 128256}],
+                [{"batch": 256, "vocab": 128256}],
+            ),
+            make=lambda p, dt, dev, g: (
+                _randn(g, dev, dt, p["batch"], p["vocab"], scale=4.0),
+                torch.rand(p["batch"], generator=g).to(dev),
+            ),
+            reference=_sample_ref,
+            infini=lambda x, r: I.random_sample.tensor(x, r, 0.9, 50, 0.7),
+            bytes=lambda p, dt: p["batch"] * p["vocab"] * _size(dt),
+            exact=True,
+        )
+    )
+    s.append(
+        OpSpec(
+            "paged_caching",
+            _rows(
+                [{"tokens": 1, "blocks": 4096}, {"tokens": 64, "blocks": 4096}],
+                [{"tokens": 4096, "blocks": 4096}, {"tokens": 16384, "blocks": 4096}],
+                [{"tokens": 32768, "blocks": 4096}],
+            ),
+            make=_paged_caching_make,
+            reference=_paged_caching_ref,
+            infini=_paged_caching_infini,
+            bytes=lambda p, dt: 4 * p["tokens"] * KV_HEADS * HEAD_DIM * _size(dt) + 8 * p["tokens"],
+            mutates=(2, 3),
+            label=lambda p: f"{p['tokens']}x{KV_HEADS}x{HEAD_DIM}",
+        )
+    )
+    s.append(
+        OpSpec(
+            "paged_attention",
+            _rows(
+                [{"seqs": 8, "ctx": 512, "kv_heads": KV_HEADS}, {"seqs": 16, "ctx": 1024, "kv_heads": KV_HEADS}],
+                [{"seqs": 64, "ctx": 2048, "kv_heads": HEADS}, {"seqs": 64, "ctx": 2048, "kv_heads": KV_HEADS}],
+                [{"seqs": 64, "ctx": 2048, "kv_heads": HEADS}],
+            ),
+            make=_paged_attention_make,
+            reference=_paged_attention_ref,
+            infini=_paged_attention_infini,
+            bytes=lambda p, dt: (
+                (2 * p["seqs"] * p["kv_heads"] * p["ctx"] + 2 * p["seqs"] * HEADS) * HEAD_DIM * _size(dt)
+            ),
+            flops=lambda p: 4 * p["seqs"] * HEADS * p["ctx"] * HEAD_DIM,
+            label=lambda p: f"{p['seqs']}x{p['ctx']}x{HEADS}/{p['kv_heads']}x{HEAD_DIM}",
+        )
+    )
+    s.append(
+        OpSpec(
+            "paged_attention_prefill",
+            _rows(
+                [{"seqs": 4, "q": 64}, {"seqs": 1, "q": 512}],
+                [{"seqs": 4, "q": 1024}, {"seqs": 1, "q": 4096}],
+                [{"seqs": 2, "q": 2048}],
+            ),
+            make=_prefill_make,
+            reference=_prefill_ref,
+            infini=_prefill_infini,
+            bytes=lambda p, dt: p["seqs"] * p["q"] * (2 * HEADS + 2 * KV_HEADS) * HEAD_DIM * _size(dt),
+            flops=lambda p: 2 * p["seqs"] * HEADS * p["q"] * p["q"] * HEAD_DIM,
+            dtypes=(torch.float16, torch.bfloat16),
+            label=lambda p: f"{p['seqs']}x{p['q']}x{HEADS}/{KV_HEADS}x{HEAD_DIM}",
+        )
+    )
+    s.append(
+        OpSpec(
+            "attention",
+            _rows(
+                [{"pos": 511, "seq": 1}, {"pos": 2047, "seq": 1}],
+                [{"pos": 0, "seq": 1024}, {"pos": 0, "seq": 2048}],
+                [{"pos": 0, "seq": 4096}],
+            ),
+            make=_attention_make,
+            reference=_attention_ref,
+            infini=_attention_infini,
+            bytes=lambda p, dt: (
+                (2 * HEADS * p["seq"] + 2 * KV_HEADS * (p["pos"] + 3 * p["seq"])) * HEAD_DIM * _size(dt)
+            ),
+            flops=lambda p: (
+                4 * HEADS * (p["pos"] + 1) * HEAD_DIM if p["seq"] == 1 else 2 * HEADS * p["seq"] * p["seq"] * HEAD_DIM
+            ),
+            mutates=(3, 4),
+            dtypes=(torch.float16, torch.bfloat16),
+            label=lambda p: f"{HEADS}/{KV_HEADS}x{p['pos']}+{p['seq']}x{HEAD_DIM}",
+        )
+    )
     return s
 
 

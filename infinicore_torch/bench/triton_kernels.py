@@ -28,6 +28,7 @@ def _block(n: int) -> int:
 
 # ---- norms ----------------------------------------------------------------------------------------
 
+
 @triton.jit
 def _rms_norm_kernel(x_ptr, w_ptr, y_ptr, r_ptr, b_ptr, n, eps, HAS_RES: tl.constexpr, BLOCK: tl.constexpr):
     row = tl.program_id(0)
@@ -62,6 +63,7 @@ def add_rms_norm(a: torch.Tensor, b: torch.Tensor, w: torch.Tensor, eps: float =
 
 
 # ---- gated activations ------------------------------------------------------------------------------
+
 
 @triton.jit
 def _gate_kernel(a_ptr, b_ptr, y_ptr, n_cols, a_stride, b_stride, SILU_FIRST: tl.constexpr, BLOCK: tl.constexpr):
@@ -100,6 +102,7 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
 
 # ---- rope -------------------------------------------------------------------------------------------
 
+
 @triton.jit
 def _rope_kernel(x_ptr, pos_ptr, sin_ptr, cos_ptr, y_ptr, heads, HEADS_BLOCK: tl.constexpr, HALF: tl.constexpr):
     # one program per token: all its heads at once (the sin/cos row is loaded once)
@@ -122,12 +125,22 @@ def rope(x: torch.Tensor, pos: torch.Tensor, sin: torch.Tensor, cos: torch.Tenso
     xc = x.contiguous()
     y = torch.empty_like(xc)
     tokens, heads, d = xc.shape
-    _rope_kernel[(tokens,)](xc, pos.contiguous(), sin.contiguous(), cos.contiguous(), y, heads,
-                            HEADS_BLOCK=_block(heads), HALF=d // 2, num_warps=4)
+    _rope_kernel[(tokens,)](
+        xc,
+        pos.contiguous(),
+        sin.contiguous(),
+        cos.contiguous(),
+        y,
+        heads,
+        HEADS_BLOCK=_block(heads),
+        HALF=d // 2,
+        num_warps=4,
+    )
     return y
 
 
 # ---- softmax ----------------------------------------------------------------------------------------
+
 
 @triton.jit
 def _softmax_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):

@@ -38,8 +38,9 @@ class Event(torch.Event):
     """An event of an infini device; enable_timing=True makes elapsed_time() work."""
 
     def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False):
-        return super().__new__(cls, device="infini", enable_timing=enable_timing, blocking=blocking,
-                               interprocess=interprocess)
+        return super().__new__(
+            cls, device="infini", enable_timing=enable_timing, blocking=blocking, interprocess=interprocess
+        )
 
     def record(self, stream: torch.Stream | None = None) -> None:
         if stream is None:

@@ -94,8 +94,9 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     return _ops.embedding(indices, weight)
 
 
-def rope(x: torch.Tensor, pos_ids: torch.Tensor, sin_table: torch.Tensor, cos_table: torch.Tensor,
-         algo: str = "gpt_neox") -> torch.Tensor:
+def rope(
+    x: torch.Tensor, pos_ids: torch.Tensor, sin_table: torch.Tensor, cos_table: torch.Tensor, algo: str = "gpt_neox"
+) -> torch.Tensor:
     """Rotary embedding. x [seq, heads, head_dim] or [batch, seq, heads, head_dim]; pos_ids [seq] or
     [batch, seq] (int32/int64); tables [max_pos, head_dim / 2] (x's dtype or float32).
     "gpt_neox" rotates the halves (x[..., :d/2], x[..., d/2:]); "gpt_j" the pairs (x[..., 0::2],
@@ -103,8 +104,9 @@ def rope(x: torch.Tensor, pos_ids: torch.Tensor, sin_table: torch.Tensor, cos_ta
     return _ops.rope(x, pos_ids, sin_table, cos_table, algo)
 
 
-def gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, alpha: float = 1.0,
-         beta: float = 0.0) -> torch.Tensor:
+def gemm(
+    a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, alpha: float = 1.0, beta: float = 0.0
+) -> torch.Tensor:
     """alpha * a @ b + beta * c: a [M, K] and b [K, N], or batched [B, M, K] and [B, K, N]; c
     broadcasts to the result (ignored when beta is 0). Accumulates in float32 (the CPU backend uses
     OpenBLAS's sgemm; transposed views are read in place)."""
@@ -132,8 +134,9 @@ def paged_attention(q, k_cache, v_cache, block_tables, seq_lens, alibi_slopes=No
     return _ops.paged_attention(q, k_cache, v_cache, block_tables, seq_lens, alibi_slopes, scale)
 
 
-def paged_attention_prefill(q, k_cache, v_cache, block_tables, seq_lens, cu_seqlens_q, alibi_slopes=None,
-                            scale: float = 1.0):
+def paged_attention_prefill(
+    q, k_cache, v_cache, block_tables, seq_lens, cu_seqlens_q, alibi_slopes=None, scale: float = 1.0
+):
     """Prefill attention over a paged KV cache: q [total_q, heads, d]; sequence s owns q rows
     cu_seqlens_q[s]:cu_seqlens_q[s+1]; its cache holds all seq_lens[s] tokens; its j-th row sits at
     position seq_lens[s] - q_len + j and attends causally to cache positions at or before it."""
@@ -158,17 +161,39 @@ def random_sample(logits: torch.Tensor, random_val, topp: float, topk: int, temp
     return _ops.random_sample(logits, float(random_val), topp, topk, temperature)
 
 
-def paged_caching(k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
-                  slot_mapping: torch.Tensor) -> None:
+def paged_caching(
+    k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, slot_mapping: torch.Tensor
+) -> None:
     """Writes k, v [tokens, kv_heads, d] into the caches [num_blocks, kv_heads, block_size, d]:
     token t goes to block slot // block_size, row slot % block_size; a negative slot is skipped. A
     slot past the cache raises (for infini tensors, at the next synchronization) and writes nothing."""
     _ops.paged_caching(k, v, k_cache, v_cache, slot_mapping)
 
 
-__all__ = ["attention", "paged_attention", "paged_attention_prefill", "gemm", "linear", "topk_softmax", "random_sample",
-           "paged_caching", "add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm",
-           "layer_norm", "softmax", "causal_softmax", "embedding", "rope"]
+__all__ = [
+    "attention",
+    "paged_attention",
+    "paged_attention_prefill",
+    "gemm",
+    "linear",
+    "topk_softmax",
+    "random_sample",
+    "paged_caching",
+    "add",
+    "mul",
+    "silu",
+    "relu",
+    "gelu",
+    "swiglu",
+    "silu_and_mul",
+    "rms_norm",
+    "add_rms_norm",
+    "layer_norm",
+    "softmax",
+    "causal_softmax",
+    "embedding",
+    "rope",
+]
 
 
 # ---- the public functions are builtins -------------------------------------------------------------
@@ -182,9 +207,13 @@ _traced = {}  # builtin -> the Python function torch.compile traces in its place
 
 def _builtin(fn):
     sig = inspect.signature(fn)
-    plain = sig.replace(parameters=[p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()],
-                        return_annotation=inspect.Signature.empty)
-    entry = _C._fast_op("infini::" + fn.__name__, getattr(_ops, fn.__name__), f"{fn.__name__}{plain}\n--\n\n{fn.__doc__}")
+    plain = sig.replace(
+        parameters=[p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()],
+        return_annotation=inspect.Signature.empty,
+    )
+    entry = _C._fast_op(
+        "infini::" + fn.__name__, getattr(_ops, fn.__name__), f"{fn.__name__}{plain}\n--\n\n{fn.__doc__}"
+    )
     _traced[entry] = fn
     return entry
 

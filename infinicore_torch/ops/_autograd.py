@@ -32,6 +32,7 @@ def _save_inputs(ctx, inputs, output):
 
 # ---- elementwise ---------------------------------------------------------------------------------
 
+
 def _add_backward(ctx, g):
     a, b = ctx.saved_tensors
     return _sum_to(g, a.shape).to(a.dtype), _sum_to(g, b.shape).to(b.dtype)
@@ -76,6 +77,7 @@ def _silu_and_mul_backward(ctx, g):
 
 # ---- norms ---------------------------------------------------------------------------------------
 
+
 def _rms_grads(g, x, w, eps):
     """Gradients of y = x * rsqrt(mean(x^2) + eps) * w over the last dim."""
     xf, wf, gf = x.float(), w.float(), g.float()
@@ -115,12 +117,18 @@ def _layer_norm_backward(ctx, g):
     rstd = torch.rsqrt(xf.var(-1, unbiased=False, keepdim=True) + eps)
     mask = [ctx.needs_input_grad[0], ctx.needs_input_grad[1], b is not None and ctx.needs_input_grad[2]]
     gx, gw, gb = torch.ops.aten.native_layer_norm_backward(
-        g.float(), xf, [x.shape[-1]], mean, rstd, w.float(), None if b is None else b.float(), mask)
-    return (None if gx is None else gx.to(x.dtype), None if gw is None else gw.to(w.dtype),
-            None if gb is None else gb.to(b.dtype), None)
+        g.float(), xf, [x.shape[-1]], mean, rstd, w.float(), None if b is None else b.float(), mask
+    )
+    return (
+        None if gx is None else gx.to(x.dtype),
+        None if gw is None else gw.to(w.dtype),
+        None if gb is None else gb.to(b.dtype),
+        None,
+    )
 
 
 # ---- softmax, rope, embedding --------------------------------------------------------------------
+
 
 def _softmax_setup(ctx, inputs, output):
     ctx.dim = inputs[1] if len(inputs) > 1 else -1
@@ -210,8 +218,11 @@ def _make_function(name, backward, setup):
         g = backward(ctx, *grads)
         return g if isinstance(g, tuple) else (g,)
 
-    return type(f"InfiniOp_{name}", (torch.autograd.Function,),
-                {"forward": staticmethod(forward), "backward": staticmethod(backward_)})
+    return type(
+        f"InfiniOp_{name}",
+        (torch.autograd.Function,),
+        {"forward": staticmethod(forward), "backward": staticmethod(backward_)},
+    )
 
 
 _FUNCTIONS = {name: _make_function(name, bw, setup) for name, (bw, setup) in _FORMULAS.items()}

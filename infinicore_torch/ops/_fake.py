@@ -42,8 +42,10 @@ def _rms_norm(x, weight, eps=1e-6):
 
 @register_fake("infini::add_rms_norm")
 def _add_rms_norm(a, b, weight, eps=1e-6):
-    return (torch.empty_like(a, memory_format=torch.contiguous_format),
-            torch.empty_like(a, memory_format=torch.contiguous_format))
+    return (
+        torch.empty_like(a, memory_format=torch.contiguous_format),
+        torch.empty_like(a, memory_format=torch.contiguous_format),
+    )
 
 
 @register_fake("infini::layer_norm")

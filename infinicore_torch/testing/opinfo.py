@@ -30,22 +30,65 @@ import infinicore_torch
 
 DEVICE = "infini"
 DTYPES = [
-    torch.float32, torch.bfloat16, torch.float16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8,
-    torch.uint8, torch.bool,
+    torch.float32,
+    torch.bfloat16,
+    torch.float16,
+    torch.float64,
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.bool,
 ]
 SHORT = {
-    torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16", torch.float64: "f64", torch.int64: "i64",
-    torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8", torch.bool: "bool",
+    torch.float32: "f32",
+    torch.bfloat16: "bf16",
+    torch.float16: "f16",
+    torch.float64: "f64",
+    torch.int64: "i64",
+    torch.int32: "i32",
+    torch.int16: "i16",
+    torch.int8: "i8",
+    torch.uint8: "u8",
+    torch.bool: "bool",
 }
 
 # Ops whose results are random or depend on memory layout / identity, not on values: not comparable sample by
 # sample with the CPU.
 NOT_COMPARABLE = {
-    "bernoulli", "cauchy", "exponential", "geometric", "log_normal", "normal", "uniform", "multinomial", "rand_like",
-    "randint_like", "randn_like", "randint", "randn", "rand", "nn.functional.dropout", "nn.functional.dropout2d",
-    "nn.functional.dropout3d", "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout",
-    "nn.functional.rrelu", "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted",
-    "item", "equal", "data_ptr", "storage_offset", "randperm", "bernoulli_",
+    "bernoulli",
+    "cauchy",
+    "exponential",
+    "geometric",
+    "log_normal",
+    "normal",
+    "uniform",
+    "multinomial",
+    "rand_like",
+    "randint_like",
+    "randn_like",
+    "randint",
+    "randn",
+    "rand",
+    "nn.functional.dropout",
+    "nn.functional.dropout2d",
+    "nn.functional.dropout3d",
+    "nn.functional.alpha_dropout",
+    "nn.functional.feature_alpha_dropout",
+    "nn.functional.rrelu",
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "new_empty",
+    "new_empty_strided",
+    "empty_permuted",
+    "item",
+    "equal",
+    "data_ptr",
+    "storage_offset",
+    "randperm",
+    "bernoulli_",
 }
 
 
@@ -168,8 +211,11 @@ def markdown(table: dict, dtypes: list[torch.dtype], seconds: float) -> str:
     for name in ops:
         cells = [mark[table[(name, d)].status] for d in dtypes]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    details = [(k, r) for k, r in sorted(table.items(), key=lambda kv: (kv[0][0], str(kv[0][1])))
-               if r.status in ("fail", "fallback")]
+    details = [
+        (k, r)
+        for k, r in sorted(table.items(), key=lambda kv: (kv[0][0], str(kv[0][1])))
+        if r.status in ("fail", "fallback")
+    ]
     if details:
         lines += ["", "## Failures and fallbacks", "", "| op | dtype | verdict | detail |", "|---|---|---|---|"]
         for (name, dt), r in details:

@@ -9,8 +9,18 @@ import torch.nn.functional as F
 import infinicore_torch
 
 DEV = "infini"
-ALL = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.int16, torch.int32,
-       torch.int64, torch.uint8, torch.bool]
+ALL = [
+    torch.float32,
+    torch.float16,
+    torch.bfloat16,
+    torch.float64,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+    torch.bool,
+]
 FLOATS = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
 
 
@@ -63,8 +73,17 @@ def test_gather_dtypes(dtype):
     same(torch.gather(on(x), -1, on(idx)), torch.gather(x, -1, idx))
 
 
-@pytest.mark.parametrize("shape,dim,ishape", [((1,), 0, (1,)), ((1023,), 0, (7,)), ((4, 5, 6), 1, (3, 2, 6)),
-                                              ((4, 5, 6), 2, (4, 5, 9)), ((3, 0), 0, (2, 0)), ((3, 4), 0, (0, 4))])
+@pytest.mark.parametrize(
+    "shape,dim,ishape",
+    [
+        ((1,), 0, (1,)),
+        ((1023,), 0, (7,)),
+        ((4, 5, 6), 1, (3, 2, 6)),
+        ((4, 5, 6), 2, (4, 5, 9)),
+        ((3, 0), 0, (2, 0)),
+        ((3, 4), 0, (0, 4)),
+    ],
+)
 def test_gather_shapes(shape, dim, ishape):
     x = make(shape, torch.float32)
     idx = index_of(ishape, max(shape[dim], 1))
@@ -163,8 +182,10 @@ def test_scatter_into_noncontiguous_and_0d_self():
     same(y, x[:, ::2].clone().index_add_(0, torch.tensor([6, 0, 6]), make((3, 3), torch.float32, seed=3)))
     s = torch.tensor(1.0)
     same(on(s).scatter(0, on(torch.tensor(0)), on(torch.tensor(4.0))), s.scatter(0, torch.tensor(0), torch.tensor(4.0)))
-    same(on(s).scatter_add(0, on(torch.tensor([0])), on(torch.tensor([4.0]))),
-         s.scatter_add(0, torch.tensor([0]), torch.tensor([4.0])))
+    same(
+        on(s).scatter_add(0, on(torch.tensor([0])), on(torch.tensor([4.0]))),
+        s.scatter_add(0, torch.tensor([0]), torch.tensor([4.0])),
+    )
     e = torch.empty(0, 7, dtype=torch.int64)
     same(on(x).scatter(0, on(e), on(src)), x.scatter(0, e, src))
 
@@ -240,8 +261,9 @@ def test_index_select_errors():
         y.cpu()
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32,
-                                   torch.int64, torch.uint8])
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32, torch.int64, torch.uint8]
+)
 def test_index_add_copy(dtype):
     x = make((6, 5), dtype)
     src = make((4, 5), dtype, seed=8)
@@ -261,8 +283,10 @@ def test_index_add_copy(dtype):
 
 def test_index_add_0d_and_empty():
     x = torch.tensor(1.5)
-    same(on(x).index_add(0, on(torch.tensor([0])), on(torch.tensor(2.0))),
-         x.index_add(0, torch.tensor([0]), torch.tensor(2.0)))
+    same(
+        on(x).index_add(0, on(torch.tensor([0])), on(torch.tensor(2.0))),
+        x.index_add(0, torch.tensor([0]), torch.tensor(2.0)),
+    )
     x = make((3, 4), torch.float32)
     e = torch.tensor([], dtype=torch.int64)
     same(on(x).index_add(0, on(e), on(torch.empty(0, 4))), x.index_add(0, e, torch.empty(0, 4)))
@@ -274,8 +298,10 @@ def test_index_fill(dtype):
     idx = torch.tensor([0, -1, 2])
     value = True if dtype == torch.bool else 7
     same(on(x).index_fill_(1, on(idx), value), x.clone().index_fill_(1, idx, value))
-    same(on(x).index_fill(0, on(torch.tensor([3])), torch.tensor(value, dtype=dtype)),
-         x.index_fill(0, torch.tensor([3]), torch.tensor(value, dtype=dtype)))
+    same(
+        on(x).index_fill(0, on(torch.tensor([3])), torch.tensor(value, dtype=dtype)),
+        x.index_fill(0, torch.tensor([3]), torch.tensor(value, dtype=dtype)),
+    )
     with pytest.raises(IndexError, match="Expected dtype int64 for index"):
         on(x).index_fill_(1, on(idx.int()), value)
 
@@ -291,7 +317,7 @@ def test_advanced_index_get(dtype):
     same(on(x)[on(i)], x[i])
     same(on(x)[:, on(i)], x[:, i])
     same(on(x)[on(i), :, on(i)], x[i, :, i])  # not adjacent: indexed dims go to the front
-    same(on(x)[on(j), on(i)], x[j, i])      # broadcast indices
+    same(on(x)[on(j), on(i)], x[j, i])  # broadcast indices
     same(on(x)[..., on(i.int())], x[..., i.int()])
     mask = make((5, 6), torch.bool)
     same(on(x)[on(mask)], x[mask])
@@ -361,8 +387,9 @@ def test_index_put(dtype):
     same(y, expected)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32,
-                                   torch.int64, torch.int8])
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32, torch.int64, torch.int8]
+)
 def test_index_put_accumulate_with_duplicates(dtype):
     x = make((5, 4), dtype)
     i = torch.tensor([0, 3, 0, 0, -1, 3])

@@ -14,7 +14,6 @@ DEV = "infini"
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 
 
-
 def close(actual, expected, dtype, k=1):
     """Per-dtype tolerance for sums of k products of N(0, 1) values (errors grow like sqrt(k))."""
     scale = math.sqrt(max(k, 1))
@@ -41,7 +40,7 @@ def test_mm_transposed_and_strided_operands(dtype):
     torch.manual_seed(1)
     a, b = rand(40, 24, dtype=dtype), rand(30, 40, dtype=dtype)
     ia, ib = a.to(DEV), b.to(DEV)
-    close(ia.t() @ ib.t(), a.t() @ b.t(), dtype, 40)          # both column-major: read in place
+    close(ia.t() @ ib.t(), a.t() @ b.t(), dtype, 40)  # both column-major: read in place
     close(ia[::2, ::3] @ ib[:8, ::2], a[::2, ::3] @ b[:8, ::2], dtype, 8)  # no unit stride: copied
     col = rand(5, 1, dtype=dtype)
     close(ia[:3, :5] @ col.to(DEV).expand(5, 4), a[:3, :5] @ col.expand(5, 4), dtype, 5)  # stride-0 columns
@@ -116,8 +115,12 @@ def test_addmv_mv_dot(dtype):
     close(torch.mv(mat.to(DEV), vec.to(DEV)), torch.mv(mat, vec), dtype, 1023)
     close(torch.mv(mat.to(DEV).t().contiguous().t(), vec.to(DEV)), torch.mv(mat, vec), dtype, 1023)
     close(torch.mv(mat.to(DEV)[:, ::2], vec.to(DEV)[::2]), torch.mv(mat[:, ::2], vec[::2]), dtype, 512)
-    close(torch.addmv(s.to(DEV), mat.to(DEV), vec.to(DEV), beta=0.5, alpha=2), torch.addmv(s, mat, vec, beta=0.5, alpha=2),
-          dtype, 1023)
+    close(
+        torch.addmv(s.to(DEV), mat.to(DEV), vec.to(DEV), beta=0.5, alpha=2),
+        torch.addmv(s, mat, vec, beta=0.5, alpha=2),
+        dtype,
+        1023,
+    )
     inplace = s.to(DEV)
     inplace.addmv_(mat.to(DEV), vec.to(DEV))
     close(inplace, torch.addmv(s, mat, vec), dtype, 1023)
@@ -148,8 +151,15 @@ def test_addbmm(dtype, beta, alpha):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     "sa,sb",
-    [((13,), (13,)), ((6, 13), (13,)), ((13,), (13, 4)), ((2, 6, 13), (13, 4)), ((2, 6, 13), (2, 13, 4)),
-     ((3, 1, 6, 13), (2, 13, 4)), ((1, 6, 13), (3, 13, 4))],
+    [
+        ((13,), (13,)),
+        ((6, 13), (13,)),
+        ((13,), (13, 4)),
+        ((2, 6, 13), (13, 4)),
+        ((2, 6, 13), (2, 13, 4)),
+        ((3, 1, 6, 13), (2, 13, 4)),
+        ((1, 6, 13), (3, 13, 4)),
+    ],
 )
 def test_matmul_paths(dtype, sa, sb):
     torch.manual_seed(7)
@@ -195,8 +205,14 @@ def test_linear_and_matmul_backward(dtype):
     close(res[1][1], res[0][1], dtype, 5)
 
 
-@pytest.mark.parametrize("eq,shapes", [("ij,jk->ik", [(5, 7), (7, 3)]), ("bij,bjk->bik", [(2, 5, 7), (2, 7, 3)]),
-                                        ("bhqd,bhkd->bhqk", [(2, 3, 5, 8), (2, 3, 6, 8)])])
+@pytest.mark.parametrize(
+    "eq,shapes",
+    [
+        ("ij,jk->ik", [(5, 7), (7, 3)]),
+        ("bij,bjk->bik", [(2, 5, 7), (2, 7, 3)]),
+        ("bhqd,bhkd->bhqk", [(2, 3, 5, 8), (2, 3, 6, 8)]),
+    ],
+)
 def test_einsum(eq, shapes):
     torch.manual_seed(10)
     ops = [torch.randn(*s) for s in shapes]

@@ -18,11 +18,11 @@ TOL = {
 }
 
 
-
 def close(actual, expected, dtype=None, scale=1.0):
     tol = TOL[dtype or expected.dtype]
-    torch.testing.assert_close(actual.cpu(), expected, rtol=tol["rtol"] * scale, atol=tol["atol"] * scale,
-                               equal_nan=True)
+    torch.testing.assert_close(
+        actual.cpu(), expected, rtol=tol["rtol"] * scale, atol=tol["atol"] * scale, equal_nan=True
+    )
 
 
 def grads_of(fn, inputs, wrt=None):
@@ -40,8 +40,18 @@ def grads_of(fn, inputs, wrt=None):
 
 # ---- softmax / log_softmax ----
 
-SHAPES_DIMS = [((), 0), ((0,), 0), ((1,), -1), ((7,), 0), ((1023,), -1), ((3, 5, 7), -1), ((3, 5, 7), 1),
-               ((3, 5, 7), 0), ((4, 0, 3), 1), ((2, 130), 0)]
+SHAPES_DIMS = [
+    ((), 0),
+    ((0,), 0),
+    ((1,), -1),
+    ((7,), 0),
+    ((1023,), -1),
+    ((3, 5, 7), -1),
+    ((3, 5, 7), 1),
+    ((3, 5, 7), 0),
+    ((4, 0, 3), 1),
+    ((2, 130), 0),
+]
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -103,9 +113,11 @@ def test_softmax_bad_input():
 
 # ---- layer_norm / rms_norm ----
 
+
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape,norm", [((4, 7), (7,)), ((2, 3, 1023), (1023,)), ((2, 3, 4, 5), (4, 5)), ((1,), (1,)),
-                                        ((0, 8), (8,))])
+@pytest.mark.parametrize(
+    "shape,norm", [((4, 7), (7,)), ((2, 3, 1023), (1023,)), ((2, 3, 4, 5), (4, 5)), ((1,), (1,)), ((0, 8), (8,))]
+)
 @pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
 def test_layer_norm(dtype, shape, norm, affine):
     torch.manual_seed(3)
@@ -148,7 +160,9 @@ def test_layer_norm_bad_input():
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape,norm", [((4, 7), (7,)), ((2, 3, 1023), (1023,)), ((2, 3, 4, 5), (4, 5)), ((0, 8), (8,))])
+@pytest.mark.parametrize(
+    "shape,norm", [((4, 7), (7,)), ((2, 3, 1023), (1023,)), ((2, 3, 4, 5), (4, 5)), ((0, 8), (8,))]
+)
 @pytest.mark.parametrize("weighted", [True, False])
 @pytest.mark.parametrize("eps", [None, 1e-6])
 def test_rms_norm(dtype, shape, norm, weighted, eps):
@@ -173,6 +187,7 @@ def test_rms_norm_is_native_and_keeps_torch_statistics():
 
 # ---- nll_loss / cross_entropy / mse_loss ----
 
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("weighted", [False, True])
@@ -184,7 +199,8 @@ def test_cross_entropy(dtype, reduction, weighted):
     target[::5] = -100  # ignore_index
     weight = (torch.rand(c) + 0.5).to(dtype) if weighted else None
     (cpu_y, cpu_g), (inf_y, inf_g) = grads_of(
-        lambda x, w: F.cross_entropy(x, target.to(x.device), weight=w, reduction=reduction), [logits, weight], wrt=[0])
+        lambda x, w: F.cross_entropy(x, target.to(x.device), weight=w, reduction=reduction), [logits, weight], wrt=[0]
+    )
     scale = 2 if dtype == torch.bfloat16 else 1
     close(inf_y, cpu_y.detach(), scale=scale)
     close(inf_g[0], cpu_g[0], scale=scale)
@@ -198,8 +214,11 @@ def test_cross_entropy_spatial_and_ignore_index(reduction):
     target[0, 0] = 2  # an ignore_index that is a class
     weight = torch.rand(5) + 0.5
     (cpu_y, cpu_g), (inf_y, inf_g) = grads_of(
-        lambda x: F.cross_entropy(x, target.to(x.device), weight=weight.to(x.device), ignore_index=2,
-                                  reduction=reduction), [logits])
+        lambda x: F.cross_entropy(
+            x, target.to(x.device), weight=weight.to(x.device), ignore_index=2, reduction=reduction
+        ),
+        [logits],
+    )
     close(inf_y, cpu_y.detach())
     close(inf_g[0], cpu_g[0])
 
@@ -212,8 +231,10 @@ def test_nll_loss_edge_cases():
     all_ignored = torch.full((4,), -100)
     xs = torch.randn(4, 3)
     assert torch.isnan(F.nll_loss(xs.to(DEV), all_ignored.to(DEV)).cpu()).item()  # 0 / 0, as torch
-    close(F.nll_loss(torch.empty(0, 3, device=DEV), torch.empty(0, dtype=torch.long, device=DEV), reduction="sum"),
-          torch.tensor(0.0))
+    close(
+        F.nll_loss(torch.empty(0, 3, device=DEV), torch.empty(0, dtype=torch.long, device=DEV), reduction="sum"),
+        torch.tensor(0.0),
+    )
     out = torch.ops.aten.nll_loss_forward(xs.to(DEV), torch.tensor([0, 1, 2, 0]).to(DEV), None, 1, -100)
     ref = torch.ops.aten.nll_loss_forward(xs, torch.tensor([0, 1, 2, 0]), None, 1, -100)
     close(out[0], ref[0])

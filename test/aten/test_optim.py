@@ -1,8 +1,6 @@
 """Optimizer steps on infini: torch.optim's fused Adam/AdamW (the pointwise family's ADAMW op) and the foreach
 paths (torch's per-tensor decomposition onto native ops), against the same optimizer on CPU tensors."""
 
-import copy
-
 import pytest
 import torch
 from aten_utils import DEV, make, same

@@ -11,26 +11,103 @@ INTS = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8]
 ALL = FLOATS + INTS + [torch.bool]
 
 UNARY_FLOAT = [
-    torch.neg, torch.abs, torch.sign, torch.sqrt, torch.rsqrt, torch.exp, torch.exp2, torch.expm1, torch.log,
-    torch.log2, torch.log10, torch.log1p, torch.sin, torch.cos, torch.tan, torch.asin, torch.acos, torch.atan,
-    torch.sinh, torch.cosh, torch.tanh, torch.asinh, torch.acosh, torch.atanh, torch.sigmoid, torch.erf, torch.erfc,
-    torch.erfinv, torch.lgamma, torch.digamma, torch.floor, torch.ceil, torch.round, torch.trunc, torch.frac,
-    torch.reciprocal, torch.relu, F.silu, F.mish, F.hardsigmoid, torch.isnan, torch.isinf, torch.isposinf,
-    torch.isneginf, torch.isfinite, torch.signbit, torch.logical_not, torch.square, torch.nan_to_num,
+    torch.neg,
+    torch.abs,
+    torch.sign,
+    torch.sqrt,
+    torch.rsqrt,
+    torch.exp,
+    torch.exp2,
+    torch.expm1,
+    torch.log,
+    torch.log2,
+    torch.log10,
+    torch.log1p,
+    torch.sin,
+    torch.cos,
+    torch.tan,
+    torch.asin,
+    torch.acos,
+    torch.atan,
+    torch.sinh,
+    torch.cosh,
+    torch.tanh,
+    torch.asinh,
+    torch.acosh,
+    torch.atanh,
+    torch.sigmoid,
+    torch.erf,
+    torch.erfc,
+    torch.erfinv,
+    torch.lgamma,
+    torch.digamma,
+    torch.floor,
+    torch.ceil,
+    torch.round,
+    torch.trunc,
+    torch.frac,
+    torch.reciprocal,
+    torch.relu,
+    F.silu,
+    F.mish,
+    F.hardsigmoid,
+    torch.isnan,
+    torch.isinf,
+    torch.isposinf,
+    torch.isneginf,
+    torch.isfinite,
+    torch.signbit,
+    torch.logical_not,
+    torch.square,
+    torch.nan_to_num,
 ]
 UNARY_INT = [torch.neg, torch.abs, torch.sign, torch.square, torch.bitwise_not, torch.logical_not, torch.relu]
 
 BINARY_FLOAT = [
-    torch.add, torch.sub, torch.mul, torch.div, torch.remainder, torch.fmod, torch.pow, torch.atan2, torch.hypot,
-    torch.copysign, torch.xlogy, torch.maximum, torch.minimum, torch.fmax, torch.fmin, torch.eq, torch.ne, torch.lt,
-    torch.le, torch.gt, torch.ge, torch.logical_and, torch.logical_or, torch.logical_xor,
-    lambda a, b: torch.div(a, b, rounding_mode="floor"), lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+    torch.add,
+    torch.sub,
+    torch.mul,
+    torch.div,
+    torch.remainder,
+    torch.fmod,
+    torch.pow,
+    torch.atan2,
+    torch.hypot,
+    torch.copysign,
+    torch.xlogy,
+    torch.maximum,
+    torch.minimum,
+    torch.fmax,
+    torch.fmin,
+    torch.eq,
+    torch.ne,
+    torch.lt,
+    torch.le,
+    torch.gt,
+    torch.ge,
+    torch.logical_and,
+    torch.logical_or,
+    torch.logical_xor,
+    lambda a, b: torch.div(a, b, rounding_mode="floor"),
+    lambda a, b: torch.div(a, b, rounding_mode="trunc"),
 ]
 BINARY_INT = [
-    torch.add, torch.sub, torch.mul, torch.maximum, torch.minimum, torch.eq, torch.lt, torch.ge, torch.bitwise_and,
-    torch.bitwise_or, torch.bitwise_xor, torch.logical_and, torch.logical_xor,
+    torch.add,
+    torch.sub,
+    torch.mul,
+    torch.maximum,
+    torch.minimum,
+    torch.eq,
+    torch.lt,
+    torch.ge,
+    torch.bitwise_and,
+    torch.bitwise_or,
+    torch.bitwise_xor,
+    torch.logical_and,
+    torch.logical_xor,
     lambda a, b: torch.div(a, b.clamp(min=1), rounding_mode="floor"),
-    lambda a, b: torch.remainder(a, b.clamp(min=1)), lambda a, b: torch.fmod(a, b.clamp(min=1)),
+    lambda a, b: torch.remainder(a, b.clamp(min=1)),
+    lambda a, b: torch.fmod(a, b.clamp(min=1)),
 ]
 
 
@@ -123,14 +200,14 @@ def test_wrapped_numbers_and_alpha():
     same(xi / 4, x / 4)
     same(torch.add(xi, xi, alpha=-0.5), torch.add(x, x, alpha=-0.5))
     same(torch.sub(xi, 1, alpha=3), torch.sub(x, 1, alpha=3))
-    same(xi ** 2, x ** 2)
+    same(xi**2, x**2)
     same(xi.abs() ** 0.5, x.abs() ** 0.5)
-    same(2 ** xi, 2 ** x)
+    same(2**xi, 2**x)
     i = make((3, 4), torch.int32)
     same(i.to(DEV) * 2.5, i * 2.5)  # promotes to float
     same(i.to(DEV) // 3, i // 3)
     same(i.to(DEV) / 3, i / 3)  # true division promotes
-    same(i.to(DEV) ** 2, i ** 2)
+    same(i.to(DEV) ** 2, i**2)
 
 
 def test_type_promotion():
@@ -175,9 +252,22 @@ def test_empty_and_zero_dim(shape):
 
 def test_activations_and_their_backward():
     x = make((9, 16), torch.float32)
-    for f in (F.relu, F.gelu, lambda t: F.gelu(t, approximate="tanh"), F.silu, torch.tanh, torch.sigmoid,
-              lambda t: F.leaky_relu(t, 0.2), F.elu, F.softplus, F.hardsigmoid, F.hardtanh, F.mish, F.hardswish,
-              lambda t: F.threshold(t, 0.3, -1.0)):
+    for f in (
+        F.relu,
+        F.gelu,
+        lambda t: F.gelu(t, approximate="tanh"),
+        F.silu,
+        torch.tanh,
+        torch.sigmoid,
+        lambda t: F.leaky_relu(t, 0.2),
+        F.elu,
+        F.softplus,
+        F.hardsigmoid,
+        F.hardtanh,
+        F.mish,
+        F.hardswish,
+        lambda t: F.threshold(t, 0.3, -1.0),
+    ):
         xc = x.clone().requires_grad_()
         xi = x.to(DEV).requires_grad_()
         yc, yi = f(xc), f(xi)

@@ -63,8 +63,17 @@ def layout_pair(layout, dtype, seed):
     return view(base), view(dev(base))
 
 
-LAYOUTS = [("contiguous", "contiguous"), ("odd", "odd"), ("transposed", "transposed"), ("unaligned", "unaligned"),
-           ("contiguous", "row"), ("contiguous", "col"), ("contiguous", "0-d"), ("row", "col"), ("transposed", "row")]
+LAYOUTS = [
+    ("contiguous", "contiguous"),
+    ("odd", "odd"),
+    ("transposed", "transposed"),
+    ("unaligned", "unaligned"),
+    ("contiguous", "row"),
+    ("contiguous", "col"),
+    ("contiguous", "0-d"),
+    ("row", "col"),
+    ("transposed", "row"),
+]
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
@@ -99,9 +108,17 @@ def test_binary_dtypes_scalars_and_forms(dtype):
     check(x, a + b)
 
 
-@pytest.mark.parametrize("pair", [(torch.bfloat16, torch.float32), (torch.int32, torch.float32),
-                                  (torch.int64, torch.bool), (torch.int8, torch.uint8), (torch.float16, torch.float64),
-                                  (torch.bool, torch.float16)])
+@pytest.mark.parametrize(
+    "pair",
+    [
+        (torch.bfloat16, torch.float32),
+        (torch.int32, torch.float32),
+        (torch.int64, torch.bool),
+        (torch.int8, torch.uint8),
+        (torch.float16, torch.float64),
+        (torch.bool, torch.float16),
+    ],
+)
 def test_mixed_dtypes(pair):
     a, b = rand((17, 129), pair[0], seed=5), rand((129,), pair[1], seed=6)
     check(dev(a) + dev(b), a + b)
@@ -109,8 +126,23 @@ def test_mixed_dtypes(pair):
     check(torch.eq(dev(a), dev(b)), torch.eq(a, b))
 
 
-UNARY = ["exp", "log", "sigmoid", "tanh", "erf", "sqrt", "rsqrt", "abs", "neg", "sin", "floor", "expm1", "log1p",
-         "reciprocal", "relu"]
+UNARY = [
+    "exp",
+    "log",
+    "sigmoid",
+    "tanh",
+    "erf",
+    "sqrt",
+    "rsqrt",
+    "abs",
+    "neg",
+    "sin",
+    "floor",
+    "expm1",
+    "log1p",
+    "reciprocal",
+    "relu",
+]
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -129,10 +161,19 @@ def test_activations_and_nan():
     x[0, :3] = torch.tensor([float("nan"), float("inf"), -float("inf")])
     dx = dev(x)
     F = torch.nn.functional
-    fns = {"silu": F.silu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "relu": F.relu,
-           "sigmoid": torch.sigmoid, "leaky_relu": lambda t: F.leaky_relu(t, 0.2), "elu": F.elu, "softplus": F.softplus,
-           "hardsigmoid": F.hardsigmoid, "isinf": torch.isinf,
-           "nan_to_num": torch.nan_to_num}
+    fns = {
+        "silu": F.silu,
+        "gelu": F.gelu,
+        "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+        "relu": F.relu,
+        "sigmoid": torch.sigmoid,
+        "leaky_relu": lambda t: F.leaky_relu(t, 0.2),
+        "elu": F.elu,
+        "softplus": F.softplus,
+        "hardsigmoid": F.hardsigmoid,
+        "isinf": torch.isinf,
+        "nan_to_num": torch.nan_to_num,
+    }
     for name, fn in fns.items():
         if name == "gelu":  # torch's CPU kernel gives NaN for gelu(+inf); the families give the limit, +inf
             check(fn(dx[:, 3:]), fn(x[:, 3:]), atol=1e-5, rtol=1e-5, msg=name)
@@ -178,8 +219,17 @@ def test_comparisons_and_logical():
     a, b = rand((40, 50), torch.float32, seed=15), rand((40, 50), torch.float32, seed=16)
     a[0, 0] = float("nan")
     da, db = dev(a), dev(b)
-    for fn in [torch.eq, torch.ne, torch.lt, torch.le, torch.gt, torch.ge, torch.logical_and, torch.logical_or,
-               torch.logical_xor]:
+    for fn in [
+        torch.eq,
+        torch.ne,
+        torch.lt,
+        torch.le,
+        torch.gt,
+        torch.ge,
+        torch.logical_and,
+        torch.logical_or,
+        torch.logical_xor,
+    ]:
         check(fn(da, db), fn(a, b))
     check(torch.logical_not(da), torch.logical_not(a))
 

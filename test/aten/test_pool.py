@@ -63,8 +63,18 @@ def test_max_pool2d(dtype, kw):
 
 
 def test_max_pool_nan_ties_and_infinities_follow_torch():
-    x = torch.tensor([[[[1.0, 1.0, 0.0, -1.0], [float("nan"), 2.0, float("nan"), 5.0],
-                        [-float("inf"), -float("inf"), 3.0, 3.0], [-float("inf"), -float("inf"), 3.0, 2.0]]]])
+    x = torch.tensor(
+        [
+            [
+                [
+                    [1.0, 1.0, 0.0, -1.0],
+                    [float("nan"), 2.0, float("nan"), 5.0],
+                    [-float("inf"), -float("inf"), 3.0, 3.0],
+                    [-float("inf"), -float("inf"), 3.0, 2.0],
+                ]
+            ]
+        ]
+    )
     vc, ic = F.max_pool2d(x, 2, return_indices=True)
     vi, ii = F.max_pool2d(x.to(DEV), 2, return_indices=True)
     torch.testing.assert_close(vi.cpu(), vc, equal_nan=True)
@@ -200,8 +210,9 @@ def test_upsample_bilinear2d(dtype, align_corners, kw):
     check(lambda t: F.interpolate(t, mode="bilinear", align_corners=align_corners, **kw), rand(2, 3, 6, 7), dtype)
 
 
-@pytest.mark.parametrize("mode,extra", [("nearest", {}), ("linear", {"align_corners": False}),
-                                        ("linear", {"align_corners": True})])
+@pytest.mark.parametrize(
+    "mode,extra", [("nearest", {}), ("linear", {"align_corners": False}), ("linear", {"align_corners": True})]
+)
 @pytest.mark.parametrize("kw", [{"scale_factor": 2}, {"size": 13}, {"scale_factor": 0.6}])
 def test_upsample_1d(mode, extra, kw):
     check(lambda t: F.interpolate(t, mode=mode, **extra, **kw), rand(2, 3, 9), torch.float32)

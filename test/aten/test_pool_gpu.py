@@ -117,7 +117,9 @@ def test_bilinear_align_corners(dtype):
 def test_large_images_past_65535_blocks():
     x = rand(4, 16, 256, 256)  # 4M elements: more blocks of 256 than 65535
     compare(lambda t: F.max_pool2d(t, 2), x, lambda r: r.shape, torch.float32)
-    compare(lambda t: F.interpolate(t, scale_factor=2.0, mode="nearest"), x[:1], lambda r: r.shape, torch.float32, scale=4.0)
+    compare(
+        lambda t: F.interpolate(t, scale_factor=2.0, mode="nearest"), x[:1], lambda r: r.shape, torch.float32, scale=4.0
+    )
 
 
 @pytest.mark.parametrize("stride,padding,dilation,groups", [(1, 0, 1, 1), (2, 1, 1, 1), (1, 2, 2, 1), (2, 1, 1, 2)])

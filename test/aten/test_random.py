@@ -57,8 +57,8 @@ def test_normal(native_only, dtype):
     near(math.sqrt(var), 2.0, 0.03)
     z = torch.randn(N, device=DEV, dtype=dtype).cpu().double()
     near(((z.abs() < 1).double().mean()).item(), 0.6827, 0.01)  # the shape, not only two moments
-    near(((z ** 3).mean()).item(), 0.0, 0.05)
-    near(((z ** 4).mean()).item(), 3.0, 0.15)
+    near(((z**3).mean()).item(), 0.0, 0.05)
+    near(((z**4).mean()).item(), 3.0, 0.15)
 
 
 def test_normal_tensor_overloads():
@@ -108,18 +108,19 @@ def test_random_ranges(native_only, dtype):
     counts = torch.bincount(v.long() - 3, minlength=8).double()
     assert (counts / 20000 - 1 / 8).abs().max() < 0.02
     assert x.random_(5).cpu().max() == 4
-    top = {torch.float16: 2 ** 11, torch.bfloat16: 2 ** 8, torch.float32: 2 ** 24, torch.float64: 2 ** 53}.get(
-        dtype, torch.iinfo(dtype).max if not dtype.is_floating_point else None)
+    top = {torch.float16: 2**11, torch.bfloat16: 2**8, torch.float32: 2**24, torch.float64: 2**53}.get(
+        dtype, torch.iinfo(dtype).max if not dtype.is_floating_point else None
+    )
     w = x.random_().cpu().double()
     assert w.min() >= 0 and w.max() <= top and w.max() > top / 2
 
 
 def test_random_full_and_wide_ranges(native_only):
     x = torch.empty(10000, dtype=torch.int64, device=DEV)
-    v = x.random_(-(2 ** 63), None).cpu()
-    assert v.min() < -(2 ** 61) and v.max() > 2 ** 61
-    v = x.random_(-(2 ** 40), 2 ** 40).cpu()
-    assert v.min() >= -(2 ** 40) and v.max() < 2 ** 40 and v.min() < -(2 ** 39)
+    v = x.random_(-(2**63), None).cpu()
+    assert v.min() < -(2**61) and v.max() > 2**61
+    v = x.random_(-(2**40), 2**40).cpu()
+    assert v.min() >= -(2**40) and v.max() < 2**40 and v.min() < -(2**39)
     r = torch.randint(-3, 4, (5000,), device=DEV).cpu()
     assert set(r.tolist()) == set(range(-3, 4))
 
@@ -138,11 +139,13 @@ def test_bernoulli_tensor_probabilities(native_only):
     for probs in [p, p.half(), p.double()]:
         x = torch.bernoulli(probs.to(DEV)).cpu().view(-1, 5)
         assert x.dtype == probs.dtype
-        torch.testing.assert_close(x.double().mean(0), torch.tensor([0.0, 0.1, 0.5, 0.9, 1.0], dtype=torch.float64),
-                                   atol=0.01, rtol=0)
+        torch.testing.assert_close(
+            x.double().mean(0), torch.tensor([0.0, 0.1, 0.5, 0.9, 1.0], dtype=torch.float64), atol=0.01, rtol=0
+        )
     y = torch.empty(20000, 5, device=DEV, dtype=torch.bool).bernoulli_(on_device(torch.tensor([0.0, 0.2, 1.0, 0, 0])))
-    torch.testing.assert_close(y.cpu().double().mean(0), torch.tensor([0.0, 0.2, 1.0, 0, 0], dtype=torch.float64),
-                               atol=0.01, rtol=0)
+    torch.testing.assert_close(
+        y.cpu().double().mean(0), torch.tensor([0.0, 0.2, 1.0, 0, 0], dtype=torch.float64), atol=0.01, rtol=0
+    )
     out = torch.empty(0, device=DEV)
     torch.bernoulli(p.to(DEV), out=out)
     assert out.shape == p.shape
@@ -153,8 +156,13 @@ def on_device(t):
 
 
 def test_empty_and_0d(native_only):
-    for fill in [lambda t: t.uniform_(), lambda t: t.normal_(), lambda t: t.bernoulli_(0.5), lambda t: t.random_(),
-                 lambda t: t.exponential_()]:
+    for fill in [
+        lambda t: t.uniform_(),
+        lambda t: t.normal_(),
+        lambda t: t.bernoulli_(0.5),
+        lambda t: t.random_(),
+        lambda t: t.exponential_(),
+    ]:
         assert fill(torch.empty(0, 3, device=DEV)).shape == (0, 3)
         s = fill(torch.empty((), device=DEV))
         assert s.shape == () and math.isfinite(s.item())
@@ -234,8 +242,9 @@ def test_dropout_mask_and_scale(native_only, dtype):
     y.backward(torch.ones_like(y))
     g = xi.grad.cpu()
     assert torch.equal(g != 0, kept)
-    torch.testing.assert_close(g[kept].double(), torch.full((int(kept.sum()),), 1 / 0.8, dtype=torch.float64),
-                               rtol=1e-2, atol=0)
+    torch.testing.assert_close(
+        g[kept].double(), torch.full((int(kept.sum()),), 1 / 0.8, dtype=torch.float64), rtol=1e-2, atol=0
+    )
     assert torch.equal(F.dropout(xi, p=0.2, training=False).detach().cpu(), x)
 
 
@@ -250,8 +259,9 @@ def test_native_dropout_edges(native_only):
     e = torch.empty(0, 4, device=DEV)
     out, mask = torch.native_dropout(e, 0.5, True)
     assert out.shape == (0, 4) and mask.shape == (0, 4)
-    grad = torch.ops.aten.native_dropout_backward(torch.ones(4, device=DEV),
-                                                  torch.tensor([True, False, True, False], device=DEV), 2.0)
+    grad = torch.ops.aten.native_dropout_backward(
+        torch.ones(4, device=DEV), torch.tensor([True, False, True, False], device=DEV), 2.0
+    )
     assert torch.equal(grad.cpu(), torch.tensor([2.0, 0.0, 2.0, 0.0]))
 
 

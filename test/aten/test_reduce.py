@@ -288,18 +288,26 @@ def test_norm_overloads():
     close(torch.norm(d, dim=0, dtype=torch.float64), torch.norm(x, dim=0, dtype=torch.float64))
     aten = torch.ops.aten  # the norm overloads torch.norm itself routes around
     close(aten.norm.ScalarOpt_dim(d, 3, [1]), aten.norm.ScalarOpt_dim(x, 3, [1]))
-    close(aten.norm.ScalarOpt_dim_dtype(d, 2, [0], True, dtype=torch.float64),
-          aten.norm.ScalarOpt_dim_dtype(x, 2, [0], True, dtype=torch.float64))
+    close(
+        aten.norm.ScalarOpt_dim_dtype(d, 2, [0], True, dtype=torch.float64),
+        aten.norm.ScalarOpt_dim_dtype(x, 2, [0], True, dtype=torch.float64),
+    )
     close(aten.norm.Scalar(d, 1), aten.norm.Scalar(x, 1))
     close(aten.norm.ScalarOpt_dtype(d, 2, dtype=torch.float64), aten.norm.ScalarOpt_dtype(x, 2, dtype=torch.float64))
-    close(torch.linalg.vector_norm(d.half(), dtype=torch.float32), torch.linalg.vector_norm(x.half(), dtype=torch.float32))
+    close(
+        torch.linalg.vector_norm(d.half(), dtype=torch.float32), torch.linalg.vector_norm(x.half(), dtype=torch.float32)
+    )
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_var_std(dtype):
     def fn(x, d, k):
-        return (x.var(dim=d, keepdim=k), x.std(dim=d, correction=0, keepdim=k),
-                torch.var_mean(x, dim=d, correction=2, keepdim=k), torch.std_mean(x, dim=d, keepdim=k))
+        return (
+            x.var(dim=d, keepdim=k),
+            x.std(dim=d, correction=0, keepdim=k),
+            torch.var_mean(x, dim=d, correction=2, keepdim=k),
+            torch.std_mean(x, dim=d, keepdim=k),
+        )
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # degrees of freedom <= 0 in the small shapes
@@ -339,8 +347,12 @@ def test_logsumexp_infinities():
 def test_non_contiguous_and_broadcast_inputs():
     x = make((6, 10, 8), torch.float32)
     d = x.to(DEV)
-    for view in [lambda t: t.transpose(0, 2), lambda t: t[:, ::3, 1::2], lambda t: t.permute(1, 2, 0)[2:],
-                 lambda t: t[:1].expand(5, 10, 8)]:
+    for view in [
+        lambda t: t.transpose(0, 2),
+        lambda t: t[:, ::3, 1::2],
+        lambda t: t.permute(1, 2, 0)[2:],
+        lambda t: t[:1].expand(5, 10, 8),
+    ]:
         dv, v = view(d), view(x)
         for dim in [0, 1, 2, (0, 2), None]:
             close(dv.sum(**dim_kw(dim)), v.sum(**dim_kw(dim)), scale=10)
@@ -359,11 +371,18 @@ def test_out_forms():
     strided = torch.empty(6, 4, device=DEV).t()  # a non-contiguous out keeps its strides
     torch.sum(d, 1, keepdim=True, out=strided[:, :1])
     close(strided[:, :1], x.sum(1, keepdim=True))
-    for fn in [lambda t, o: torch.mean(t, 0, out=o), lambda t, o: torch.amax(t, 1, out=o),
-               lambda t, o: torch.prod(t, 1, out=o), lambda t, o: torch.nansum(t, 0, out=o),
-               lambda t, o: torch.logsumexp(t, 1, out=o), lambda t, o: torch.std(t, 0, out=o),
-               lambda t, o: torch.var(t, 1, out=o), lambda t, o: torch.linalg.vector_norm(t, dim=1, out=o),
-               lambda t, o: torch.norm(t, dim=0, out=o), lambda t, o: torch.max(t, out=o)]:
+    for fn in [
+        lambda t, o: torch.mean(t, 0, out=o),
+        lambda t, o: torch.amax(t, 1, out=o),
+        lambda t, o: torch.prod(t, 1, out=o),
+        lambda t, o: torch.nansum(t, 0, out=o),
+        lambda t, o: torch.logsumexp(t, 1, out=o),
+        lambda t, o: torch.std(t, 0, out=o),
+        lambda t, o: torch.var(t, 1, out=o),
+        lambda t, o: torch.linalg.vector_norm(t, dim=1, out=o),
+        lambda t, o: torch.norm(t, dim=0, out=o),
+        lambda t, o: torch.max(t, out=o),
+    ]:
         o = torch.empty(0, device=DEV)
         ref = fn(x, torch.empty(0))
         fn(d, o)

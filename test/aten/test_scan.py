@@ -19,8 +19,17 @@ TOL = {
     torch.bfloat16: (1.6e-2, 1e-2),
     torch.float64: (1e-10, 1e-10),
 }
-SHAPES = [((), [0, -1]), ((0,), [0]), ((1,), [0]), ((7,), [0, -1]), ((1023,), [0]), ((3, 5), [0, 1, -1]),
-          ((4, 0, 3), [0, 1, 2]), ((2, 3, 5), [0, 1, 2, -2]), ((70, 9), [0, 1])]
+SHAPES = [
+    ((), [0, -1]),
+    ((0,), [0]),
+    ((1,), [0]),
+    ((7,), [0, -1]),
+    ((1023,), [0]),
+    ((3, 5), [0, 1, -1]),
+    ((4, 0, 3), [0, 1, 2]),
+    ((2, 3, 5), [0, 1, 2, -2]),
+    ((70, 9), [0, 1]),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -140,8 +149,12 @@ def test_dtype_argument_and_forms():
 def test_non_contiguous_inputs():
     x = make((6, 10, 8), torch.float32)
     d = x.to(DEV)
-    for view in [lambda t: t.transpose(0, 2), lambda t: t[:, ::3, 1::2], lambda t: t.permute(1, 2, 0)[2:],
-                 lambda t: t[:1].expand(5, 10, 8)]:
+    for view in [
+        lambda t: t.transpose(0, 2),
+        lambda t: t[:, ::3, 1::2],
+        lambda t: t.permute(1, 2, 0)[2:],
+        lambda t: t[:1].expand(5, 10, 8),
+    ]:
         for dim in range(3):
             close(view(d).cumsum(dim), view(x).cumsum(dim), scale=3)
             close(tuple(view(d).cummin(dim)), tuple(view(x).cummin(dim)))

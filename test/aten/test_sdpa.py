@@ -9,15 +9,18 @@ import torch.nn.functional as F
 import infinicore_torch
 
 DEV = "infini"
-TOL = {torch.float32: dict(rtol=2e-5, atol=2e-5), torch.float16: dict(rtol=4e-3, atol=4e-3),
-       torch.bfloat16: dict(rtol=3e-2, atol=3e-2)}
-
+TOL = {
+    torch.float32: dict(rtol=2e-5, atol=2e-5),
+    torch.float16: dict(rtol=4e-3, atol=4e-3),
+    torch.bfloat16: dict(rtol=3e-2, atol=3e-2),
+}
 
 
 def close(actual, expected, dtype, scale=1.0):
     tol = TOL[dtype]
-    torch.testing.assert_close(actual.cpu().float(), expected.float(), rtol=tol["rtol"] * scale,
-                               atol=tol["atol"] * scale)
+    torch.testing.assert_close(
+        actual.cpu().float(), expected.float(), rtol=tol["rtol"] * scale, atol=tol["atol"] * scale
+    )
 
 
 def qkv(b, hq, hk, lq, lk, d, dtype, seed=0, layout="bhld"):

@@ -95,7 +95,11 @@ def test_causal_flash_forward(b, hq, hk, s, d, dtype, layout):
 @pytest.mark.parametrize("b,hq,hk,s,d", [(2, 8, 2, 256, 128), (1, 4, 4, 100, 64)])
 def test_causal_flash_forward_backward(b, hq, hk, s, d):
     dtype = torch.bfloat16
-    q, k, v = rand(b, hq, s, d, dtype=dtype), rand(b, hk, s, d, dtype=dtype, seed=1), rand(b, hk, s, d, dtype=dtype, seed=2)
+    q, k, v = (
+        rand(b, hq, s, d, dtype=dtype),
+        rand(b, hk, s, d, dtype=dtype, seed=1),
+        rand(b, hk, s, d, dtype=dtype, seed=2),
+    )
     g = rand(b, hq, s, d, dtype=dtype, seed=3)
     got = run_sdpa(q, k, v, DEV, grad=g, is_causal=True)
     qc, kc, vc = (t.float().requires_grad_() for t in (q, k, v))
@@ -118,7 +122,11 @@ BLOCKED = [
 
 @pytest.mark.parametrize("b,hq,hk,lq,lk,d,dtype,mask_kind,causal", BLOCKED)
 def test_blocked_forward_backward(b, hq, hk, lq, lk, d, dtype, mask_kind, causal):
-    q, k, v = rand(b, hq, lq, d, dtype=dtype), rand(b, hk, lk, d, dtype=dtype, seed=1), rand(b, hk, lk, d, dtype=dtype, seed=2)
+    q, k, v = (
+        rand(b, hq, lq, d, dtype=dtype),
+        rand(b, hk, lk, d, dtype=dtype, seed=1),
+        rand(b, hk, lk, d, dtype=dtype, seed=2),
+    )
     g = rand(b, hq, lq, d, dtype=dtype, seed=3)
     mask = None
     if mask_kind == "bool":
@@ -135,7 +143,10 @@ def test_blocked_forward_backward(b, hq, hk, lq, lk, d, dtype, mask_kind, causal
             kw = {"attn_mask": mask & keep if mask.dtype == torch.bool else mask.masked_fill(~keep, float("-inf"))}
     got = run_sdpa(q, k, v, DEV, grad=g, **kw)
     qc, kc, vc = (t.double().requires_grad_() for t in (q, k, v))
-    kwc = {key: (val.double() if isinstance(val, torch.Tensor) and val.is_floating_point() else val) for key, val in kw.items()}
+    kwc = {
+        key: (val.double() if isinstance(val, torch.Tensor) and val.is_floating_point() else val)
+        for key, val in kw.items()
+    }
     ref = F.scaled_dot_product_attention(qc, kc, vc, enable_gqa=hq != hk, **kwc)
     want = (ref.detach(),) + torch.autograd.grad(ref, (qc, kc, vc), g.double())
     t = tol(dtype)

@@ -13,8 +13,16 @@ DEV = "infini"
 FLOATS = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
 INTS = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8]
 ALL = FLOATS + INTS + [torch.bool]
-SHAPES = [((), [0, -1]), ((0,), [0]), ((1,), [0]), ((7,), [0, -1]), ((1023,), [0]), ((3, 5), [0, 1, -1]),
-          ((4, 0, 3), [0, 2]), ((2, 3, 5), [0, 1, 2, -2])]
+SHAPES = [
+    ((), [0, -1]),
+    ((0,), [0]),
+    ((1,), [0]),
+    ((7,), [0, -1]),
+    ((1023,), [0]),
+    ((3, 5), [0, 1, -1]),
+    ((4, 0, 3), [0, 2]),
+    ((2, 3, 5), [0, 1, 2, -2]),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -67,8 +75,10 @@ def test_sort_stable(dtype):
         for v in [x] + ([x.transpose(0, -1).contiguous().transpose(0, -1)] if x.dim() >= 2 else []):
             for dim in dims:
                 for descending in (False, True):
-                    same(tuple(torch.sort(v.to(DEV), dim=dim, descending=descending, stable=True)),
-                         tuple(torch.sort(v, dim=dim, descending=descending, stable=True)))
+                    same(
+                        tuple(torch.sort(v.to(DEV), dim=dim, descending=descending, stable=True)),
+                        tuple(torch.sort(v, dim=dim, descending=descending, stable=True)),
+                    )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bfloat16], ids=str)
@@ -90,7 +100,9 @@ def test_nan_sorts_above_everything():
     inf, nan = float("inf"), float("nan")
     x = torch.tensor([nan, 1.0, -inf, nan, inf, -0.0, 0.0, 1.0])
     for descending in (False, True):
-        same(tuple(x.to(DEV).sort(descending=descending, stable=True)), tuple(x.sort(descending=descending, stable=True)))
+        same(
+            tuple(x.to(DEV).sort(descending=descending, stable=True)), tuple(x.sort(descending=descending, stable=True))
+        )
     same(tuple(x.to(DEV).topk(3)), tuple(x.topk(3)))
     same(x.to(DEV).topk(3, largest=False).values, x.topk(3, largest=False).values)
 
@@ -98,8 +110,12 @@ def test_nan_sorts_above_everything():
 def test_non_contiguous_inputs_and_outputs():
     x = make((6, 10, 8), torch.float32)
     d = x.to(DEV)
-    for view in [lambda t: t.transpose(0, 2), lambda t: t[:, ::3, 1::2], lambda t: t.permute(1, 2, 0)[2:],
-                 lambda t: t[:1].expand(5, 10, 8)]:
+    for view in [
+        lambda t: t.transpose(0, 2),
+        lambda t: t[:, ::3, 1::2],
+        lambda t: t.permute(1, 2, 0)[2:],
+        lambda t: t[:1].expand(5, 10, 8),
+    ]:
         for dim in range(3):
             same(tuple(view(d).sort(dim=dim, stable=True)), tuple(view(x).sort(dim=dim, stable=True)))
             same(view(d).topk(2, dim).values, view(x).topk(2, dim).values)
@@ -188,5 +204,7 @@ def test_llm_topk_and_sort_over_the_vocabulary():
             same(got.values, ref.values)
             if t.dtype == torch.float32:
                 same(got.indices, ref.indices)
-    same(tuple(logits.to(DEV).sort(dim=-1, descending=True, stable=True)),
-         tuple(logits.sort(dim=-1, descending=True, stable=True)))
+    same(
+        tuple(logits.to(DEV).sort(dim=-1, descending=True, stable=True)),
+        tuple(logits.sort(dim=-1, descending=True, stable=True)),
+    )

@@ -15,7 +15,7 @@ from ctypes import byref, c_double, c_int32, c_int64, c_uint64, c_void_p
 import numpy as np
 import pytest
 import torch
-from conftest import L, ROOT
+from conftest import ROOT, L
 
 import infinicore_torch  # noqa: F401  (registers the infini device)
 from infinicore_torch import _infini as I
@@ -30,7 +30,9 @@ def _enums() -> dict[str, int]:
     values = {}
     for body in re.findall(r"typedef enum \{(.*?)\}", text, re.S):
         nxt = 0
-        for name, value in re.findall(r"(INFINIOP_\w+)\s*(?:=\s*(\d+))?\s*,", re.sub(r"/\*.*?\*/", "", body, flags=re.S)):
+        for name, value in re.findall(
+            r"(INFINIOP_\w+)\s*(?:=\s*(\d+))?\s*,", re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+        ):
             nxt = int(value) if value else nxt
             values[name] = nxt
             nxt += 1
@@ -45,24 +47,50 @@ def op(name: str) -> int:
 
 
 class Iter(ctypes.Structure):
-    _fields_ = [("ndim", c_int32), ("noperands", c_int32), ("shape", c_int64 * MAX_DIMS), ("data", c_void_p * MAX_OPS),
-                ("dtype", c_int32 * MAX_OPS), ("strides", (c_int64 * MAX_DIMS) * MAX_OPS)]
+    _fields_ = [
+        ("ndim", c_int32),
+        ("noperands", c_int32),
+        ("shape", c_int64 * MAX_DIMS),
+        ("data", c_void_p * MAX_OPS),
+        ("dtype", c_int32 * MAX_OPS),
+        ("strides", (c_int64 * MAX_DIMS) * MAX_OPS),
+    ]
 
 
 class Tensor(ctypes.Structure):
-    _fields_ = [("ndim", c_int32), ("dtype", c_int32), ("data", c_void_p), ("shape", c_int64 * MAX_DIMS),
-                ("strides", c_int64 * MAX_DIMS)]
+    _fields_ = [
+        ("ndim", c_int32),
+        ("dtype", c_int32),
+        ("data", c_void_p),
+        ("shape", c_int64 * MAX_DIMS),
+        ("strides", c_int64 * MAX_DIMS),
+    ]
 
 
 class PointwiseArgs(ctypes.Structure):
-    _fields_ = [("op", c_int32), ("compute", c_int32), ("noutputs", c_int32), ("flags", c_int32), ("f", c_double * 4),
-                ("i", c_int64 * 4), ("wd", c_double), ("cf", c_double * MAX_OPS), ("ci", c_int64 * MAX_OPS),
-                ("iter", Iter)]
+    _fields_ = [
+        ("op", c_int32),
+        ("compute", c_int32),
+        ("noutputs", c_int32),
+        ("flags", c_int32),
+        ("f", c_double * 4),
+        ("i", c_int64 * 4),
+        ("wd", c_double),
+        ("cf", c_double * MAX_OPS),
+        ("ci", c_int64 * MAX_OPS),
+        ("iter", Iter),
+    ]
 
 
 class ReduceArgs(ctypes.Structure):
-    _fields_ = [("op", c_int32), ("compute", c_int32), ("noutputs", c_int32), ("flags", c_int32), ("f", c_double * 2),
-                ("iter", Iter)]
+    _fields_ = [
+        ("op", c_int32),
+        ("compute", c_int32),
+        ("noutputs", c_int32),
+        ("flags", c_int32),
+        ("f", c_double * 2),
+        ("iter", Iter),
+    ]
 
 
 class ScanArgs(ctypes.Structure):
@@ -70,13 +98,28 @@ class ScanArgs(ctypes.Structure):
 
 
 class SortArgs(ctypes.Structure):
-    _fields_ = [("op", c_int32), ("dim", c_int32), ("descending", c_int32), ("stable", c_int32), ("sorted", c_int32),
-                ("k", c_int64), ("values", Tensor), ("indices", Tensor), ("in_", Tensor)]
+    _fields_ = [
+        ("op", c_int32),
+        ("dim", c_int32),
+        ("descending", c_int32),
+        ("stable", c_int32),
+        ("sorted", c_int32),
+        ("k", c_int64),
+        ("values", Tensor),
+        ("indices", Tensor),
+        ("in_", Tensor),
+    ]
 
 
 class IndexArgs(ctypes.Structure):
-    _fields_ = [("op", c_int32), ("nindices", c_int32), ("wrap_negative", c_int32),
-                ("index_size", c_int64 * MAX_IDX), ("index_stride", c_int64 * MAX_IDX), ("iter", Iter)]
+    _fields_ = [
+        ("op", c_int32),
+        ("nindices", c_int32),
+        ("wrap_negative", c_int32),
+        ("index_size", c_int64 * MAX_IDX),
+        ("index_stride", c_int64 * MAX_IDX),
+        ("iter", Iter),
+    ]
 
 
 class NonzeroArgs(ctypes.Structure):
@@ -84,19 +127,43 @@ class NonzeroArgs(ctypes.Structure):
 
 
 class RandomArgs(ctypes.Structure):
-    _fields_ = [("op", c_int32), ("reserved", c_int32), ("seed", c_uint64), ("offset", c_uint64), ("f", c_double * 2),
-                ("i", c_int64 * 2), ("iter", Iter)]
+    _fields_ = [
+        ("op", c_int32),
+        ("reserved", c_int32),
+        ("seed", c_uint64),
+        ("offset", c_uint64),
+        ("f", c_double * 2),
+        ("i", c_int64 * 2),
+        ("iter", Iter),
+    ]
 
 
-_FAMILIES = {"Pointwise": PointwiseArgs, "Reduce": ReduceArgs, "Scan": ScanArgs, "Sort": SortArgs,
-             "Index": IndexArgs, "Nonzero": NonzeroArgs, "Random": RandomArgs}
+_FAMILIES = {
+    "Pointwise": PointwiseArgs,
+    "Reduce": ReduceArgs,
+    "Scan": ScanArgs,
+    "Sort": SortArgs,
+    "Index": IndexArgs,
+    "Nonzero": NonzeroArgs,
+    "Random": RandomArgs,
+}
 for _name, _struct in _FAMILIES.items():
     _fn = getattr(L, "infiniop" + _name)
     _fn.restype = ctypes.c_int
     _fn.argtypes = [c_void_p, ctypes.POINTER(_struct), c_void_p]
 
-DT = {torch.float32: 13, torch.float16: 12, torch.bfloat16: 19, torch.float64: 14, torch.int8: 3, torch.int16: 4,
-      torch.int32: 5, torch.int64: 6, torch.uint8: 7, torch.bool: 2}
+DT = {
+    torch.float32: 13,
+    torch.float16: 12,
+    torch.bfloat16: 19,
+    torch.float64: 14,
+    torch.int8: 3,
+    torch.int16: 4,
+    torch.int32: 5,
+    torch.int64: 6,
+    torch.uint8: 7,
+    torch.bool: 2,
+}
 F32, F64, I64 = 13, 14, 6
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 BACKEND = torch.infini.backend() if hasattr(torch, "infini") else "cpu"
@@ -224,8 +291,10 @@ def both(base: torch.Tensor, view=lambda t: t):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("name", ["ADD", "SUB", "MUL", "DIV"])
-@pytest.mark.parametrize("layout", ["contiguous", "odd", "row_bcast", "col_bcast", "scalar_tensor", "transposed",
-                                    "unaligned", "strided_out", "const"])
+@pytest.mark.parametrize(
+    "layout",
+    ["contiguous", "odd", "row_bcast", "col_bcast", "scalar_tensor", "transposed", "unaligned", "strided_out", "const"],
+)
 def test_binary_layouts(dtype, name, layout):
     shape = (37, 1023)
     a, da = both(rand(shape, dtype))
@@ -270,10 +339,21 @@ def test_add_alpha_and_inplace(dtype):
     close(dx, (x.double() + alpha * y.double()).to(dtype), atol=1e-2 if dtype in FLOATS else 0, rtol=1e-2)
 
 
-@pytest.mark.parametrize("src,dst", [(torch.float32, torch.bfloat16), (torch.bfloat16, torch.float32),
-                                     (torch.float16, torch.float64), (torch.float32, torch.int32),
-                                     (torch.int64, torch.float16), (torch.int32, torch.int8), (torch.uint8, torch.int64),
-                                     (torch.bool, torch.float32), (torch.float32, torch.bool), (torch.int64, torch.bool)])
+@pytest.mark.parametrize(
+    "src,dst",
+    [
+        (torch.float32, torch.bfloat16),
+        (torch.bfloat16, torch.float32),
+        (torch.float16, torch.float64),
+        (torch.float32, torch.int32),
+        (torch.int64, torch.float16),
+        (torch.int32, torch.int8),
+        (torch.uint8, torch.int64),
+        (torch.bool, torch.float32),
+        (torch.float32, torch.bool),
+        (torch.int64, torch.bool),
+    ],
+)
 def test_copy_casts(src, dst):
     x = rand((33, 65), src, -100.0, 100.0)
     out = dev(torch.zeros(65, 33, dtype=dst)).t()  # a transposed output
@@ -307,15 +387,47 @@ def test_copy_same_dtype(dtype, layout):
 
 
 UNARY = {
-    "NEG": torch.neg, "ABS": torch.abs, "SIGN": torch.sign, "SQUARE": torch.square, "RECIPROCAL": torch.reciprocal,
-    "SQRT": torch.sqrt, "RSQRT": torch.rsqrt, "EXP": torch.exp, "EXP2": torch.exp2, "EXPM1": torch.expm1,
-    "LOG": torch.log, "LOG2": torch.log2, "LOG10": torch.log10, "LOG1P": torch.log1p, "SIN": torch.sin,
-    "COS": torch.cos, "TAN": torch.tan, "ASIN": torch.asin, "ACOS": torch.acos, "ATAN": torch.atan,
-    "SINH": torch.sinh, "COSH": torch.cosh, "TANH": torch.tanh, "ASINH": torch.asinh, "ACOSH": torch.acosh,
-    "ATANH": torch.atanh, "SIGMOID": torch.sigmoid, "ERF": torch.erf, "ERFC": torch.erfc, "ERFINV": torch.erfinv,
-    "LGAMMA": torch.lgamma, "DIGAMMA": torch.digamma, "FLOOR": torch.floor, "CEIL": torch.ceil, "ROUND": torch.round,
-    "TRUNC": torch.trunc, "FRAC": torch.frac, "RELU": torch.relu, "SILU": torch.nn.functional.silu,
-    "MISH": torch.nn.functional.mish, "HARDSIGMOID": torch.nn.functional.hardsigmoid,
+    "NEG": torch.neg,
+    "ABS": torch.abs,
+    "SIGN": torch.sign,
+    "SQUARE": torch.square,
+    "RECIPROCAL": torch.reciprocal,
+    "SQRT": torch.sqrt,
+    "RSQRT": torch.rsqrt,
+    "EXP": torch.exp,
+    "EXP2": torch.exp2,
+    "EXPM1": torch.expm1,
+    "LOG": torch.log,
+    "LOG2": torch.log2,
+    "LOG10": torch.log10,
+    "LOG1P": torch.log1p,
+    "SIN": torch.sin,
+    "COS": torch.cos,
+    "TAN": torch.tan,
+    "ASIN": torch.asin,
+    "ACOS": torch.acos,
+    "ATAN": torch.atan,
+    "SINH": torch.sinh,
+    "COSH": torch.cosh,
+    "TANH": torch.tanh,
+    "ASINH": torch.asinh,
+    "ACOSH": torch.acosh,
+    "ATANH": torch.atanh,
+    "SIGMOID": torch.sigmoid,
+    "ERF": torch.erf,
+    "ERFC": torch.erfc,
+    "ERFINV": torch.erfinv,
+    "LGAMMA": torch.lgamma,
+    "DIGAMMA": torch.digamma,
+    "FLOOR": torch.floor,
+    "CEIL": torch.ceil,
+    "ROUND": torch.round,
+    "TRUNC": torch.trunc,
+    "FRAC": torch.frac,
+    "RELU": torch.relu,
+    "SILU": torch.nn.functional.silu,
+    "MISH": torch.nn.functional.mish,
+    "HARDSIGMOID": torch.nn.functional.hardsigmoid,
     "HARDSWISH": torch.nn.functional.hardswish,
 }
 
@@ -343,13 +455,24 @@ def test_nan_propagation_and_predicates():
         out = dev(torch.zeros_like(x))
         pointwise(name, out, dev(x))
         close(out, fn(x))
-    for name, fn in [("ISNAN", torch.isnan), ("ISINF", torch.isinf), ("ISPOSINF", torch.isposinf),
-                     ("ISNEGINF", torch.isneginf), ("ISFINITE", torch.isfinite), ("SIGNBIT", torch.signbit)]:
+    for name, fn in [
+        ("ISNAN", torch.isnan),
+        ("ISINF", torch.isinf),
+        ("ISPOSINF", torch.isposinf),
+        ("ISNEGINF", torch.isneginf),
+        ("ISFINITE", torch.isfinite),
+        ("SIGNBIT", torch.signbit),
+    ]:
         out = dev(torch.zeros(x.shape, dtype=torch.bool))
         pointwise(name, out, dev(x), compute=F32)
         close(out, fn(x))
     y = torch.tensor([1.0, float("nan"), 3.0, -1.0, 0.0, float("nan"), -3.0])
-    for name, fn in [("MAXIMUM", torch.maximum), ("MINIMUM", torch.minimum), ("FMAX", torch.fmax), ("FMIN", torch.fmin)]:
+    for name, fn in [
+        ("MAXIMUM", torch.maximum),
+        ("MINIMUM", torch.minimum),
+        ("FMAX", torch.fmax),
+        ("FMIN", torch.fmin),
+    ]:
         out = dev(torch.zeros_like(x))
         pointwise(name, out, dev(x), dev(y))
         close(out, fn(x, y))
@@ -360,10 +483,17 @@ def test_integer_binary(dtype):
     x = rand((4, 257), dtype)
     y = rand((4, 257), dtype)
     y[y == 0] = 3
-    cases = {"DIV_FLOOR": lambda a, b: torch.div(a, b, rounding_mode="floor"),
-             "DIV_TRUNC": lambda a, b: torch.div(a, b, rounding_mode="trunc"), "REMAINDER": torch.remainder,
-             "FMOD": torch.fmod, "BITWISE_AND": torch.bitwise_and, "BITWISE_OR": torch.bitwise_or,
-             "BITWISE_XOR": torch.bitwise_xor, "MUL": torch.mul, "MAXIMUM": torch.maximum}
+    cases = {
+        "DIV_FLOOR": lambda a, b: torch.div(a, b, rounding_mode="floor"),
+        "DIV_TRUNC": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+        "REMAINDER": torch.remainder,
+        "FMOD": torch.fmod,
+        "BITWISE_AND": torch.bitwise_and,
+        "BITWISE_OR": torch.bitwise_or,
+        "BITWISE_XOR": torch.bitwise_xor,
+        "MUL": torch.mul,
+        "MAXIMUM": torch.maximum,
+    }
     for name, fn in cases.items():
         out = dev(torch.zeros_like(x))
         pointwise(name, out, dev(x), dev(y), compute=I64)
@@ -447,8 +577,19 @@ def kd_shape(shape, dims):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape,dims", [((37, 1023), (1,)), ((1023, 37), (0,)), ((37, 1023), (0,)), ((5, 7, 9), (0, 2)),
-                                        ((100000,), (0,)), ((3, 4), (0, 1)), ((6, 1), (1,)), ((2, 3), (1,))])
+@pytest.mark.parametrize(
+    "shape,dims",
+    [
+        ((37, 1023), (1,)),
+        ((1023, 37), (0,)),
+        ((37, 1023), (0,)),
+        ((5, 7, 9), (0, 2)),
+        ((100000,), (0,)),
+        ((3, 4), (0, 1)),
+        ((6, 1), (1,)),
+        ((2, 3), (1,)),
+    ],
+)
 @pytest.mark.parametrize("name", ["SUM", "MEAN"])
 def test_sum_mean(dtype, shape, dims, name):
     x = rand(shape, dtype)
@@ -575,8 +716,10 @@ def scan(name: str, outs, x: torch.Tensor, dim: int, compute=None):
     call("Scan", a, *outs, x)
 
 
-@pytest.mark.parametrize("shape,dim", [((37, 1023), 1), ((1023, 37), 0), ((5000, 3), 0), ((3, 2500), 1), ((1, 128), 1),
-                                       ((7,), 0), ((4, 6, 5), 1)])
+@pytest.mark.parametrize(
+    "shape,dim",
+    [((37, 1023), 1), ((1023, 37), 0), ((5000, 3), 0), ((3, 2500), 1), ((1, 128), 1), ((7,), 0), ((4, 6, 5), 1)],
+)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64, torch.int32])
 def test_cumsum_cumprod(shape, dim, dtype):
     x = rand(shape, dtype, 0.5, 1.5) if dtype.is_floating_point else rand(shape, dtype) % 3
@@ -633,10 +776,13 @@ def sort_call(x: torch.Tensor, dim: int, descending: bool, k=None, values=True):
     return (vals.cpu() if values else None), idx.cpu()
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64, torch.int32, torch.int64, torch.uint8,
-                                   torch.bool, torch.int8])
-@pytest.mark.parametrize("shape,dim", [((8, 1000), 1), ((1000, 8), 0), ((3, 4096), 1), ((2, 10000), 1), ((1,), 0),
-                                       ((5, 3, 7), 1)])
+@pytest.mark.parametrize(
+    "dtype",
+    [torch.float32, torch.bfloat16, torch.float64, torch.int32, torch.int64, torch.uint8, torch.bool, torch.int8],
+)
+@pytest.mark.parametrize(
+    "shape,dim", [((8, 1000), 1), ((1000, 8), 0), ((3, 4096), 1), ((2, 10000), 1), ((1,), 0), ((5, 3, 7), 1)]
+)
 @pytest.mark.parametrize("descending", [False, True])
 def test_sort_stable(dtype, shape, dim, descending):
     x = rand(shape, dtype)
@@ -722,12 +868,27 @@ def test_gather_scatter_along_dim():
         dd, dv = dev(base), dev(vals)
         dstrides = list(dd.stride())
         dstrides[dim] = 0
-        index_call("SCATTER_ADD", dd, dv, [di], [base.size(dim)], [dd.stride(dim)], [dd.as_strided(shape, dstrides), dv, di])
+        index_call(
+            "SCATTER_ADD", dd, dv, [di], [base.size(dim)], [dd.stride(dim)], [dd.as_strided(shape, dstrides), dv, di]
+        )
         close(dd, base.scatter_add(dim, idx, vals))
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64, torch.int32,
-                                   torch.int64, torch.int16, torch.int8, torch.uint8, torch.bool])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        torch.float32,
+        torch.bfloat16,
+        torch.float16,
+        torch.float64,
+        torch.int32,
+        torch.int64,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+        torch.bool,
+    ],
+)
 @pytest.mark.parametrize("name", ["SCATTER_ADD", "SCATTER_MUL", "SCATTER_AMAX", "SCATTER_AMIN", "SCATTER"])
 def test_scatter_reduce_duplicates(dtype, name):
     """1-d: dst[idx[i]] op= src[i] with many duplicates (atomics on every element width). Float values are small
@@ -825,8 +986,12 @@ def philox_words(seed: int, v: np.ndarray, stream: int) -> np.ndarray:
     k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
     for r in range(10):
         p0, p1 = m0 * c[0], m1 * c[2]
-        c = [(p1 >> np.uint64(32)) ^ c[1] ^ np.uint64(k0), p1 & mask, (p0 >> np.uint64(32)) ^ c[3] ^ np.uint64(k1),
-             p0 & mask]
+        c = [
+            (p1 >> np.uint64(32)) ^ c[1] ^ np.uint64(k0),
+            p1 & mask,
+            (p0 >> np.uint64(32)) ^ c[3] ^ np.uint64(k1),
+            p0 & mask,
+        ]
         if r < 9:
             k0, k1 = (k0 + w0) & 0xFFFFFFFF, (k1 + w1) & 0xFFFFFFFF
     words = np.stack(c)  # [4, n]
@@ -850,8 +1015,11 @@ def random_call(name: str, out: torch.Tensor, seed=1234, offset=0, f=(0.0, 1.0),
     call("Random", a, out, prob)
 
 
-@pytest.mark.skipif(BACKEND != "nvidia", reason="the nvidia backend's own stream (backends/nvidia/families/random.cu); "
-                    "each backend is reproducible by seed, their streams differ")
+@pytest.mark.skipif(
+    BACKEND != "nvidia",
+    reason="the nvidia backend's own stream (backends/nvidia/families/random.cu); "
+    "each backend is reproducible by seed, their streams differ",
+)
 def test_uniform_follows_the_mapping():
     seed, offset, n = 0x1234_5678_9ABC, 77, 10001
     out = dev(torch.zeros(n))
@@ -962,8 +1130,15 @@ def test_embedding_backward_rows():
     idx = torch.randint(0, 1000, (4096,), generator=g)
     table = dev(torch.zeros(1000, 4096))
     dgrad, di = dev(grad), dev(idx)
-    index_call("SCATTER_ADD", table, dgrad, [di], [1000], [4096],
-               [table.as_strided((4096, 4096), (0, 1)), dgrad, di.view(4096, 1).expand(4096, 4096)])
+    index_call(
+        "SCATTER_ADD",
+        table,
+        dgrad,
+        [di],
+        [1000],
+        [4096],
+        [table.as_strided((4096, 4096), (0, 1)), dgrad, di.view(4096, 1).expand(4096, 4096)],
+    )
     close(table, torch.zeros(1000, 4096).index_add(0, idx, grad))
     rows = index_select(grad.to(torch.bfloat16), idx % 4096)  # the rows kernel at 8 KiB a row
     close(rows, grad.to(torch.bfloat16)[idx % 4096])

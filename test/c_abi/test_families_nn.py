@@ -16,7 +16,7 @@ from ctypes import byref, c_double, c_int32, c_int64, c_void_p
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import L, ROOT
+from conftest import ROOT, L
 
 import infinicore_torch  # noqa: F401  (registers the infini device)
 from infinicore_torch import _infini as I
@@ -29,7 +29,9 @@ def _enums() -> dict[str, int]:
     values = {}
     for body in re.findall(r"typedef enum \{(.*?)\}", text, re.S):
         nxt = 0
-        for name, value in re.findall(r"(INFINIOP_\w+)\s*(?:=\s*(\d+))?\s*,", re.sub(r"/\*.*?\*/", "", body, flags=re.S)):
+        for name, value in re.findall(
+            r"(INFINIOP_\w+)\s*(?:=\s*(\d+))?\s*,", re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+        ):
             nxt = int(value) if value else nxt
             values[name] = nxt
             nxt += 1
@@ -40,53 +42,144 @@ E = _enums()
 
 
 class Tensor(ctypes.Structure):
-    _fields_ = [("ndim", c_int32), ("dtype", c_int32), ("data", c_void_p), ("shape", c_int64 * MAX_DIMS),
-                ("strides", c_int64 * MAX_DIMS)]
+    _fields_ = [
+        ("ndim", c_int32),
+        ("dtype", c_int32),
+        ("data", c_void_p),
+        ("shape", c_int64 * MAX_DIMS),
+        ("strides", c_int64 * MAX_DIMS),
+    ]
 
 
 class RowsArgs(ctypes.Structure):
-    _fields_ = [("op", c_int32), ("outer", c_int64), ("n", c_int64), ("inner", c_int64), ("out_dtype", c_int32),
-                ("x_dtype", c_int32), ("y_dtype", c_int32), ("out", c_void_p), ("x", c_void_p), ("y", c_void_p)]
+    _fields_ = [
+        ("op", c_int32),
+        ("outer", c_int64),
+        ("n", c_int64),
+        ("inner", c_int64),
+        ("out_dtype", c_int32),
+        ("x_dtype", c_int32),
+        ("y_dtype", c_int32),
+        ("out", c_void_p),
+        ("x", c_void_p),
+        ("y", c_void_p),
+    ]
 
 
 class NormArgs(ctypes.Structure):
-    _fields_ = [("op", c_int32), ("rows", c_int64), ("cols", c_int64), ("eps", c_double), ("dtype", c_int32),
-                ("w_dtype", c_int32), ("y", c_void_p), ("mean", c_void_p), ("rstd", c_void_p), ("dw", c_void_p),
-                ("db", c_void_p), ("x", c_void_p), ("w", c_void_p), ("b", c_void_p), ("dy", c_void_p)]
+    _fields_ = [
+        ("op", c_int32),
+        ("rows", c_int64),
+        ("cols", c_int64),
+        ("eps", c_double),
+        ("dtype", c_int32),
+        ("w_dtype", c_int32),
+        ("y", c_void_p),
+        ("mean", c_void_p),
+        ("rstd", c_void_p),
+        ("dw", c_void_p),
+        ("db", c_void_p),
+        ("x", c_void_p),
+        ("w", c_void_p),
+        ("b", c_void_p),
+        ("dy", c_void_p),
+    ]
 
 
 class NllLossArgs(ctypes.Structure):
-    _fields_ = [("backward", c_int32), ("reduction", c_int32), ("n", c_int64), ("c", c_int64), ("d", c_int64),
-                ("ignore_index", c_int64), ("dtype", c_int32), ("target_dtype", c_int32), ("out", c_void_p),
-                ("total_weight", c_void_p), ("x", c_void_p), ("target", c_void_p), ("weight", c_void_p),
-                ("total_weight_in", c_void_p)]
+    _fields_ = [
+        ("backward", c_int32),
+        ("reduction", c_int32),
+        ("n", c_int64),
+        ("c", c_int64),
+        ("d", c_int64),
+        ("ignore_index", c_int64),
+        ("dtype", c_int32),
+        ("target_dtype", c_int32),
+        ("out", c_void_p),
+        ("total_weight", c_void_p),
+        ("x", c_void_p),
+        ("target", c_void_p),
+        ("weight", c_void_p),
+        ("total_weight_in", c_void_p),
+    ]
 
 
 class SdpaArgs(ctypes.Structure):
-    _fields_ = [("backward", c_int32), ("causal", c_int32), ("scale", c_double), ("dtype", c_int32),
-                ("mask_dtype", c_int32), ("q", Tensor), ("k", Tensor), ("v", Tensor), ("mask", Tensor), ("out", Tensor),
-                ("lse", Tensor), ("dout", Tensor), ("dq", Tensor), ("dk", Tensor), ("dv", Tensor)]
+    _fields_ = [
+        ("backward", c_int32),
+        ("causal", c_int32),
+        ("scale", c_double),
+        ("dtype", c_int32),
+        ("mask_dtype", c_int32),
+        ("q", Tensor),
+        ("k", Tensor),
+        ("v", Tensor),
+        ("mask", Tensor),
+        ("out", Tensor),
+        ("lse", Tensor),
+        ("dout", Tensor),
+        ("dq", Tensor),
+        ("dk", Tensor),
+        ("dv", Tensor),
+    ]
 
 
 class WindowArgs(ctypes.Structure):
-    _fields_ = [("op", c_int32), ("dtype", c_int32), ("n", c_int64), ("c", c_int64), ("h", c_int64), ("w", c_int64),
-                ("oh", c_int64), ("ow", c_int64), ("kh", c_int32), ("kw", c_int32), ("sh", c_int32), ("sw", c_int32),
-                ("ph", c_int32), ("pw", c_int32), ("dh", c_int32), ("dw", c_int32), ("ceil_mode", c_int32),
-                ("count_include_pad", c_int32), ("align_corners", c_int32), ("divisor_override", c_int64),
-                ("scale_h", c_double), ("scale_w", c_double), ("out", c_void_p), ("indices", c_void_p), ("in_", c_void_p)]
+    _fields_ = [
+        ("op", c_int32),
+        ("dtype", c_int32),
+        ("n", c_int64),
+        ("c", c_int64),
+        ("h", c_int64),
+        ("w", c_int64),
+        ("oh", c_int64),
+        ("ow", c_int64),
+        ("kh", c_int32),
+        ("kw", c_int32),
+        ("sh", c_int32),
+        ("sw", c_int32),
+        ("ph", c_int32),
+        ("pw", c_int32),
+        ("dh", c_int32),
+        ("dw", c_int32),
+        ("ceil_mode", c_int32),
+        ("count_include_pad", c_int32),
+        ("align_corners", c_int32),
+        ("divisor_override", c_int64),
+        ("scale_h", c_double),
+        ("scale_w", c_double),
+        ("out", c_void_p),
+        ("indices", c_void_p),
+        ("in_", c_void_p),
+    ]
 
 
-for _name, _struct in {"Rows": RowsArgs, "Norm": NormArgs, "NllLoss": NllLossArgs, "Sdpa": SdpaArgs,
-                       "Window": WindowArgs}.items():
+for _name, _struct in {
+    "Rows": RowsArgs,
+    "Norm": NormArgs,
+    "NllLoss": NllLossArgs,
+    "Sdpa": SdpaArgs,
+    "Window": WindowArgs,
+}.items():
     _fn = getattr(L, "infiniop" + _name)
     _fn.restype = ctypes.c_int
     _fn.argtypes = [c_void_p, ctypes.POINTER(_struct), c_void_p]
 
-DT = {torch.float32: 13, torch.float16: 12, torch.bfloat16: 19, torch.float64: 14, torch.int32: 5, torch.int64: 6,
-      torch.bool: 2}
+DT = {
+    torch.float32: 13,
+    torch.float16: 12,
+    torch.bfloat16: 19,
+    torch.float64: 14,
+    torch.int32: 5,
+    torch.int64: 6,
+    torch.bool: 2,
+}
 BACKEND = torch.infini.backend() if hasattr(torch, "infini") else "cpu"
 DEVICE_TYPE = {"cpu": I.DEVICE_CPU, "nvidia": I.DEVICE_NVIDIA}.get(BACKEND, I.DEVICE_CPU)
-accel_only = pytest.mark.skipif(BACKEND == "cpu", reason="sizes that exercise an accelerator's kernels; slow on the cpu backend")
+accel_only = pytest.mark.skipif(
+    BACKEND == "cpu", reason="sizes that exercise an accelerator's kernels; slow on the cpu backend"
+)
 NOT_IMPLEMENTED = 2
 
 _handle = None
@@ -184,7 +277,9 @@ def run_rows(op: str, x, y, out_dtype, outer, n, inner, aligned=True):
     a.op, a.outer, a.n, a.inner = E["INFINIOP_ROWS_" + op], outer, n, inner
     dx = dev(x) if aligned else unaligned_copy(x)
     dy = None if y is None else dev(y)
-    out = dev(torch.zeros(x.shape, dtype=out_dtype)) if aligned else unaligned_copy(torch.zeros(x.shape, dtype=out_dtype))
+    out = (
+        dev(torch.zeros(x.shape, dtype=out_dtype)) if aligned else unaligned_copy(torch.zeros(x.shape, dtype=out_dtype))
+    )
     a.out_dtype, a.x_dtype, a.y_dtype = DT[out_dtype], DT[x.dtype], DT[(y if y is not None else x).dtype]
     a.out, a.x, a.y = ptr(out), ptr(dx), ptr(dy)
     call("Rows", a, out, dx, dy)
@@ -236,8 +331,15 @@ def test_rows_unaligned_and_special_values():
 
 @accel_only
 @pytest.mark.parametrize("op", ROWS_OPS)
-@pytest.mark.parametrize("shape,dtype", [((4096, 4096), torch.bfloat16), ((4, 128256), torch.float32),
-                                         ((70000, 16), torch.float32), ((3, 40000), torch.bfloat16)])
+@pytest.mark.parametrize(
+    "shape,dtype",
+    [
+        ((4096, 4096), torch.bfloat16),
+        ((4, 128256), torch.float32),
+        ((70000, 16), torch.float32),
+        ((3, 40000), torch.bfloat16),
+    ],
+)
 def test_rows_accelerator_sizes(op, shape, dtype):
     x, y = rows_inputs(op, shape, dtype, -1)
     close(run_rows(op, x, y, dtype, shape[0], shape[1], 1), rows_ref(op, x, y, -1), dtype, scale=4.0)
@@ -304,13 +406,22 @@ def check_norm(layer, x, w, b, dy, **kw):
     for k, (a, e) in enumerate(zip(got, ref)):
         if a is None or e is None:
             continue
-        dtype = (torch.float64 if x.dtype == torch.float64 else torch.float32) if k in (1, 2) else (wdt if k >= 4 else x.dtype)
+        dtype = (
+            (torch.float64 if x.dtype == torch.float64 else torch.float32)
+            if k in (1, 2)
+            else (wdt if k >= 4 else x.dtype)
+        )
         close(a, e, dtype, scale=max(1.0, math.sqrt(rows)) if k >= 4 else 2.0)
 
 
-NORM_CASES = [((6, 64), torch.float32, torch.float32), ((5, 1000), torch.bfloat16, torch.bfloat16),
-              ((5, 256), torch.bfloat16, torch.float32), ((3, 1023), torch.float16, torch.float16),
-              ((4, 96), torch.float64, torch.float64), ((2, 9000), torch.float32, torch.float32)]
+NORM_CASES = [
+    ((6, 64), torch.float32, torch.float32),
+    ((5, 1000), torch.bfloat16, torch.bfloat16),
+    ((5, 256), torch.bfloat16, torch.float32),
+    ((3, 1023), torch.float16, torch.float16),
+    ((4, 96), torch.float64, torch.float64),
+    ((2, 9000), torch.float32, torch.float32),
+]
 
 
 @pytest.mark.parametrize("shape,dtype,wdtype", NORM_CASES)
@@ -331,10 +442,15 @@ def test_norm_no_affine_partial_outputs_and_unaligned():
 
 
 @accel_only
-@pytest.mark.parametrize("shape,dtype,wdtype", [((4096, 4096), torch.bfloat16, torch.bfloat16),
-                                                ((512, 4096), torch.bfloat16, torch.float32),
-                                                ((70000, 64), torch.float32, torch.float32),
-                                                ((64, 20000), torch.float32, torch.float32)])
+@pytest.mark.parametrize(
+    "shape,dtype,wdtype",
+    [
+        ((4096, 4096), torch.bfloat16, torch.bfloat16),
+        ((512, 4096), torch.bfloat16, torch.float32),
+        ((70000, 64), torch.float32, torch.float32),
+        ((64, 20000), torch.float32, torch.float32),
+    ],
+)
 @pytest.mark.parametrize("layer", [True, False])
 def test_norm_accelerator_sizes(shape, dtype, wdtype, layer):
     x, dy = rand(*shape, dtype=dtype, scale=2.0), rand(*shape, dtype=dtype, seed=1)
@@ -468,7 +584,11 @@ def run_sdpa(q, k, v, mask=None, causal=False, scale=None, dout=None):
 
 
 def check_sdpa(b, hq, hk, lq, lk, d, dtype, mask_kind=None, causal=False, backward=True, view=None):
-    q, k, v = rand(b, hq, lq, d, dtype=dtype), rand(b, hk, lk, d, dtype=dtype, seed=1), rand(b, hk, lk, d, dtype=dtype, seed=2)
+    q, k, v = (
+        rand(b, hq, lq, d, dtype=dtype),
+        rand(b, hk, lk, d, dtype=dtype, seed=1),
+        rand(b, hk, lk, d, dtype=dtype, seed=2),
+    )
     if view is not None:
         q, k, v = (view(t) for t in (q, k, v))
     mask = None
@@ -507,8 +627,9 @@ def test_sdpa(case):
 
 
 def test_sdpa_strided_batch_seq_heads_layout():
-    check_sdpa(2, 4, 4, 20, 20, 64, torch.float32, causal=True,
-               view=lambda t: t.transpose(1, 2).contiguous().transpose(1, 2))
+    check_sdpa(
+        2, 4, 4, 20, 20, 64, torch.float32, causal=True, view=lambda t: t.transpose(1, 2).contiguous().transpose(1, 2)
+    )
 
 
 @accel_only
@@ -535,7 +656,9 @@ def test_sdpa_half_backward(case):
 
 
 def test_sdpa_half_backward_bshd_layout():
-    check_sdpa(2, 4, 2, 40, 40, 128, torch.bfloat16, causal=True, view=lambda t: t.transpose(1, 2).contiguous().transpose(1, 2))
+    check_sdpa(
+        2, 4, 2, 40, 40, 128, torch.bfloat16, causal=True, view=lambda t: t.transpose(1, 2).contiguous().transpose(1, 2)
+    )
 
 
 @accel_only
@@ -547,8 +670,27 @@ def test_sdpa_blocked_head_dim_256():
 # window
 
 
-def run_window(op: str, x, n, c, h, w, oh, ow, out_shape, k=(1, 1), s=(1, 1), p=(0, 0), d=(1, 1), indices=None,
-               with_indices=False, count_include_pad=1, divisor=0, align=0, scale=(0.0, 0.0)):
+def run_window(
+    op: str,
+    x,
+    n,
+    c,
+    h,
+    w,
+    oh,
+    ow,
+    out_shape,
+    k=(1, 1),
+    s=(1, 1),
+    p=(0, 0),
+    d=(1, 1),
+    indices=None,
+    with_indices=False,
+    count_include_pad=1,
+    divisor=0,
+    align=0,
+    scale=(0.0, 0.0),
+):
     a = WindowArgs()
     a.op, a.dtype = E["INFINIOP_WINDOW_" + op], DT[x.dtype]
     a.n, a.c, a.h, a.w, a.oh, a.ow = n, c, h, w, oh, ow
@@ -557,7 +699,9 @@ def run_window(op: str, x, n, c, h, w, oh, ow, out_shape, k=(1, 1), s=(1, 1), p=
     a.scale_h, a.scale_w = scale
     dx = dev(x)
     out = dev(torch.full(out_shape, 7.0, dtype=x.dtype))
-    idx = dev(torch.zeros(out_shape, dtype=torch.int64)) if with_indices else (None if indices is None else dev(indices))
+    idx = (
+        dev(torch.zeros(out_shape, dtype=torch.int64)) if with_indices else (None if indices is None else dev(indices))
+    )
     a.out, a.indices, a.in_ = ptr(out), ptr(idx), ptr(dx)
     call("Window", a, out, idx, dx)
     return out, idx
@@ -578,7 +722,9 @@ def test_im2col_col2im(dtype, k, s, p, d):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("k,s,p,d,ceil", [((3, 3), (2, 2), (1, 1), (1, 1), False), ((3, 2), (1, 2), (1, 0), (2, 1), True)])
+@pytest.mark.parametrize(
+    "k,s,p,d,ceil", [((3, 3), (2, 2), (1, 1), (1, 1), False), ((3, 2), (1, 2), (1, 0), (2, 1), True)]
+)
 def test_max_pool(dtype, k, s, p, d, ceil):
     n, c, h, w = 2, 3, 11, 10
     x = rand(n, c, h, w, dtype=dtype)
@@ -602,19 +748,26 @@ def test_avg_pool(include_pad, divisor, ceil):
     k, s, p = (3, 3), (2, 2), (1, 1)
     x = rand(n, c, h, w, dtype=torch.float64)
     xd = x.clone().requires_grad_()
-    ref = F.avg_pool2d(xd, k, s, p, ceil_mode=ceil, count_include_pad=bool(include_pad), divisor_override=divisor or None)
+    ref = F.avg_pool2d(
+        xd, k, s, p, ceil_mode=ceil, count_include_pad=bool(include_pad), divisor_override=divisor or None
+    )
     oh, ow = ref.shape[2:]
-    out, _ = run_window("AVG_POOL", x, n, c, h, w, oh, ow, ref.shape, k, s, p, count_include_pad=include_pad, divisor=divisor)
+    out, _ = run_window(
+        "AVG_POOL", x, n, c, h, w, oh, ow, ref.shape, k, s, p, count_include_pad=include_pad, divisor=divisor
+    )
     close(out, ref.detach(), torch.float64)
     g = rand(*ref.shape, dtype=torch.float64, seed=2)
     (gref,) = torch.autograd.grad(ref, xd, g)
-    gin, _ = run_window("AVG_POOL_BWD", g, n, c, h, w, oh, ow, x.shape, k, s, p, count_include_pad=include_pad, divisor=divisor)
+    gin, _ = run_window(
+        "AVG_POOL_BWD", g, n, c, h, w, oh, ow, x.shape, k, s, p, count_include_pad=include_pad, divisor=divisor
+    )
     close(gin, gref, torch.float64)
 
 
 @pytest.mark.parametrize("mode", ["NEAREST", "BILINEAR"])
-@pytest.mark.parametrize("size,factor,align", [((17, 13), None, 0), ((5, 4), None, 0), (None, 2.0, 0), (None, 1.5, 0),
-                                               ((12, 7), None, 1)])
+@pytest.mark.parametrize(
+    "size,factor,align", [((17, 13), None, 0), ((5, 4), None, 0), (None, 2.0, 0), (None, 1.5, 0), ((12, 7), None, 1)]
+)
 def test_upsample(mode, size, factor, align):
     if mode == "NEAREST" and align:
         pytest.skip("align_corners is bilinear's")
@@ -653,7 +806,9 @@ def test_window_accelerator_sizes():
     n, c, h, w = 4, 32, 128, 128
     x = rand(n, c, h, w)
     ref, ref_idx = F.max_pool2d(x, 3, 2, 1, return_indices=True)
-    out, idx = run_window("MAX_POOL", x, n, c, h, w, *ref.shape[2:], ref.shape, (3, 3), (2, 2), (1, 1), with_indices=True)
+    out, idx = run_window(
+        "MAX_POOL", x, n, c, h, w, *ref.shape[2:], ref.shape, (3, 3), (2, 2), (1, 1), with_indices=True
+    )
     close(out, ref, torch.float32)
     assert torch.equal(idx.cpu(), ref_idx)
     up = F.interpolate(x.double(), scale_factor=2.0, mode="bilinear")

@@ -4,14 +4,13 @@ argument checks, and failures (a peer that exits, a peer that never arrives) as 
 
 from __future__ import annotations
 
-import ctypes
 import os
 import textwrap
 from ctypes import byref, c_int, c_void_p
 
 import numpy as np
 import pytest
-from conftest import L, ROOT, assert_fails, d2h, dmalloc, h2d, run_python, stream_create
+from conftest import ROOT, L, assert_fails, d2h, dmalloc, h2d, stream_create
 
 from infinicore_torch import _infini as I
 
@@ -164,7 +163,7 @@ def test_all_gather_and_reduce_scatter(pair):
         I.check(L.infinicclReduceScatter(ps[r], scattered[r], n, 13, I.CCL_SUM, pair.comms[r], pair.streams[r]))
     total = xs[0] + xs[1]
     for r in range(2):
-        np.testing.assert_allclose(pair.get(r, scattered[r], xs[r][:n]), total[r * n:(r + 1) * n], rtol=1e-6)
+        np.testing.assert_allclose(pair.get(r, scattered[r], xs[r][:n]), total[r * n : (r + 1) * n], rtol=1e-6)
 
 
 def test_send_recv_both_ways_in_a_group(pair):
@@ -191,8 +190,13 @@ def test_send_recv_size_mismatch_fails_the_stream_not_the_process(pair):
     I.check(L.infinicclCommGetAsyncError(pair.comms[1], byref(err)))
     assert err.value == I.BAD_PARAM
     # a failed communicator refuses further work with its first failure
-    assert_fails(L.infinicclAllReduce(ps[1], ps[1], 1, 13, I.CCL_SUM, pair.comms[1], pair.streams[1]), I.BAD_PARAM,
-                 "infinicclAllReduce", "failed earlier", "sent 40 bytes")
+    assert_fails(
+        L.infinicclAllReduce(ps[1], ps[1], 1, 13, I.CCL_SUM, pair.comms[1], pair.streams[1]),
+        I.BAD_PARAM,
+        "infinicclAllReduce",
+        "failed earlier",
+        "sent 40 bytes",
+    )
 
 
 def test_argument_checks(pair):
@@ -211,10 +215,12 @@ def test_argument_checks(pair):
     assert_fails(L.infinicclSend(p, 4, 13, 0, c0, s0), I.BAD_PARAM, "cannot send to itself")
     assert_fails(L.infinicclAllReduce(p, p, 1000, 13, I.CCL_SUM, c0, s0), I.BAD_PARAM, "run past the end")
     assert_fails(L.infinicclAllReduce(q, q, 4, 13, I.CCL_SUM, c0, s0), I.BAD_PARAM, "not memory of cpu:0")
-    assert_fails(L.infinicclAllReduce(p, p, 4, 13, I.CCL_SUM, c0, pair.streams[1]), I.BAD_PARAM,
-                 "the stream is on cpu:1")
-    assert_fails(L.infinicclAllReduce(p, p, 4, 13, I.CCL_SUM, c_void_p(1234), s0), I.INVALID_HANDLE,
-                 "not a live communicator")
+    assert_fails(
+        L.infinicclAllReduce(p, p, 4, 13, I.CCL_SUM, c0, pair.streams[1]), I.BAD_PARAM, "the stream is on cpu:1"
+    )
+    assert_fails(
+        L.infinicclAllReduce(p, p, 4, 13, I.CCL_SUM, c_void_p(1234), s0), I.INVALID_HANDLE, "not a live communicator"
+    )
     assert_fails(L.infinicclGroupEnd(), I.BAD_PARAM, "no group was started")
     assert_fails(L.infinicclCommSetTimeout(c0, 0), I.BAD_PARAM, "must be positive")
     comms = (c_void_p * 2)()
@@ -278,8 +284,12 @@ def run_ranks(tmp_path, nranks, mode, timeout=60):
     script.write_text(WORKER.format(test_dir=str(os.path.join(ROOT, "test"))))
     id_path = str(tmp_path / "uid")
     procs = [
-        subprocess.Popen([sys.executable, str(script), str(r), str(nranks), id_path, mode], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
+        subprocess.Popen(
+            [sys.executable, str(script), str(r), str(nranks), id_path, mode],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         for r in range(nranks)
     ]
     return [p.communicate(timeout=timeout)[0] + f"rc={p.returncode}" for p in procs]

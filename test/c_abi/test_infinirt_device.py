@@ -69,7 +69,9 @@ def test_allocation_follows_the_calling_threads_device():
 
 
 def test_bad_device_indices_and_types_are_errors():
-    assert_fails(L.infinirtSetDevice(I.DEVICE_CPU, 2), I.DEVICE_NOT_FOUND, "infinirtSetDevice", "cpu:2", "2 cpu devices")
+    assert_fails(
+        L.infinirtSetDevice(I.DEVICE_CPU, 2), I.DEVICE_NOT_FOUND, "infinirtSetDevice", "cpu:2", "2 cpu devices"
+    )
     assert_fails(L.infinirtSetDevice(I.DEVICE_CPU, -1), I.DEVICE_NOT_FOUND, "cpu:-1")
     assert_fails(L.infinirtSetDevice(99, 0), I.BAD_PARAM, "99 is not a device type")
     assert I.get_device() == (I.DEVICE_CPU, 0)  # a failed switch changes nothing

@@ -18,7 +18,9 @@ def test_elapsed_time_measures_the_work_between_two_events():
     I.check(L.infinirtEventRecord(end, s))
     assert event_status(end) == I.EVENT_NOT_READY
     ms = c_float()
-    assert_fails(L.infinirtEventElapsedTime(byref(ms), start, end), I.NOT_READY, "infinirtEventElapsedTime", "not completed")
+    assert_fails(
+        L.infinirtEventElapsedTime(byref(ms), start, end), I.NOT_READY, "infinirtEventElapsedTime", "not completed"
+    )
     I.check(L.infinirtEventSynchronize(end))
     assert event_status(end) == I.EVENT_COMPLETE
     I.check(L.infinirtEventElapsedTime(byref(ms), start, end))

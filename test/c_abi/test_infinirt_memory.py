@@ -158,7 +158,9 @@ def test_copy_checks_kinds_and_bounds():
 def test_bad_frees_are_errors_not_crashes():
     a = dmalloc(512)
     assert_fails(L.infinirtFree(a + 8), I.BAD_PARAM, "infinirtFree", "inside an allocation")
-    assert_fails(L.infinirtFreeHost(a), I.BAD_PARAM, "infinirtFreeHost", "not a live allocation from infinirtMallocHost")
+    assert_fails(
+        L.infinirtFreeHost(a), I.BAD_PARAM, "infinirtFreeHost", "not a live allocation from infinirtMallocHost"
+    )
     I.check(L.infinirtFree(a))
     assert_fails(L.infinirtFree(a), I.BAD_PARAM, "freed twice")
     host = ctypes.create_string_buffer(64)

@@ -21,7 +21,7 @@ def test_autocast_policies(dtype):
     assert mm.dtype == dtype and out.dtype == dtype
     assert sm.dtype == torch.float32 and ln.dtype == torch.float32
     assert added.dtype == torch.float32  # no policy: unchanged
-    ref = (a.cpu().to(dtype) @ b.cpu().to(dtype))
+    ref = a.cpu().to(dtype) @ b.cpu().to(dtype)
     torch.testing.assert_close(mm.cpu(), ref, rtol=2e-2, atol=2e-2)
 
 

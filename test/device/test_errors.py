@@ -47,9 +47,13 @@ def test_fork_before_initialization_is_fine():
 def test_out_of_memory_names_the_request_and_the_free_memory():
     total = torch.infini.mem_get_info(1)[1]  # the CPU backend's 8 GiB, or the GPU's memory
     gib = total // (1 << 30) + 4  # more than the device has, in whole GiB (12 on the CPU backend)
-    want = (re.escape("infini out of memory on device infini:1 (") + ".*" +
-            re.escape(f"Tried to allocate {gib}.00 GiB; the device has ") + ".* free of " +
-            re.escape(f"{total / (1 << 30):.2f} GiB."))
+    want = (
+        re.escape("infini out of memory on device infini:1 (")
+        + ".*"
+        + re.escape(f"Tried to allocate {gib}.00 GiB; the device has ")
+        + ".* free of "
+        + re.escape(f"{total / (1 << 30):.2f} GiB.")
+    )
     with pytest.raises(torch.OutOfMemoryError, match=want):
         torch.empty(gib << 28, dtype=torch.float32, device="infini:1")
     assert torch.ones(3, device="infini:1").sum().item() == 3.0

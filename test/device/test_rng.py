@@ -18,7 +18,7 @@ def test_torch_manual_seed_reproduces():
 
 def test_infini_manual_seed_alone_controls_infini_randomness():
     torch.infini.manual_seed(7)
-    torch.manual_seed(1)  # the CPU generator must not matter for infini... 
+    torch.manual_seed(1)  # the CPU generator must not matter for infini...
     torch.infini.manual_seed(7)
     a = torch.rand(32, device="infini")
     torch.randn(5)  # CPU draws do not advance the infini generator

@@ -47,9 +47,16 @@ def test_views_share_memory():
     assert torch.equal(t.expand(2, 4, 6).cpu(), expected.expand(2, 4, 6))
 
 
-@pytest.mark.parametrize("location, expect", [
-    (None, "infini:1"), ("cpu", "cpu"), ("infini", "infini:0"), ("infini:1", "infini:1"), ("infini:0", "infini:0"),
-])
+@pytest.mark.parametrize(
+    "location, expect",
+    [
+        (None, "infini:1"),
+        ("cpu", "cpu"),
+        ("infini", "infini:0"),
+        ("infini:1", "infini:1"),
+        ("infini:0", "infini:0"),
+    ],
+)
 @pytest.mark.two_devices
 def test_save_and_load_with_map_location(location, expect):
     t = torch.randn(3, 5).to("infini:1")

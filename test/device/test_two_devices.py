@@ -78,7 +78,9 @@ def test_ops_on_the_second_device(dtype, tol):
         torch.testing.assert_close(got.cpu().float(), want.to(dtype).float(), rtol=tol, atol=tol)
 
     for dev in _second_devices():
-        close(torch.ops.infini.rms_norm(x.to(dev), w.to(dev), 1e-6), F.rms_norm(x.float(), (256,), w.float(), 1e-6), dev)
+        close(
+            torch.ops.infini.rms_norm(x.to(dev), w.to(dev), 1e-6), F.rms_norm(x.float(), (256,), w.float(), 1e-6), dev
+        )
         for rows in (1, 2, 4):  # on the GPU: our gemv at 1 row, cuBLASLt or gemv at 2-4
             close(torch.ops.infini.linear(x[:rows].to(dev), lw.to(dev)), x[:rows].float() @ lw.float().T, dev)
         close(torch.ops.infini.silu_and_mul(gate.to(dev)), F.silu(gate[:, :256].float()) * gate[:, 256:].float(), dev)

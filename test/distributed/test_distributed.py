@@ -54,8 +54,13 @@ def _entry(rank, world, store_path, fn_name, result_dir, timeout_s):
     out = os.path.join(result_dir, f"rank{rank}.txt")
     try:
         store = dist.FileStore(store_path, world)
-        dist.init_process_group("cpu:gloo,infini:infiniccl", store=store, rank=rank, world_size=world,
-                                timeout=datetime.timedelta(seconds=timeout_s))
+        dist.init_process_group(
+            "cpu:gloo,infini:infiniccl",
+            store=store,
+            rank=rank,
+            world_size=world,
+            timeout=datetime.timedelta(seconds=timeout_s),
+        )
         torch.infini.set_device(rank % torch.infini.device_count())
         text = globals()[fn_name](rank, world) or "OK"
         with open(out, "w") as f:
@@ -146,7 +151,7 @@ def check_collectives(rank, world):
         _close(got, ref, f"all_gather_into_tensor {dtype}")
         big = _data(rank, world * 65, dtype, seed=12)
         want = sum(_data(r, world * 65, dtype, seed=12).double() for r in range(world))
-        want = want.to(dtype)[rank * 65:(rank + 1) * 65]
+        want = want.to(dtype)[rank * 65 : (rank + 1) * 65]
         got = torch.empty(65, dtype=dtype, device=dev)
         dist.reduce_scatter_tensor(got, big.to(dev))
         _close(got, want, f"reduce_scatter_tensor {dtype}")

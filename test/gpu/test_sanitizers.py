@@ -10,13 +10,14 @@ import subprocess
 import sys
 
 import pytest
-
 from _devices import CUDA
 
 SANITIZER = shutil.which("compute-sanitizer") or next(
-    (p for p in ("/usr/local/cuda/bin/compute-sanitizer",) if os.path.exists(p)), None)
-pytestmark = pytest.mark.skipif(not CUDA or SANITIZER is None,
-                                reason="needs the nvidia backend on a GPU and compute-sanitizer")
+    (p for p in ("/usr/local/cuda/bin/compute-sanitizer",) if os.path.exists(p)), None
+)
+pytestmark = pytest.mark.skipif(
+    not CUDA or SANITIZER is None, reason="needs the nvidia backend on a GPU and compute-sanitizer"
+)
 
 # random_sample over rows with 1100 logits tied at the top (more candidates than one block sorts: the path that
 # searches the row again after the candidates' count): ROWS rows of VOCAB, each of DTYPES, topk 50 / top-p 0.9 and
@@ -62,18 +63,41 @@ print("ok")
 
 
 def run_under(tool, code, *args):
-    cmd = [SANITIZER, "--tool", tool, "--kernel-name", "kns=infini", "--error-exitcode", "7", "--print-limit", "20",
-           "--show-backtrace", "device", sys.executable, "-c", code, *args]
+    cmd = [
+        SANITIZER,
+        "--tool",
+        tool,
+        "--kernel-name",
+        "kns=infini",
+        "--error-exitcode",
+        "7",
+        "--print-limit",
+        "20",
+        "--show-backtrace",
+        "device",
+        sys.executable,
+        "-c",
+        code,
+        *args,
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=400)
     report = (r.stdout[-6000:] + "\n" + r.stderr[-2000:]).strip()
-    assert r.returncode == 0 and "ok" in r.stdout.split(), f"{tool} over {args or 'the calls'}: rc {r.returncode}\n{report}"
+    assert r.returncode == 0 and "ok" in r.stdout.split(), (
+        f"{tool} over {args or 'the calls'}: rc {r.returncode}\n{report}"
+    )
 
 
 # synccheck: a block a row (140 rows of 40000, the shape that exposed the reset race) and clusters (16 rows); racecheck (far slower a call, and blind to timing): 4 rows of 2000 (a block a row:
 # rows under 8192 are not split) and 4 of 40000 (clusters of 8)
-@pytest.mark.parametrize("tool, rows, vocab, dtypes", [
-    ("synccheck", 140, 40000, "float32,bfloat16"), ("synccheck", 16, 40000, "float32,bfloat16"),
-    ("racecheck", 4, 2000, "float32"), ("racecheck", 4, 40000, "bfloat16")])
+@pytest.mark.parametrize(
+    "tool, rows, vocab, dtypes",
+    [
+        ("synccheck", 140, 40000, "float32,bfloat16"),
+        ("synccheck", 16, 40000, "float32,bfloat16"),
+        ("racecheck", 4, 2000, "float32"),
+        ("racecheck", 4, 40000, "bfloat16"),
+    ],
+)
 def test_random_sample_under_the_sanitizer(tool, rows, vocab, dtypes):
     run_under(tool, SAMPLE, str(rows), str(vocab), dtypes)
 

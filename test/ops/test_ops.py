@@ -6,12 +6,13 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from _devices import OP_DEVICES as DEVICES  # noqa: E402
+from _devices import grad_inputs, skip_cuda_backward
 from torch.library import opcheck
 
 import infinicore_torch  # noqa: F401
 from infinicore_torch import ops
 
-from _devices import OP_DEVICES as DEVICES, grad_inputs, skip_cuda_backward  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 TOL = {torch.float32: (2e-5, 2e-5), torch.float16: (2e-3, 2e-3), torch.bfloat16: (2e-2, 2e-2)}
 I = torch.ops.infini
@@ -33,6 +34,7 @@ def seed():
 
 # ---- references (float32 on the CPU, from the same rounded inputs) --------------------------------
 
+
 def f32(*ts):
     return [None if t is None else t.cpu().float() for t in ts]
 
@@ -49,7 +51,7 @@ def ref_rope(x, pos, sin, cos, algo):
     s, c = s.unsqueeze(-2), c.unsqueeze(-2)  # broadcast over heads
     d = x.shape[-1]
     if algo == "gpt_neox":
-        a, b = x[..., : d // 2], x[..., d // 2:]
+        a, b = x[..., : d // 2], x[..., d // 2 :]
         return torch.cat([a * c - b * s, b * c + a * s], -1)
     a, b = x[..., 0::2], x[..., 1::2]
     return torch.stack([a * c - b * s, b * c + a * s], -1).flatten(-2)
@@ -73,6 +75,7 @@ def check_causal_softmax(s, dtype):
 
 # ---- forward against the reference ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape_a, shape_b", [((7, 769), (7, 769)), ((83, 1, 33), (5, 33)), ((1,), (4, 3)), ((), (2,))])
@@ -86,7 +89,7 @@ def test_binary_broadcast(device, dtype, shape_a, shape_b):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n", [2 ** 22 + 5, 5_000_003, 3 * 2 ** 21])
+@pytest.mark.parametrize("n", [2**22 + 5, 5_000_003, 3 * 2**21])
 def test_binary_many_elements(device, dtype, n):
     """Contiguous inputs of millions of elements (the nvidia backend's unrolled kernels: blocks over
     contiguous chunks, a partial last chunk and a scalar tail at odd lengths), each element checked."""
@@ -122,7 +125,7 @@ def test_unary_far_inputs(device, dtype):
     xd = big.double()
     silu = xd / (1 + torch.exp(-xd))
     gelu = 0.5 * xd * (1 + torch.special.erf(xd / math.sqrt(2)))
-    gelu_t = 0.5 * xd * (1 + torch.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd ** 3)))
+    gelu_t = 0.5 * xd * (1 + torch.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd**3)))
     x = big.to(device)
     for got, want in ((ops.silu(x), silu), (ops.gelu(x), gelu), (ops.gelu(x, "tanh"), gelu_t)):
         close(got, want.to(dtype), dtype)
@@ -143,13 +146,13 @@ def test_gelu_accuracy(device, dtype, n, approximate):
     x = x.to(dtype)
     xd = x.double()
     if approximate == "tanh":
-        ref = 0.5 * xd * (1 + torch.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd ** 3)))
+        ref = 0.5 * xd * (1 + torch.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd**3)))
     else:
         ref = 0.5 * xd * (1 + torch.special.erf(xd / math.sqrt(2)))
     got = ops.gelu(x.to(device), approximate).cpu()
-    half_ulp = {torch.float32: 2.0 ** -24, torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8}[dtype]
-    floor = torch.finfo(dtype).smallest_normal * 2.0 ** -10  # (output underflow at tiny results)
-    tol = 4 * 2.0 ** -24 * x.double().abs() + half_ulp * ref.abs() + floor
+    half_ulp = {torch.float32: 2.0**-24, torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}[dtype]
+    floor = torch.finfo(dtype).smallest_normal * 2.0**-10  # (output underflow at tiny results)
+    tol = 4 * 2.0**-24 * x.double().abs() + half_ulp * ref.abs() + floor
     err = (got.double() - ref).abs()
     worst = int((err - tol).argmax())
     assert bool((err <= tol).all()), f"x={x[worst].item()!r}: {got[worst].item()!r} vs {ref[worst].item()!r}"
@@ -402,7 +405,7 @@ def test_embedding(device, dtype, index_dtype):
     # row sizes that are not a multiple of the 64-byte line, and a weight whose rows are 5 apart
     for rows, cols in ((300, 769), (64, 5125)):
         wide = rand(rows, cols + 5, dtype=dtype, device=device)
-        w2 = wide[:, 2:cols + 2]
+        w2 = wide[:, 2 : cols + 2]
         idx2 = torch.randint(0, rows, (203,), dtype=index_dtype).to(device)
         assert torch.equal(ops.embedding(idx2, w2).cpu(), w2.cpu()[idx2.cpu().long()])
 
@@ -435,6 +438,7 @@ def test_large_outputs_streamed(device, dtype):
     add, mul, relu and embedding with streaming stores, from a scalar head up to the stores' alignment:
     outputs that start off that alignment (a view at element 1), odd lengths (the tail), and in-place.
     Against torch (exact in float32)."""
+
     def same(actual, expected):
         if dtype == torch.float32:
             assert torch.equal(actual.cpu(), expected)
@@ -498,8 +502,12 @@ def test_rope(device, dtype, head_dim, algo):
     pos_s = torch.randint(0, 512, (14,)).to(device)[::2]  # 1-D positions with a stride
     close(ops.rope(x, pos_s, sin, cos, algo), ref_rope(x, pos_s, sin, cos, algo), dtype, scale=2)
     xs = rand(7, 8, head_dim, dtype=dtype, device=device)[:, ::2]  # strided heads
-    close(ops.rope(xs, pos, sin.to(dtype), cos.to(dtype), algo), ref_rope(xs, pos, sin.to(dtype), cos.to(dtype), algo),
-          dtype, scale=2)
+    close(
+        ops.rope(xs, pos, sin.to(dtype), cos.to(dtype), algo),
+        ref_rope(xs, pos, sin.to(dtype), cos.to(dtype), algo),
+        dtype,
+        scale=2,
+    )
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -540,8 +548,18 @@ def test_dependent_ops_back_to_back(device, dtype, rows, hidden):
     def nan(*shape):
         return torch.full(shape, float("nan"), dtype=dtype, device=device)
 
-    bufs = [dict(a=nan(rows, hidden), b=nan(rows, hidden), c=nan(rows, hidden), d=nan(rows, hidden),
-                 cd=nan(rows, 2 * hidden), g=nan(rows, hidden), x=nan(rows, hidden)) for _ in range(steps)]
+    bufs = [
+        dict(
+            a=nan(rows, hidden),
+            b=nan(rows, hidden),
+            c=nan(rows, hidden),
+            d=nan(rows, hidden),
+            cd=nan(rows, 2 * hidden),
+            g=nan(rows, hidden),
+            x=nan(rows, hidden),
+        )
+        for _ in range(steps)
+    ]
 
     def chain(x):
         for o in bufs:
@@ -588,6 +606,7 @@ def test_dependent_ops_back_to_back(device, dtype, rows, hidden):
 
 # ---- opcheck ---------------------------------------------------------------------------------------
 
+
 def opcheck_cases(device):
     angles = torch.arange(64)[:, None] * torch.linspace(0, 1, 32)[None, :]
     sin, cos = angles.sin().to(device), angles.cos().to(device)
@@ -612,21 +631,26 @@ def opcheck_cases(device):
 
 # torch's autograd-registration check supports only CPU/CUDA/XPU tensors; the registration is the
 # same for every device, so it runs on CPU tensors and the other three checks run on both.
-CHECKS = {"cpu": ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"),
-          "infini": ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"),
-          "cuda": ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")}
+CHECKS = {
+    "cpu": ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"),
+    "infini": ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"),
+    "cuda": ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"),
+}
 
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_opcheck(device):
     for op, args in opcheck_cases(device):
-        args = tuple(a.requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() and grad_inputs(device)
-                     else a for a in args)
+        args = tuple(
+            a.requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() and grad_inputs(device) else a
+            for a in args
+        )
         result = opcheck(op, args, test_utils=CHECKS[device])
         assert set(result) == set(CHECKS[device]) and all(v == "SUCCESS" for v in result.values()), (op, result)
 
 
 # ---- gradients ---------------------------------------------------------------------------------------
+
 
 def grads(fn, *inputs):
     inputs = [t.detach().clone().requires_grad_() if t.is_floating_point() else t for t in inputs]
@@ -654,14 +678,27 @@ def test_gradients_match_reference_autograd(device):
         (lambda x: ops.gelu(x, "tanh"), lambda x: F.gelu(x, approximate="tanh"), [rand(5, 16)]),
         (ops.silu_and_mul, lambda x: F.silu(x[:, :8]) * x[:, 8:], [rand(5, 16)]),
         (lambda x, w: ops.rms_norm(x, w, 1e-6), lambda x, w: F.rms_norm(x, (16,), w, 1e-6), [rand(5, 16), rand(16)]),
-        (lambda a, b, w: ops.add_rms_norm(a, b, w, 1e-6),
-         lambda a, b, w: (F.rms_norm(a + b, (16,), w, 1e-6), a + b), [rand(5, 16), rand(5, 16), rand(16)]),
-        (lambda x, w, b: ops.layer_norm(x, w, b), lambda x, w, b: F.layer_norm(x, (16,), w, b),
-         [rand(5, 16), rand(16), rand(16)]),
+        (
+            lambda a, b, w: ops.add_rms_norm(a, b, w, 1e-6),
+            lambda a, b, w: (F.rms_norm(a + b, (16,), w, 1e-6), a + b),
+            [rand(5, 16), rand(5, 16), rand(16)],
+        ),
+        (
+            lambda x, w, b: ops.layer_norm(x, w, b),
+            lambda x, w, b: F.layer_norm(x, (16,), w, b),
+            [rand(5, 16), rand(16), rand(16)],
+        ),
         (lambda x: ops.softmax(x, 0), lambda x: torch.softmax(x, 0), [rand(5, 16)]),
-        (ops.causal_softmax, lambda x: torch.softmax(x.masked_fill(causal_mask(4, 6), float("-inf")), -1), [rand(2, 4, 6)]),
-        (lambda x: ops.rope(x, pos.to(x.device), sin.to(x.device), cos.to(x.device)),
-         lambda x: ref_rope(x, pos, sin, cos, "gpt_neox"), [rand(5, 2, 16)]),
+        (
+            ops.causal_softmax,
+            lambda x: torch.softmax(x.masked_fill(causal_mask(4, 6), float("-inf")), -1),
+            [rand(2, 4, 6)],
+        ),
+        (
+            lambda x: ops.rope(x, pos.to(x.device), sin.to(x.device), cos.to(x.device)),
+            lambda x: ref_rope(x, pos, sin, cos, "gpt_neox"),
+            [rand(5, 2, 16)],
+        ),
         (lambda w: ops.embedding(idx.to(w.device), w), lambda w: w[idx], [rand(4, 16)]),
     ]
     for mine, ref, inputs in cases:
@@ -672,6 +709,7 @@ def test_gradients_match_reference_autograd(device):
 
 
 # ---- bad input ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_bad_input_names_the_op_and_argument(device):
@@ -697,8 +735,13 @@ def test_bad_input_names_the_op_and_argument(device):
     with pytest.raises(RuntimeError, match=r"infini.embedding: indices must be int32 or int64"):
         ops.embedding(x, w)
     with pytest.raises(RuntimeError, match=r"infini.rope: algo must be"):
-        ops.rope(rand(2, 1, 8, device=device), torch.zeros(2, dtype=torch.long, device=device),
-                 rand(4, 4, device=device), rand(4, 4, device=device), "llama")
+        ops.rope(
+            rand(2, 1, 8, device=device),
+            torch.zeros(2, dtype=torch.long, device=device),
+            rand(4, 4, device=device),
+            rand(4, 4, device=device),
+            "llama",
+        )
     other = "infini" if device == "cpu" else "cpu"
     with pytest.raises(RuntimeError, match=r"infini.rms_norm: weight is on"):
         ops.rms_norm(x, w.to(other))
@@ -728,6 +771,7 @@ def test_out_of_range_indices_on_infini_raise_at_synchronization():
 
 
 # ---- torch.compile ---------------------------------------------------------------------------------
+
 
 class DecoderLayer(torch.nn.Module):
     """rms_norm -> linear q/k/v -> rope -> paged_caching of k/v -> causal attention (causal_softmax)

@@ -4,12 +4,13 @@ import math
 
 import pytest
 import torch
+from _devices import CUDA  # noqa: E402
+from _devices import OP_DEVICES as DEVICES
 from torch.library import opcheck
 
 import infinicore_torch  # noqa: F401
 from infinicore_torch import ops
 
-from _devices import CUDA, OP_DEVICES as DEVICES  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 TOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}
 I = torch.ops.infini
@@ -62,13 +63,33 @@ def check_decode(device, dtype, seq_lens, heads, kv_heads, d, block_size, slopes
     q = torch.randn(len(seq_lens), heads, d).to(dtype)
     scale = 1 / math.sqrt(d)
     group = heads // kv_heads
-    ref = torch.stack([torch.stack([
-        attend(q[s, h], keys[s][:, h // group], values[s][:, h // group], scale,
-               None if slopes is None else slopes[h] * (torch.arange(n) - (n - 1)))
-        for h in range(heads)]) for s, n in enumerate(seq_lens)])
+    ref = torch.stack(
+        [
+            torch.stack(
+                [
+                    attend(
+                        q[s, h],
+                        keys[s][:, h // group],
+                        values[s][:, h // group],
+                        scale,
+                        None if slopes is None else slopes[h] * (torch.arange(n) - (n - 1)),
+                    )
+                    for h in range(heads)
+                ]
+            )
+            for s, n in enumerate(seq_lens)
+        ]
+    )
     lens = torch.tensor(seq_lens)
-    out = ops.paged_attention(q.to(device), kc.to(device), vc.to(device), tables.to(device), lens.to(device),
-                              None if slopes is None else slopes.to(device), scale)
+    out = ops.paged_attention(
+        q.to(device),
+        kc.to(device),
+        vc.to(device),
+        tables.to(device),
+        lens.to(device),
+        None if slopes is None else slopes.to(device),
+        scale,
+    )
     close(out, ref, dtype)
 
 
@@ -125,9 +146,17 @@ def test_decode_step_back_to_back(device, dtype, heads, kv_heads):
     for o in bufs:
         q, a = o["q"].cpu(), o["a"].cpu()
         close(q, x.float() @ wq.float().T, dtype)
-        ref = torch.stack([torch.stack([attend(q.view(seqs, heads, d)[s, h], keys[s][:, h // group],
-                                               values[s][:, h // group], scale) for h in range(heads)])
-                           for s in range(seqs)])
+        ref = torch.stack(
+            [
+                torch.stack(
+                    [
+                        attend(q.view(seqs, heads, d)[s, h], keys[s][:, h // group], values[s][:, h // group], scale)
+                        for h in range(heads)
+                    ]
+                )
+                for s in range(seqs)
+            ]
+        )
         close(a, ref, dtype)
         close(o["x"], a.view(seqs, hidden).float() @ wo.float().T, dtype)
         x = o["x"].cpu()
@@ -139,7 +168,9 @@ def test_decode_step_back_to_back(device, dtype, heads, kv_heads):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("d", [64, 128])
 def test_paged_attention_decode_many_short_sequences(device, dtype, d):
-    check_decode(device, dtype, [1, 16, 17, 100, 255, 256, 257, 300, 384, 400, 450, 480, 500, 511, 512, 3], 32, 8, d, 16, None)
+    check_decode(
+        device, dtype, [1, 16, 17, 100, 255, 256, 257, 300, 384, 400, 450, 480, 500, 511, 512, 3], 32, 8, d, 16, None
+    )
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -153,19 +184,27 @@ def test_paged_attention_ignores_what_lies_past_the_length(device, dtype, heads,
     kc, vc, tables, keys, values = make_paged(lens_list, kv_heads, d, 16, dtype)
     max_blocks = tables.shape[1] + 3
     wide = torch.full((len(lens_list), max_blocks), -1, dtype=torch.int32)
-    wide[:, :tables.shape[1]] = tables
+    wide[:, : tables.shape[1]] = tables
     for s, n in enumerate(lens_list):
         used = (n + 15) // 16
-        wide[s, used:] = torch.tensor([-1, 10 ** 9, kc.shape[0]] * max_blocks, dtype=torch.int32)[: max_blocks - used]
+        wide[s, used:] = torch.tensor([-1, 10**9, kc.shape[0]] * max_blocks, dtype=torch.int32)[: max_blocks - used]
         if n % 16:  # the rest of the last block's rows: NaN
-            kc[tables[s, used - 1], :, n % 16:] = float("nan")
-            vc[tables[s, used - 1], :, n % 16:] = float("nan")
+            kc[tables[s, used - 1], :, n % 16 :] = float("nan")
+            vc[tables[s, used - 1], :, n % 16 :] = float("nan")
     q = torch.randn(len(lens_list), heads, d).to(dtype)
     scale = 1 / math.sqrt(d)
     group = heads // kv_heads
-    ref = torch.stack([torch.stack([
-        attend(q[s, h], keys[s][:, h // group], values[s][:, h // group], scale) if n else torch.zeros(d)
-        for h in range(heads)]) for s, n in enumerate(lens_list)])
+    ref = torch.stack(
+        [
+            torch.stack(
+                [
+                    attend(q[s, h], keys[s][:, h // group], values[s][:, h // group], scale) if n else torch.zeros(d)
+                    for h in range(heads)
+                ]
+            )
+            for s, n in enumerate(lens_list)
+        ]
+    )
     args = [x.to(device) for x in (q, kc, vc, wide, torch.tensor(lens_list))]
     out = ops.paged_attention(*args, None, scale)
     run_and_surface_errors(device, lambda: ops.paged_attention(*args, None, scale))  # (raises if it reported)
@@ -199,8 +238,13 @@ def decode_ref(q, k, v, lens, scale):
     """Decode's reference: float32 SDPA (GQA native) of q [seqs, heads, d] over the first lens[s] of the keys and
     values stored contiguously [seqs, kv_heads, ctx, d], on their device; returned on the CPU."""
     mask = (torch.arange(k.shape[2]) < lens[:, None]).to(k.device)[:, None, None, :]  # [seqs, 1, 1, ctx]
-    return torch.nn.functional.scaled_dot_product_attention(q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask,
-                                                            scale=scale, enable_gqa=True).squeeze(2).cpu()
+    return (
+        torch.nn.functional.scaled_dot_product_attention(
+            q.float().unsqueeze(2), k.float(), v.float(), attn_mask=mask, scale=scale, enable_gqa=True
+        )
+        .squeeze(2)
+        .cpu()
+    )
 
 
 @pytest.mark.skipif(not CUDA, reason="a GPU-size case: only where the nvidia backend sees a GPU")
@@ -320,11 +364,27 @@ def test_paged_attention_prefill(device, dtype, heads, kv_heads, d, block_size):
     for s, (n, ql) in enumerate(zip(seq_lens, q_lens)):
         for j in range(ql):
             p = n - ql + j
-            rows.append(torch.stack([attend(q[int(cu[s]) + j, h], keys[s][: p + 1, h // group], values[s][: p + 1, h // group],
-                                            scale) for h in range(heads)]))
+            rows.append(
+                torch.stack(
+                    [
+                        attend(
+                            q[int(cu[s]) + j, h], keys[s][: p + 1, h // group], values[s][: p + 1, h // group], scale
+                        )
+                        for h in range(heads)
+                    ]
+                )
+            )
     ref = torch.stack(rows)
-    out = ops.paged_attention_prefill(q.to(device), kc.to(device), vc.to(device), tables.to(device),
-                                      torch.tensor(seq_lens).to(device), cu.to(device), None, scale)
+    out = ops.paged_attention_prefill(
+        q.to(device),
+        kc.to(device),
+        vc.to(device),
+        tables.to(device),
+        torch.tensor(seq_lens).to(device),
+        cu.to(device),
+        None,
+        scale,
+    )
     close(out, ref, dtype)
 
 
@@ -352,11 +412,25 @@ def test_paged_attention_prefill_long(device, dtype, heads, kv_heads, d, block_s
     cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
     q = torch.randn(int(cu[-1]), heads, d).to(dtype)
     scale = 1 / math.sqrt(d)
-    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale)
-                     for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
+    ref = torch.cat(
+        [
+            causal_ref(
+                q[int(cu[s]) : int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale
+            )
+            for s, (n, ql) in enumerate(zip(seq_lens, q_lens))
+        ]
+    )
     qd = q.to(device)
-    out = ops.paged_attention_prefill(qd, kc.to(device), vc.to(device), tables.to(device),
-                                      torch.tensor(seq_lens).to(device), cu.to(device), None, scale)
+    out = ops.paged_attention_prefill(
+        qd,
+        kc.to(device),
+        vc.to(device),
+        tables.to(device),
+        torch.tensor(seq_lens).to(device),
+        cu.to(device),
+        None,
+        scale,
+    )
     close(out, ref, dtype)
     assert torch.equal(qd.cpu(), q)
 
@@ -377,10 +451,24 @@ def test_paged_attention_prefill_many_sequences(device, dtype):
     cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
     q = torch.randn(int(cu[-1]), heads, d).to(dtype)
     scale = 1 / math.sqrt(d)
-    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(m - ql, m), heads // kv_heads, scale)
-                     for s, (m, ql) in enumerate(zip(seq_lens, q_lens))])
-    out = ops.paged_attention_prefill(q.to(device), kc.to(device), vc.to(device), tables.to(device),
-                                      torch.tensor(seq_lens).to(device), cu.to(device), None, scale)
+    ref = torch.cat(
+        [
+            causal_ref(
+                q[int(cu[s]) : int(cu[s]) + ql], keys[s], values[s], torch.arange(m - ql, m), heads // kv_heads, scale
+            )
+            for s, (m, ql) in enumerate(zip(seq_lens, q_lens))
+        ]
+    )
+    out = ops.paged_attention_prefill(
+        q.to(device),
+        kc.to(device),
+        vc.to(device),
+        tables.to(device),
+        torch.tensor(seq_lens).to(device),
+        cu.to(device),
+        None,
+        scale,
+    )
     close(out, ref, dtype)
 
 
@@ -408,12 +496,18 @@ def prefill_case(device, dtype, heads, kv_heads, d, block_size, seq_lens, q_lens
     kc, vc, tables, keys, values = make_paged(seq_lens, kv_heads, d, block_size, dtype)
     if unused_entries is not None:
         for s, n in enumerate(seq_lens):
-            tables[s, math.ceil(n / block_size):] = unused_entries
+            tables[s, math.ceil(n / block_size) :] = unused_entries
     cu = torch.tensor([0] + list(torch.tensor(q_lens).cumsum(0)))
     q = torch.randn(int(cu[-1]), heads, d).to(dtype)
     scale = 1 / math.sqrt(d)
-    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale)
-                     for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
+    ref = torch.cat(
+        [
+            causal_ref(
+                q[int(cu[s]) : int(cu[s]) + ql], keys[s], values[s], torch.arange(n - ql, n), heads // kv_heads, scale
+            )
+            for s, (n, ql) in enumerate(zip(seq_lens, q_lens))
+        ]
+    )
     return [x.to(device) for x in (q, kc, vc, tables, torch.tensor(seq_lens), cu)], ref, scale
 
 
@@ -438,11 +532,14 @@ def bad_entry_raises(device, args, scale, seq, page):
 @pytest.mark.parametrize("device", ["cuda", "infini"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("heads, kv_heads, d", [(8, 2, 128), (6, 2, 64)])
-@pytest.mark.parametrize("seq_lens, q_lens", [
-    ([1800, 900, 40, 500, 20, 600, 2000], [1700, 1, 1, 37, 0, 600, 3]),
-    ([30, 17, 2100, 64, 800], [1, 17, 1500, 64, 513]),
-    ([1500], [1100]),
-])
+@pytest.mark.parametrize(
+    "seq_lens, q_lens",
+    [
+        ([1800, 900, 40, 500, 20, 600, 2000], [1700, 1, 1, 37, 0, 600, 3]),
+        ([30, 17, 2100, 64, 800], [1, 17, 1500, 64, 513]),
+        ([1500], [1100]),
+    ],
+)
 def test_paged_attention_prefill_mixed_cuda(device, dtype, heads, kv_heads, d, seq_lens, q_lens):
     args, ref, scale = prefill_case(device, dtype, heads, kv_heads, d, 16, seq_lens, q_lens)
     close(ops.paged_attention_prefill(*args, None, scale), ref, dtype)
@@ -460,8 +557,10 @@ def test_paged_attention_prefill_mixed_cuda(device, dtype, heads, kv_heads, d, s
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("heads, kv_heads, d", [(4, 4, 64), (8, 2, 128), (4, 1, 256), (6, 3, 64)])
-@pytest.mark.parametrize("pos, seq", [(0, 7), (5, 1), (9, 4), (500, 9), (2044, 1), (2046, 1), (2040, 2), (13, 8), (0, 150),
-                                      (37, 100), (5, 16)])
+@pytest.mark.parametrize(
+    "pos, seq",
+    [(0, 7), (5, 1), (9, 4), (500, 9), (2044, 1), (2046, 1), (2040, 2), (13, 8), (0, 150), (37, 100), (5, 16)],
+)
 def test_attention_with_cache(device, dtype, heads, kv_heads, d, pos, seq):
     check_attention(device, dtype, heads, kv_heads, d, pos, seq)
 
@@ -486,9 +585,15 @@ def check_attention(device, dtype, heads, kv_heads, d, pos, seq):
     kc = torch.randn(kv_heads, max_seq, d).to(dtype)
     vc = torch.randn(kv_heads, max_seq, d).to(dtype)
     ref_kc, ref_vc = kc.clone(), vc.clone()
-    ref_kc[:, pos:pos + seq], ref_vc[:, pos:pos + seq] = k, v
-    ref = causal_ref(q.transpose(0, 1), ref_kc[:, :pos + seq].transpose(0, 1), ref_vc[:, :pos + seq].transpose(0, 1),
-                     torch.arange(pos, pos + seq), heads // kv_heads, 1 / math.sqrt(d)).transpose(0, 1)
+    ref_kc[:, pos : pos + seq], ref_vc[:, pos : pos + seq] = k, v
+    ref = causal_ref(
+        q.transpose(0, 1),
+        ref_kc[:, : pos + seq].transpose(0, 1),
+        ref_vc[:, : pos + seq].transpose(0, 1),
+        torch.arange(pos, pos + seq),
+        heads // kv_heads,
+        1 / math.sqrt(d),
+    ).transpose(0, 1)
     dkc, dvc = kc.to(device), vc.to(device)
     out = ops.attention(q.to(device), k.to(device), v.to(device), dkc, dvc, pos)
     assert torch.equal(dkc.cpu(), ref_kc) and torch.equal(dvc.cpu(), ref_vc)
@@ -521,8 +626,14 @@ def test_bad_indices_raise_and_name_the_argument():
     with pytest.raises(RuntimeError, match=r"paged_attention: seq_lens\[1\] = 100 is out of range"):
         ops.paged_attention(q, kc, vc, tables, torch.tensor([5, 100]), None, 0.1)
     with pytest.raises(RuntimeError, match=r"infini.attention: pos 10 \+ seq 7 exceeds the cache's 16 rows"):
-        ops.attention(torch.randn(2, 7, 64), torch.randn(2, 7, 64), torch.randn(2, 7, 64), torch.zeros(2, 16, 64),
-                      torch.zeros(2, 16, 64), 10)
+        ops.attention(
+            torch.randn(2, 7, 64),
+            torch.randn(2, 7, 64),
+            torch.randn(2, 7, 64),
+            torch.zeros(2, 16, 64),
+            torch.zeros(2, 16, 64),
+            10,
+        )
     with pytest.raises(RuntimeError, match=r"infini.paged_attention: k_cache must be"):
         ops.paged_attention(torch.randn(2, 3, 64), kc, vc, tables, lens, None, 0.1)  # 3 heads, 2 kv heads
     with pytest.raises(RuntimeError, match=r"infini.paged_attention_prefill: cu_seqlens_q must be \[3\]"):
@@ -548,11 +659,22 @@ def test_attention_bad_shapes_raise_on_every_device(device):
     kc, vc = r(2, 16, 64), r(2, 16, 64)
     before = (kc.cpu().clone(), vc.cpu().clone())
     bad = [
-        (r"attention: k must be \[kv_heads dividing 3, 7, 64\], got \[2, 7, 64\]", (r(3, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, 0)),
-        (r"attention: k_cache must be \[2, max_seq, 64\], got \[2, 16, 32\]",
-         (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), r(2, 16, 32), r(2, 16, 32), 0)),
-        (r"attention: pos -1 \+ seq 7 exceeds the cache's 16 rows", (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, -1)),
-        (r"attention: pos 12 \+ seq 7 exceeds the cache's 16 rows", (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, 12)),
+        (
+            r"attention: k must be \[kv_heads dividing 3, 7, 64\], got \[2, 7, 64\]",
+            (r(3, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, 0),
+        ),
+        (
+            r"attention: k_cache must be \[2, max_seq, 64\], got \[2, 16, 32\]",
+            (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), r(2, 16, 32), r(2, 16, 32), 0),
+        ),
+        (
+            r"attention: pos -1 \+ seq 7 exceeds the cache's 16 rows",
+            (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, -1),
+        ),
+        (
+            r"attention: pos 12 \+ seq 7 exceeds the cache's 16 rows",
+            (r(2, 7, 64), r(2, 7, 64), r(2, 7, 64), kc, vc, 12),
+        ),
     ]
     for message, args in bad:
         with pytest.raises(RuntimeError, match=message):
@@ -578,7 +700,9 @@ def test_paged_attention_bad_indices_on_every_device(device, dtype):
         assert torch.equal(x.cpu(), b)
     good = [args[0], args[1], args[2], tables.to(device)]
     with pytest.raises(RuntimeError, match=r"paged_attention: seq_lens\[1\] = 5000 is out of range"):
-        run_and_surface_errors(device, lambda: ops.paged_attention(*good, torch.tensor([5, 5000]).to(device), None, 0.1))
+        run_and_surface_errors(
+            device, lambda: ops.paged_attention(*good, torch.tensor([5, 5000]).to(device), None, 0.1)
+        )
     out = ops.paged_attention(*good, lens.to(device), None, 0.1)  # the device keeps working
     assert torch.isfinite(out.cpu().float()).all()
 
@@ -604,17 +728,23 @@ def test_paged_attention_prefill_bad_indices_on_every_device(device, dtype):
         assert torch.equal(x.cpu(), b)
     good = [args[0], args[1], args[2], tables.to(device)]
     with pytest.raises(RuntimeError, match=r"paged_attention_prefill: seq_lens\[1\] = 50 is out of range"):
-        run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*good, torch.tensor([40, 50]).to(device), args[5],
-                                                                           None, 0.1))
+        run_and_surface_errors(
+            device, lambda: ops.paged_attention_prefill(*good, torch.tensor([40, 50]).to(device), args[5], None, 0.1)
+        )
     for bad_cu in ([3, 40, 140], [0, 150, 140], [0, 40, 130]):
         with pytest.raises(RuntimeError, match=r"paged_attention_prefill: cu_seqlens_q"):
-            run_and_surface_errors(device, lambda: ops.paged_attention_prefill(*good, args[4], torch.tensor(bad_cu).to(device),
-                                                                               None, 0.1))
+            run_and_surface_errors(
+                device, lambda: ops.paged_attention_prefill(*good, args[4], torch.tensor(bad_cu).to(device), None, 0.1)
+            )
     for x, b in zip(args, before):
         assert torch.equal(x.cpu(), b)
     out = ops.paged_attention_prefill(*good, args[4], args[5], None, 0.1)  # the device keeps working
-    ref = torch.cat([causal_ref(q[int(cu[s]):int(cu[s + 1])], keys[s], values[s], torch.arange(n - ql, n), 4, 0.1)
-                     for s, (n, ql) in enumerate(zip(seq_lens, q_lens))])
+    ref = torch.cat(
+        [
+            causal_ref(q[int(cu[s]) : int(cu[s + 1])], keys[s], values[s], torch.arange(n - ql, n), 4, 0.1)
+            for s, (n, ql) in enumerate(zip(seq_lens, q_lens))
+        ]
+    )
     close(out, ref, dtype)
 
 
@@ -624,25 +754,66 @@ def test_opcheck(device):
     kc, vc, tables, _, _ = make_paged([5, 9], 2, 64, 8, torch.float32)
     t = lambda x: x.to(device)  # noqa: E731
     cases = [
-        (I.attention.default, (t(torch.randn(4, 3, 64)), t(torch.randn(2, 3, 64)), t(torch.randn(2, 3, 64)),
-                               t(torch.zeros(2, 8, 64)), t(torch.zeros(2, 8, 64)), 2)),
-        (I.paged_attention.default, (t(torch.randn(2, 4, 64)), t(kc), t(vc), t(tables), t(torch.tensor([5, 9])),
-                                     t(torch.rand(4)), 0.125)),
-        (I.paged_attention_prefill.default, (t(torch.randn(6, 4, 64)), t(kc), t(vc), t(tables), t(torch.tensor([5, 9])),
-                                             t(torch.tensor([0, 2, 6])), None, 0.125)),
+        (
+            I.attention.default,
+            (
+                t(torch.randn(4, 3, 64)),
+                t(torch.randn(2, 3, 64)),
+                t(torch.randn(2, 3, 64)),
+                t(torch.zeros(2, 8, 64)),
+                t(torch.zeros(2, 8, 64)),
+                2,
+            ),
+        ),
+        (
+            I.paged_attention.default,
+            (t(torch.randn(2, 4, 64)), t(kc), t(vc), t(tables), t(torch.tensor([5, 9])), t(torch.rand(4)), 0.125),
+        ),
+        (
+            I.paged_attention_prefill.default,
+            (
+                t(torch.randn(6, 4, 64)),
+                t(kc),
+                t(vc),
+                t(tables),
+                t(torch.tensor([5, 9])),
+                t(torch.tensor([0, 2, 6])),
+                None,
+                0.125,
+            ),
+        ),
         # bfloat16, head_dim 128: the decode fast path on GPUs
-        (I.paged_attention.default, (t(torch.randn(2, 4, 128, dtype=torch.bfloat16)),
-                                     t(torch.randn(6, 2, 8, 128, dtype=torch.bfloat16)),
-                                     t(torch.randn(6, 2, 8, 128, dtype=torch.bfloat16)), t(tables), t(torch.tensor([5, 9])),
-                                     None, 0.125)),
+        (
+            I.paged_attention.default,
+            (
+                t(torch.randn(2, 4, 128, dtype=torch.bfloat16)),
+                t(torch.randn(6, 2, 8, 128, dtype=torch.bfloat16)),
+                t(torch.randn(6, 2, 8, 128, dtype=torch.bfloat16)),
+                t(tables),
+                t(torch.tensor([5, 9])),
+                None,
+                0.125,
+            ),
+        ),
     ]
     # bfloat16, head_dim 128, 16+ rows: the tiled kernel on GPUs
     kc2, vc2, tables2, _, _ = make_paged([20, 24], 2, 128, 8, torch.bfloat16)
     bf = lambda *shape: t(torch.randn(*shape, dtype=torch.bfloat16))  # noqa: E731
     cases += [
         (I.attention.default, (bf(4, 20, 128), bf(2, 20, 128), bf(2, 20, 128), bf(2, 24, 128), bf(2, 24, 128), 2)),
-        (I.paged_attention_prefill.default, (bf(44, 4, 128), t(kc2), t(vc2), t(tables2), t(torch.tensor([20, 24])),
-                                             t(torch.tensor([0, 20, 44])), None, 0.125)),
+        (
+            I.paged_attention_prefill.default,
+            (
+                bf(44, 4, 128),
+                t(kc2),
+                t(vc2),
+                t(tables2),
+                t(torch.tensor([20, 24])),
+                t(torch.tensor([0, 20, 44])),
+                None,
+                0.125,
+            ),
+        ),
     ]
     for op, args in cases:
         result = opcheck(op, args, test_utils=checks)

@@ -3,13 +3,14 @@
 import pytest
 import torch
 import torch.nn.functional as F
+from _devices import OP_DEVICES as DEVICES  # noqa: E402
+from _devices import grad_inputs, skip_cuda_backward
 from torch.library import opcheck
 
 import infinicore_torch  # noqa: F401
 from infinicore_torch import nn as inn
 from infinicore_torch import ops
 
-from _devices import OP_DEVICES as DEVICES, grad_inputs, skip_cuda_backward  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 # relative to sqrt(K): each output sums K products rounded to the input dtype's precision
 TOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
@@ -25,7 +26,8 @@ def _cpu_blas():
 
 
 pytestmark = pytest.mark.skipif(
-    not _cpu_blas().startswith("OpenBLAS"), reason="the cpu backend was built without OpenBLAS (pip install scipy-openblas32)"
+    not _cpu_blas().startswith("OpenBLAS"),
+    reason="the cpu backend was built without OpenBLAS (pip install scipy-openblas32)",
 )
 
 
@@ -35,7 +37,7 @@ def seed():
 
 
 def check(out, ref64, dtype, k):
-    tol = TOL[dtype] * max(1.0, k ** 0.5 / 8)
+    tol = TOL[dtype] * max(1.0, k**0.5 / 8)
     torch.testing.assert_close(out.cpu().double(), ref64.to(dtype).double(), rtol=tol, atol=tol)
 
 
@@ -45,8 +47,20 @@ def check(out, ref64, dtype, k):
 # the last partial; a partial panel and group; 16-row remainders)
 # (3, 129, 48), (5, 300, 37), (7, 769, 83), (16, 64, 5125): few rows and a row-major B (decode; on AVX2 in
 # groups of 4 rows: 3 = one group with a zero row, 5 = a full group and one of 1)
-@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (3, 129, 48), (5, 300, 37), (7, 769, 83), (83, 33, 129), (1, 4096, 16),
-                                     (16, 64, 5125), (96, 4160, 300), (48, 2048, 96)])
+@pytest.mark.parametrize(
+    "m, k, n",
+    [
+        (1, 1, 1),
+        (3, 129, 48),
+        (5, 300, 37),
+        (7, 769, 83),
+        (83, 33, 129),
+        (1, 4096, 16),
+        (16, 64, 5125),
+        (96, 4160, 300),
+        (48, 2048, 96),
+    ],
+)
 def test_gemm_2d(device, dtype, m, k, n):
     a, b = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype)
     ref = a.double() @ b.double()
@@ -76,7 +90,12 @@ def test_gemm_few_rows(device, dtype, m, k, n):
     for w in (b, bt):
         check(ops.gemm(a3.to(device), w.to(device).expand(3, k, n)), a3.double() @ b.double(), dtype, k)
     check(ops.gemm(a3.to(device), b3.to(device)), a3.double() @ b3.double(), dtype, k)
-    check(ops.gemm(a3.to(device), b3.transpose(1, 2).contiguous().transpose(1, 2).to(device)), a3.double() @ b3.double(), dtype, k)
+    check(
+        ops.gemm(a3.to(device), b3.transpose(1, 2).contiguous().transpose(1, 2).to(device)),
+        a3.double() @ b3.double(),
+        dtype,
+        k,
+    )
     # linear: x [m, k] by weight [n, k], with a bias
     bias = torch.randn(n).to(dtype)
     check(ops.linear(a.to(device), b.t().contiguous().to(device), bias.to(device)), ref + bias.double(), dtype, k)
@@ -92,12 +111,14 @@ def test_gemm_few_rows(device, dtype, m, k, n):
 def test_gemm_few_rows_unaligned_views(device, dtype):
     m, k, n = 1, 512, 256
     a_buf, w_buf = torch.randn(m * k + 8).to(dtype), torch.randn(n * k + 8).to(dtype)
-    a, w = a_buf[:m * k].view(m, k), w_buf[:n * k].view(n, k)
-    a1, w1 = a_buf[1:m * k + 1].view(m, k), w_buf[1:n * k + 1].view(n, k)
+    a, w = a_buf[: m * k].view(m, k), w_buf[: n * k].view(n, k)
+    a1, w1 = a_buf[1 : m * k + 1].view(m, k), w_buf[1 : n * k + 1].view(n, k)
     ad, wd = a_buf.to(device), w_buf.to(device)
-    for (x, y), (xd, yd) in [((a, w), (ad[:m * k].view(m, k), wd[:n * k].view(n, k))),
-                             ((a1, w1), (ad[1:m * k + 1].view(m, k), wd[1:n * k + 1].view(n, k))),
-                             ((a1, w), (ad[1:m * k + 1].view(m, k), wd[:n * k].view(n, k)))]:
+    for (x, y), (xd, yd) in [
+        ((a, w), (ad[: m * k].view(m, k), wd[: n * k].view(n, k))),
+        ((a1, w1), (ad[1 : m * k + 1].view(m, k), wd[1 : n * k + 1].view(n, k))),
+        ((a1, w), (ad[1 : m * k + 1].view(m, k), wd[: n * k].view(n, k))),
+    ]:
         check(ops.gemm(xd, yd.t()), x.double() @ y.double().t(), dtype, k)
         check(ops.linear(xd, yd), x.double() @ y.double().t(), dtype, k)
 
@@ -105,11 +126,18 @@ def test_gemm_few_rows_unaligned_views(device, dtype):
 # The few-rows kernel for a row-major b takes 1 row of 16-bit b from 32M elements and 2-4 rows of float32 from
 # 16M (where it is faster than cuBLASLt): 4 slices of K of 1000 rows in a cluster, the last column block partial.
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("dtype, m, k, n", [(torch.bfloat16, 1, 4000, 8392), (torch.float16, 1, 4000, 8392),
-                                            (torch.float32, 2, 4000, 4200), (torch.float32, 3, 4000, 4200)])
+@pytest.mark.parametrize(
+    "dtype, m, k, n",
+    [
+        (torch.bfloat16, 1, 4000, 8392),
+        (torch.float16, 1, 4000, 8392),
+        (torch.float32, 2, 4000, 4200),
+        (torch.float32, 3, 4000, 4200),
+    ],
+)
 def test_gemm_few_rows_row_major_b(device, dtype, m, k, n):
     # b scaled so that the outputs are about 1 (a float32 sum of 4000 unit products is off by ~1e-4)
-    a, b, c = torch.randn(m, k).to(dtype), (torch.randn(k, n) / k ** 0.5).to(dtype), torch.randn(m, n).to(dtype)
+    a, b, c = torch.randn(m, k).to(dtype), (torch.randn(k, n) / k**0.5).to(dtype), torch.randn(m, n).to(dtype)
     ref = a.double() @ b.double()
     ad, bd = a.to(device), b.to(device)
     check(ops.gemm(ad, bd), ref, dtype, k)
@@ -144,7 +172,9 @@ def test_gemm_batched_and_edges(device, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_linear(device, dtype):
     x, w, b = torch.randn(2, 7, 769).to(dtype), torch.randn(83, 769).to(dtype), torch.randn(83).to(dtype)
-    check(ops.linear(x.to(device), w.to(device), b.to(device)), F.linear(x.double(), w.double(), b.double()), dtype, 769)
+    check(
+        ops.linear(x.to(device), w.to(device), b.to(device)), F.linear(x.double(), w.double(), b.double()), dtype, 769
+    )
     check(ops.linear(x.to(device), w.to(device)), F.linear(x.double(), w.double()), dtype, 769)
     out = torch.empty(2, 7, 83, dtype=dtype, device=device)
     I.linear.out(x.to(device), w.to(device), None, out=out)
@@ -192,7 +222,9 @@ def test_opcheck(device):
         (I.linear.default, (torch.randn(3, 6), torch.randn(4, 6), torch.randn(4))),
     ]
     for op, args in cases:
-        args = tuple(t.to(device).requires_grad_(grad_inputs(device)) if isinstance(t, torch.Tensor) else t for t in args)
+        args = tuple(
+            t.to(device).requires_grad_(grad_inputs(device)) if isinstance(t, torch.Tensor) else t for t in args
+        )
         result = opcheck(op, args, test_utils=checks)
         assert all(v == "SUCCESS" for v in result.values()), (op, result)
 
@@ -235,8 +267,21 @@ def test_nn_modules_load_torch_state_dicts():
 # 128 rows against a k-contiguous B as dot products in tiles of 4 x 6 (a masked last 16 of k; past 128, BLAS
 # with C's rows or columns split).
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
-@pytest.mark.parametrize("m, k, n", [(9, 31, 33), (16, 130, 70), (17, 65, 1), (29, 257, 95), (2, 7, 45), (103, 70, 13), (385, 33, 7),
-                                     (513, 17, 6), (300, 101, 70), (129, 40, 200)])
+@pytest.mark.parametrize(
+    "m, k, n",
+    [
+        (9, 31, 33),
+        (16, 130, 70),
+        (17, 65, 1),
+        (29, 257, 95),
+        (2, 7, 45),
+        (103, 70, 13),
+        (385, 33, 7),
+        (513, 17, 6),
+        (300, 101, 70),
+        (129, 40, 200),
+    ],
+)
 def test_gemm_bfloat16_panels_and_pairs(m, k, n, dtype):
     a, b = torch.randn(2, m, k).to(dtype), torch.randn(2, k, 2 * n).to(dtype)[:, :, ::2]  # b: strides (., 2n, 2)
     c = torch.randn(2, m, n).to(dtype)

@@ -2,12 +2,12 @@
 
 import pytest
 import torch
+from _devices import OP_DEVICES as DEVICES  # noqa: E402
 from torch.library import opcheck
 
 import infinicore_torch  # noqa: F401
 from infinicore_torch import ops
 
-from _devices import OP_DEVICES as DEVICES  # noqa: E402
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 I = torch.ops.infini
 
@@ -244,9 +244,16 @@ def test_opcheck(device):
         (I.topk_softmax.default, (torch.randn(5, 16).to(device), 4, True)),
         (I.random_sample.default, (torch.randn(3, 50).to(device), 0.3, 0.9, 5, 1.0)),
         (I.random_sample.tensor, (torch.randn(3, 50).to(device), torch.rand(3).to(device), 0.9, 5, 1.0)),
-        (I.paged_caching.default, (torch.randn(3, 2, 8).to(device), torch.randn(3, 2, 8).to(device),
-                                   torch.zeros(2, 2, 4, 8).to(device), torch.zeros(2, 2, 4, 8).to(device),
-                                   torch.tensor([0, 5, -1]).to(device))),
+        (
+            I.paged_caching.default,
+            (
+                torch.randn(3, 2, 8).to(device),
+                torch.randn(3, 2, 8).to(device),
+                torch.zeros(2, 2, 4, 8).to(device),
+                torch.zeros(2, 2, 4, 8).to(device),
+                torch.tensor([0, 5, -1]).to(device),
+            ),
+        ),
     ]
     for op, args in cases:
         result = opcheck(op, args, test_utils=checks)

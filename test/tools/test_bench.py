@@ -4,11 +4,11 @@ tensors)."""
 
 import csv
 import json
-import statistics
-import time
 import os
+import statistics
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -42,9 +42,28 @@ def test_every_op_has_every_shape_set_and_large_moves_64mb():
 
 
 def test_the_ops_of_the_contract_are_registered():
-    for op in ("add", "mul", "silu", "relu", "gelu", "swiglu", "silu_and_mul", "rms_norm", "add_rms_norm", "layer_norm",
-               "softmax", "causal_softmax", "embedding", "rope", "gemm", "linear", "topk_softmax", "random_sample",
-               "paged_caching", "paged_attention"):
+    for op in (
+        "add",
+        "mul",
+        "silu",
+        "relu",
+        "gelu",
+        "swiglu",
+        "silu_and_mul",
+        "rms_norm",
+        "add_rms_norm",
+        "layer_norm",
+        "softmax",
+        "causal_softmax",
+        "embedding",
+        "rope",
+        "gemm",
+        "linear",
+        "topk_softmax",
+        "random_sample",
+        "paged_caching",
+        "paged_attention",
+    ):
         assert op in SPECS
 
 
@@ -78,7 +97,9 @@ def test_accuracy_checker_passes_right_and_flags_wrong(dtype):
 
 def test_accuracy_checker_compares_indices_exactly():
     spec = SPECS["topk_softmax"]
-    inputs = spec.make({"tokens": 16, "experts": 64}, torch.float32, torch.device("cpu"), torch.Generator().manual_seed(1))
+    inputs = spec.make(
+        {"tokens": 16, "experts": 64}, torch.float32, torch.device("cpu"), torch.Generator().manual_seed(1)
+    )
     assert measure.check(spec, spec.infini, inputs, torch.float32)["ok"]
 
     def swapped(x):
@@ -112,14 +133,22 @@ def test_interleaved_timing_rotates_the_order_and_times_each():
     times = timer.time_interleaved(fns, (None,), min_reps=4, max_reps=4, budget_s=0.0, warmup=1)
     assert [len(t) for t in times] == [4, 4, 4]
     assert calls[:3] == [0, 1, 2]  # warm-up, one each
-    rounds = [calls[3 + 3 * r: 6 + 3 * r] for r in range(4)]
+    rounds = [calls[3 + 3 * r : 6 + 3 * r] for r in range(4)]
     assert rounds == [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2]]
 
 
 @pytest.mark.parametrize("device", ["cpu", "infini"])
 def test_run_reports_every_implementation(device):
-    meta, results = bench.run(device, ["rms_norm", "gemm"], ("decode",), (torch.bfloat16,), bench.IMPLS, repeat=3,
-                              budget_s=0.0, progress=False)
+    meta, results = bench.run(
+        device,
+        ["rms_norm", "gemm"],
+        ("decode",),
+        (torch.bfloat16,),
+        bench.IMPLS,
+        repeat=3,
+        budget_s=0.0,
+        progress=False,
+    )
     assert meta["copy_gbps"] > 0
     n_shapes = len(SPECS["rms_norm"].shapes["decode"]) + len(SPECS["gemm"].shapes["decode"])
     assert len(results) == n_shapes * len(bench.IMPLS)
@@ -134,8 +163,26 @@ def test_run_reports_every_implementation(device):
 
 def test_cli_writes_table_json_and_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    rc = cli.main(["--device", "cpu", "--ops", "rms_norm,softmax", "--shapes", "decode", "--impls", "infini,torch",
-                   "--repeat", "3", "--budget", "0", "--busy-us", "50", "--out", str(tmp_path)])
+    rc = cli.main(
+        [
+            "--device",
+            "cpu",
+            "--ops",
+            "rms_norm,softmax",
+            "--shapes",
+            "decode",
+            "--impls",
+            "infini,torch",
+            "--repeat",
+            "3",
+            "--budget",
+            "0",
+            "--busy-us",
+            "50",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out
     assert "rms_norm" in out and "median us" in out and "device-to-device copy" in out
@@ -233,14 +280,21 @@ def test_flush_resets_persisting_lines_on_cuda():
 def test_cli_exit_status_flags_a_wrong_implementation(tmp_path, monkeypatch, capsys):
     spec = SPECS["silu"]
     monkeypatch.setattr(spec, "infini", lambda x: torch.ops.infini.silu(x) + 0.5)
-    rc = cli.main(["--ops", "silu", "--impls", "infini", "--repeat", "2", "--budget", "0", "--no-plots",
-                   "--out", str(tmp_path)])
+    rc = cli.main(
+        ["--ops", "silu", "--impls", "infini", "--repeat", "2", "--budget", "0", "--no-plots", "--out", str(tmp_path)]
+    )
     assert rc == 1
     assert "accuracy FAIL: silu" in capsys.readouterr().out
 
 
 def test_report_rows_show_skips():
-    r = {"op": "rms_norm", "shape": "1x4096", "dtype": "bfloat16", "impl": "liger", "skipped": "liger_kernel is not installed"}
+    r = {
+        "op": "rms_norm",
+        "shape": "1x4096",
+        "dtype": "bfloat16",
+        "impl": "liger",
+        "skipped": "liger_kernel is not installed",
+    }
     assert "skipped: liger_kernel is not installed" in report.row(r)
 
 
@@ -281,8 +335,20 @@ def _read_csv(path):
 
 
 def _row(op, shape, impl, us, dtype="bfloat16", set_="decode", **extra):
-    return {"op": op, "set": set_, "shape": shape, "dtype": dtype, "impl": impl, "median_us": us, "p10_us": us * 0.9,
-            "p90_us": us * 1.1, "gbps": 100.0 / us, "tflops": 0.0, "pct_copy": 1.0, **extra}
+    return {
+        "op": op,
+        "set": set_,
+        "shape": shape,
+        "dtype": dtype,
+        "impl": impl,
+        "median_us": us,
+        "p10_us": us * 0.9,
+        "p90_us": us * 1.1,
+        "gbps": 100.0 / us,
+        "tflops": 0.0,
+        "pct_copy": 1.0,
+        **extra,
+    }
 
 
 def test_csv_rows_ratios_and_merge_in_place(tmp_path):
@@ -290,31 +356,54 @@ def test_csv_rows_ratios_and_merge_in_place(tmp_path):
     every row's ratio is its time over the fastest peer's (infini is no peer); a second write replaces its own keys,
     keeps the others in place and takes the ratios again over the merged rows."""
     path = str(tmp_path / "sub" / "dev.csv")
-    first = [_row("rms_norm", "16x4096", "infini", 4.0, accuracy={"ok": True}), _row("rms_norm", "16x4096", "torch", 8.0),
-             _row("rms_norm", "16x4096", "liger", 5.0, accuracy={"ok": False}),
-             {"op": "rms_norm", "set": "decode", "shape": "16x4096", "dtype": "bfloat16", "impl": "triton",
-              "skipped": "triton is not installed"},
-             _row("random_sample", "256x128256", "infini", 200.0, set_="prefill"),
-             _row("random_sample", "256x128256", "infini", 202.0, set_="large"),
-             _row("random_sample", "256x128256", "torch", 3000.0, set_="large")]
+    first = [
+        _row("rms_norm", "16x4096", "infini", 4.0, accuracy={"ok": True}),
+        _row("rms_norm", "16x4096", "torch", 8.0),
+        _row("rms_norm", "16x4096", "liger", 5.0, accuracy={"ok": False}),
+        {
+            "op": "rms_norm",
+            "set": "decode",
+            "shape": "16x4096",
+            "dtype": "bfloat16",
+            "impl": "triton",
+            "skipped": "triton is not installed",
+        },
+        _row("random_sample", "256x128256", "infini", 200.0, set_="prefill"),
+        _row("random_sample", "256x128256", "infini", 202.0, set_="large"),
+        _row("random_sample", "256x128256", "torch", 3000.0, set_="large"),
+    ]
     assert report.write_csv(path, first, {"device_name": "GPU X", "torch": "2.11"}) == 5
     rows = _read_csv(path)
     assert tuple(rows[0]) == report.CSV_COLUMNS
     by = {(r["op"], r["impl"]): r for r in rows}
     assert ("rms_norm", "triton") not in by
-    assert by[("rms_norm", "infini")]["best_peer"] == "liger" and by[("rms_norm", "infini")]["ratio_to_best_peer"] == "0.800"
-    assert by[("rms_norm", "torch")]["ratio_to_best_peer"] == "1.600" and by[("rms_norm", "liger")]["ratio_to_best_peer"] == "1.000"
+    assert (
+        by[("rms_norm", "infini")]["best_peer"] == "liger"
+        and by[("rms_norm", "infini")]["ratio_to_best_peer"] == "0.800"
+    )
+    assert (
+        by[("rms_norm", "torch")]["ratio_to_best_peer"] == "1.600"
+        and by[("rms_norm", "liger")]["ratio_to_best_peer"] == "1.000"
+    )
     assert by[("rms_norm", "infini")]["check"] == "ok" and by[("rms_norm", "liger")]["check"] == "FAIL"
     assert by[("rms_norm", "torch")]["check"] == "" and by[("rms_norm", "infini")]["device_name"] == "GPU X"
-    assert by[("random_sample", "infini")]["set"] == "prefill+large" and by[("random_sample", "infini")]["median_us"] == "202.00"
+    assert (
+        by[("random_sample", "infini")]["set"] == "prefill+large"
+        and by[("random_sample", "infini")]["median_us"] == "202.00"
+    )
     # a second run: ours again (faster than every peer now), a new op without peers; the file's other rows stay put
     second = [_row("rms_norm", "16x4096", "infini", 6.0), _row("silu", "1x11008", "infini", 3.0)]
     assert report.write_csv(path, second, {"device_name": "GPU Y", "torch": "2.11"}) == 6
     rows2 = _read_csv(path)
     assert [(r["op"], r["impl"]) for r in rows2] == [(r["op"], r["impl"]) for r in rows] + [("silu", "infini")]
     by2 = {(r["op"], r["impl"]): r for r in rows2}
-    assert by2[("rms_norm", "infini")]["median_us"] == "6.00" and by2[("rms_norm", "infini")]["ratio_to_best_peer"] == "1.200"
-    assert by2[("rms_norm", "infini")]["device_name"] == "GPU Y" and by2[("rms_norm", "torch")]["device_name"] == "GPU X"
+    assert (
+        by2[("rms_norm", "infini")]["median_us"] == "6.00"
+        and by2[("rms_norm", "infini")]["ratio_to_best_peer"] == "1.200"
+    )
+    assert (
+        by2[("rms_norm", "infini")]["device_name"] == "GPU Y" and by2[("rms_norm", "torch")]["device_name"] == "GPU X"
+    )
     assert by2[("rms_norm", "liger")] == by[("rms_norm", "liger")]
     assert by2[("silu", "infini")]["best_peer"] == "" and by2[("silu", "infini")]["ratio_to_best_peer"] == ""
 
@@ -323,7 +412,19 @@ def test_cli_merges_its_rows_into_the_csv(tmp_path, capsys):
     """--csv beside the JSON: the tool's timed rows land in the CSV; a later run of some implementations replaces
     their rows and leaves the rest."""
     path = tmp_path / "cpu.csv"
-    common = ["--device", "cpu", "--shapes", "decode", "--repeat", "3", "--budget", "0", "--no-plots", "--csv", str(path)]
+    common = [
+        "--device",
+        "cpu",
+        "--shapes",
+        "decode",
+        "--repeat",
+        "3",
+        "--budget",
+        "0",
+        "--no-plots",
+        "--csv",
+        str(path),
+    ]
     assert cli.main(["--ops", "rms_norm", "--impls", "infini,torch", "--out", str(tmp_path / "a")] + common) == 0
     assert "# csv: " in capsys.readouterr().out
     rows = _read_csv(path)
@@ -333,8 +434,11 @@ def test_cli_merges_its_rows_into_the_csv(tmp_path, capsys):
         assert r["op"] == "rms_norm" and r["set"] == "decode" and r["dtype"] == "bfloat16" and r["check"] == "ok"
         assert float(r["median_us"]) > 0 and float(r["gbps"]) > 0 and r["best_peer"] == "torch"
         assert float(r["ratio_to_best_peer"]) == pytest.approx(
-            float(r["median_us"]) / float(next(t for t in rows if t["shape"] == r["shape"] and t["impl"] == "torch")["median_us"]),
-            rel=0.01, abs=0.002)
+            float(r["median_us"])
+            / float(next(t for t in rows if t["shape"] == r["shape"] and t["impl"] == "torch")["median_us"]),
+            rel=0.01,
+            abs=0.002,
+        )
     assert cli.main(["--ops", "rms_norm,silu", "--impls", "infini", "--out", str(tmp_path / "b")] + common) == 0
     rows2 = _read_csv(path)
     assert len(rows2) == len(rows) + len(SPECS["silu"].shapes["decode"])
@@ -350,24 +454,41 @@ def test_best_peer_table_and_the_rows_a_peer_wins(tmp_path):
     counts)."""
     out = tmp_path / "bench.txt"
     row = "{:<23} {:<25} bfloat16 {:<9} {:>9.2f}      1.00      2.00    10.0    0.01    {}  1.0e-03    ok\n"
-    out.write_text("op shape dtype impl median us p10 p90 GB/s TFLOP/s %copy rel_l2 check\n"
-                   + row.format("rms_norm", "16x4096", "infini", 4.54, 2) + row.format("rms_norm", "16x4096", "liger", 4.38, 2)
-                   + row.format("rms_norm", "16x4096", "compile", 4.86, 2)
-                   + row.format("rope", "1x32x128", "infini", 182.66, 99) + row.format("rope", "1x32x128", "triton", 182.54, 99)
-                   + row.format("swiglu", "1x4096", "infini", 3.71, 0) + row.format("swiglu", "1x4096", "triton", 3.84, 0))
+    out.write_text(
+        "op shape dtype impl median us p10 p90 GB/s TFLOP/s %copy rel_l2 check\n"
+        + row.format("rms_norm", "16x4096", "infini", 4.54, 2)
+        + row.format("rms_norm", "16x4096", "liger", 4.38, 2)
+        + row.format("rms_norm", "16x4096", "compile", 4.86, 2)
+        + row.format("rope", "1x32x128", "infini", 182.66, 99)
+        + row.format("rope", "1x32x128", "triton", 182.54, 99)
+        + row.format("swiglu", "1x4096", "infini", 3.71, 0)
+        + row.format("swiglu", "1x4096", "triton", 3.84, 0)
+    )
     script = _repo_file("benchmarks", "best_peer.py")
-    full = subprocess.run([sys.executable, script, str(out)], capture_output=True, text=True, check=True).stdout.splitlines()
-    above = subprocess.run([sys.executable, script, "--above", str(out)], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert full[2:] == ["| rms_norm | decode | 16x4096 | bfloat16 | 4.54 | liger | 4.38 | 1.04 |",
-                        "| rope | decode | 1x32x128 | bfloat16 | 182.66 | triton | 182.54 | 1.00 |",
-                        "| swiglu | decode | 1x4096 | bfloat16 | 3.71 | triton | 3.84 | 0.97 |"]
+    full = subprocess.run(
+        [sys.executable, script, str(out)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    above = subprocess.run(
+        [sys.executable, script, "--above", str(out)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert full[2:] == [
+        "| rms_norm | decode | 16x4096 | bfloat16 | 4.54 | liger | 4.38 | 1.04 |",
+        "| rope | decode | 1x32x128 | bfloat16 | 182.66 | triton | 182.54 | 1.00 |",
+        "| swiglu | decode | 1x4096 | bfloat16 | 3.71 | triton | 3.84 | 0.97 |",
+    ]
     assert above == full[:4]
     # the same rows through the CSV the tool writes
     path = str(tmp_path / "dev.csv")
-    report.write_csv(path, [_row("rms_norm", "16x4096", i, us) for i, us in (("infini", 4.54), ("liger", 4.38), ("compile", 4.86))]
-                     + [_row("swiglu", "1x4096", i, us, dtype="float32") for i, us in (("infini", 3.71), ("triton", 3.84))])
-    from_csv = subprocess.run([sys.executable, script, path], capture_output=True, text=True, check=True).stdout.splitlines()
+    report.write_csv(
+        path,
+        [_row("rms_norm", "16x4096", i, us) for i, us in (("infini", 4.54), ("liger", 4.38), ("compile", 4.86))]
+        + [_row("swiglu", "1x4096", i, us, dtype="float32") for i, us in (("infini", 3.71), ("triton", 3.84))],
+    )
+    from_csv = subprocess.run(
+        [sys.executable, script, path], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     assert from_csv[2:] == [full[2], "| swiglu | decode | 1x4096 | float32 | 3.71 | triton | 3.84 | 0.97 |"]
-    only = subprocess.run([sys.executable, script, "--dtype", "float32", path], capture_output=True, text=True,
-                          check=True).stdout.splitlines()
+    only = subprocess.run(
+        [sys.executable, script, "--dtype", "float32", path], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     assert only[2:] == from_csv[3:]

@@ -23,8 +23,8 @@ infiniStatus_t submit(infinirtStream_t stream, std::function<void()> work) {
 }
 
 // A family not built into this library answers NOT_IMPLEMENTED (the glue then falls back to the CPU path).
-#define INFINI_CPU_FAMILY_STUB(fn, Args)                                                  \
-    __attribute__((weak)) infiniStatus_t fn(const Args &, infinirtStream_t) {            \
+#define INFINI_CPU_FAMILY_STUB(fn, Args)                                                      \
+    __attribute__((weak)) infiniStatus_t fn(const Args &, infinirtStream_t) {                 \
         return fail(INFINI_STATUS_NOT_IMPLEMENTED, "the cpu backend has no " #fn " kernels"); \
     }
 INFINI_CPU_FAMILY_STUB(pointwise, infiniopPointwiseArgs_t)

@@ -33,12 +33,12 @@ namespace {
 
 struct Plan {
     infiniopIndexArgs_t a;
-    infiniopIter_t walk;   // the space items are enumerated over: a.iter, without dim 0 in row mode
+    infiniopIter_t walk;  // the space items are enumerated over: a.iter, without dim 0 in row mode
     int64_t items = 0;
-    int64_t row_len = 1;   // elements an item
-    int64_t row_dst = 0;   // byte strides along dim 0 inside a row (dst, src)
+    int64_t row_len = 1;  // elements an item
+    int64_t row_dst = 0;  // byte strides along dim 0 inside a row (dst, src)
     int64_t row_src = 0;
-    int target = 0;        // the operand the offset applies to: 1 for GATHER (src), 0 for the scatters (dst)
+    int target = 0;  // the operand the offset applies to: 1 for GATHER (src), 0 for the scatters (dst)
     int64_t target_esize = 1;
 };
 
@@ -247,27 +247,28 @@ void copyElements(const Plan &p, BadIndex &bad) {
     const int64_t size = a.index_size[0], stride = a.index_stride[0];
     const bool wrap = a.wrap_negative != 0;
     parallelFor(static_cast<size_t>(p.items), 4, [&](size_t b, size_t e) {
-        forEachRun(p.walk, static_cast<int64_t>(b), static_cast<int64_t>(e), [&](char **ptrs, const int64_t *s0,
-                                                                                   int64_t n) {
-            U *d = reinterpret_cast<U *>(ptrs[0]);
-            const U *s = reinterpret_cast<const U *>(ptrs[1]);
-            const I *ip = reinterpret_cast<const I *>(ptrs[2]);
-            const int64_t ds = s0[0] / static_cast<int64_t>(sizeof(U)), ss = s0[1] / static_cast<int64_t>(sizeof(U));
-            const int64_t is = s0[2] / static_cast<int64_t>(sizeof(I));
-            for (int64_t j = 0; j < n; ++j) {
-                const int64_t v = ip[j * is];
-                const int64_t w = v < 0 && wrap ? v + size : v;
-                if (static_cast<uint64_t>(w) >= static_cast<uint64_t>(size)) {
-                    bad.note(v, size);
-                    continue;
-                }
-                if constexpr (kGather) {
-                    d[j * ds] = s[j * ss + w * stride];
-                } else {
-                    d[j * ds + w * stride] = s[j * ss];
-                }
-            }
-        });
+        forEachRun(p.walk, static_cast<int64_t>(b), static_cast<int64_t>(e),
+                   [&](char **ptrs, const int64_t *s0, int64_t n) {
+                       U *d = reinterpret_cast<U *>(ptrs[0]);
+                       const U *s = reinterpret_cast<const U *>(ptrs[1]);
+                       const I *ip = reinterpret_cast<const I *>(ptrs[2]);
+                       const int64_t ds = s0[0] / static_cast<int64_t>(sizeof(U)),
+                                     ss = s0[1] / static_cast<int64_t>(sizeof(U));
+                       const int64_t is = s0[2] / static_cast<int64_t>(sizeof(I));
+                       for (int64_t j = 0; j < n; ++j) {
+                           const int64_t v = ip[j * is];
+                           const int64_t w = v < 0 && wrap ? v + size : v;
+                           if (static_cast<uint64_t>(w) >= static_cast<uint64_t>(size)) {
+                               bad.note(v, size);
+                               continue;
+                           }
+                           if constexpr (kGather) {
+                               d[j * ds] = s[j * ss + w * stride];
+                           } else {
+                               d[j * ds + w * stride] = s[j * ss];
+                           }
+                       }
+                   });
     });
 }
 
@@ -309,8 +310,8 @@ void runCopy(const Plan &p, BadIndex &bad) {
             default: each([=](char *d, char *s) { copyRow<uint8_t>(d, s, n, sd, ss); }); return;
         }
     }
-    const bool float_src = st == INFINI_DTYPE_F32 || st == INFINI_DTYPE_F64 || st == INFINI_DTYPE_F16 ||
-                           st == INFINI_DTYPE_BF16;
+    const bool float_src =
+        st == INFINI_DTYPE_F32 || st == INFINI_DTYPE_F64 || st == INFINI_DTYPE_F16 || st == INFINI_DTYPE_BF16;
     if (float_src) {
         each([=](char *d, char *s) {
             for (int64_t j = 0; j < n; ++j) store<double>(d + j * sd, dt, load<double>(s + j * ss, st));
@@ -416,9 +417,7 @@ void runAccumulate(const Plan &p, BadIndex &bad) {
         const uintptr_t h = *std::max_element(hi.begin(), hi.end());
         if (l > h) continue;  // every index of the chunk was out of range
         const uintptr_t width = (h - l) / static_cast<uintptr_t>(buckets) + 1;
-        auto bucketOf = [&](const char *d) {
-            return static_cast<int>((reinterpret_cast<uintptr_t>(d) - l) / width);
-        };
+        auto bucketOf = [&](const char *d) { return static_cast<int>((reinterpret_cast<uintptr_t>(d) - l) / width); };
         // 2: a histogram per part, then each part writes its items to their buckets, in order
         parallelFor(static_cast<size_t>(parts), static_cast<size_t>(m / parts + 1), [&](size_t tb, size_t te) {
             for (size_t t = tb; t < te; ++t) {

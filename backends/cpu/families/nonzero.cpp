@@ -55,9 +55,8 @@ void nonzeroTyped(const Plan &plan, U mask) {
         for (size_t t = tb; t < te; ++t) {
             int64_t b, e, c = 0;
             range(static_cast<int64_t>(t), &b, &e);
-            forEachRun(it, b, e, [&](char **p, const int64_t *s0, int64_t n) {
-                c += countRun<U>(p[0], s0[0], n, mask);
-            });
+            forEachRun(it, b, e,
+                       [&](char **p, const int64_t *s0, int64_t n) { c += countRun<U>(p[0], s0[0], n, mask); });
             first[t + 1] = c;
         }
     });

@@ -173,8 +173,7 @@ bool typed(const Plan &plan) {
         case INFINIOP_PW_SILU: return tryTyped<INFINIOP_PW_SILU, 1>(plan, t);
         case INFINIOP_PW_RELU: return tryTyped<INFINIOP_PW_RELU, 1>(plan, t);
         case INFINIOP_PW_SQUARE: return tryTyped<INFINIOP_PW_SQUARE, 1>(plan, t);
-        case INFINIOP_PW_POW_SCALAR:
-            return a.f[0] == 2.0 && tryTyped<INFINIOP_PW_POW_SCALAR, 1>(plan, t);
+        case INFINIOP_PW_POW_SCALAR: return a.f[0] == 2.0 && tryTyped<INFINIOP_PW_POW_SCALAR, 1>(plan, t);
         case INFINIOP_PW_ADDCMUL: return tryTyped<INFINIOP_PW_ADDCMUL, 3>(plan, t);
         case INFINIOP_PW_ADDCDIV: return tryTyped<INFINIOP_PW_ADDCDIV, 3>(plan, t);
         case INFINIOP_PW_LERP_SCALAR: return tryTyped<INFINIOP_PW_LERP_SCALAR, 2>(plan, t);

@@ -35,10 +35,10 @@ using ops::avx2::hsum256;
 using ops::avx2::load8;
 using ops::avx2::parallelism;
 
-constexpr int64_t kLanes = 8192;  // outputs an outer-walk block advances together: whole rows, so the input
-                                  // streams (a narrower block jumps a page every step, bound by latency)
-constexpr int64_t kBlock = 64;    // reduced steps the outer walk adds into a lane partial before it cascades
-constexpr int64_t kGrain = 16384; // input elements a chunk of a split reduction holds at least
+constexpr int64_t kLanes = 8192;   // outputs an outer-walk block advances together: whole rows, so the input
+                                   // streams (a narrower block jumps a page every step, bound by latency)
+constexpr int64_t kBlock = 64;     // reduced steps the outer walk adds into a lane partial before it cascades
+constexpr int64_t kGrain = 16384;  // input elements a chunk of a split reduction holds at least
 
 // ---- geometry ----
 
@@ -389,10 +389,10 @@ struct SumPolicy {
     Ld ld;
     Term term;
     Fin fin;
-    int64_t n;               // elements an output
+    int64_t n;  // elements an output
     infiniDtype_t tout;
-    const C *locals;         // per-output parameter (NULL: none)
-    C *sink;                 // when set, results go here (by output) instead of to output 0
+    const C *locals;  // per-output parameter (NULL: none)
+    C *sink;          // when set, results go here (by output) instead of to output 0
 
     void init(Acc &a, int64_t o) const {
         a = Acc{};
@@ -1037,7 +1037,12 @@ void floatOnlyOp(const Plan &plan, const Ld &ld) {
         case INFINIOP_REDUCE_STD: {
             std::vector<C> mean(static_cast<size_t>(g.M));
             sumOp<TermId>(g, ld, Fin::kMean, 0.0, INFINI_DTYPE_INVALID, nullptr, mean.data());
-            MomentsPolicy<Ld> pol{ld, mean.data(), a.f[0], a.op == INFINIOP_REDUCE_STD, g.N, t0,
+            MomentsPolicy<Ld> pol{ld,
+                                  mean.data(),
+                                  a.f[0],
+                                  a.op == INFINIOP_REDUCE_STD,
+                                  g.N,
+                                  t0,
                                   a.noutputs > 1 ? a.iter.dtype[1] : INFINI_DTYPE_INVALID};
             reduceWith(g, pol);
             return;
@@ -1122,8 +1127,8 @@ infiniStatus_t checkArgs(const infiniopReduceArgs_t &a) {
     if (a.noutputs != want) {
         return fail(INFINI_STATUS_BAD_PARAM, "reduce op %d: %d outputs (expected %d)", a.op, a.noutputs, want);
     }
-    const bool index_out = a.op == INFINIOP_REDUCE_ARGMAX || a.op == INFINIOP_REDUCE_ARGMIN ||
-                           a.op == INFINIOP_REDUCE_COUNT_NONZERO;
+    const bool index_out =
+        a.op == INFINIOP_REDUCE_ARGMAX || a.op == INFINIOP_REDUCE_ARGMIN || a.op == INFINIOP_REDUCE_COUNT_NONZERO;
     if (index_out && it.dtype[0] != INFINI_DTYPE_I64) {
         return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "reduce op %d: output dtype %d is not I64", a.op, it.dtype[0]);
     }

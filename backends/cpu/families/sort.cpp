@@ -157,9 +157,10 @@ infiniStatus_t sort(const infiniopSortArgs_t &a, infinirtStream_t stream) {
     if (k < 0 || k > n) return fail(INFINI_STATUS_BAD_PARAM, "sort: k = %lld of %lld", (long long)k, (long long)n);
     const bool has_values = a.values.data != nullptr;
     if (!sameShapeBut(a.in, a.indices, dim) || (has_values && !sameShapeBut(a.in, a.values, dim)) ||
-        (a.indices.ndim > 0 && a.indices.shape[dim] != k) || (has_values && a.values.ndim > 0 && a.values.shape[dim] != k)) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "sort: values / indices do not have in's shape with %lld along dim %d",
-                    (long long)k, dim);
+        (a.indices.ndim > 0 && a.indices.shape[dim] != k) ||
+        (has_values && a.values.ndim > 0 && a.values.shape[dim] != k)) {
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE,
+                    "sort: values / indices do not have in's shape with %lld along dim %d", (long long)k, dim);
     }
     if (has_values && a.values.dtype != a.in.dtype) {
         return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "sort: values dtype %d is not in's %d", a.values.dtype, a.in.dtype);

@@ -46,10 +46,9 @@ inline T put(Acc<T> v) {
 template <class Body>
 void forPlanes(const infiniopWindowArgs_t &a, int64_t cost, Body &&body) {
     const int64_t planes = a.n * a.c;
-    parallelFor(static_cast<size_t>(planes), static_cast<size_t>(std::max<int64_t>(cost, 1)),
-                [&](size_t b, size_t e) {
-                    for (size_t p = b; p < e; ++p) body(static_cast<int64_t>(p));
-                });
+    parallelFor(static_cast<size_t>(planes), static_cast<size_t>(std::max<int64_t>(cost, 1)), [&](size_t b, size_t e) {
+        for (size_t p = b; p < e; ++p) body(static_cast<int64_t>(p));
+    });
 }
 
 // A plane of the image accumulated in Acc, stored as T once all its terms are in (the backward ops and col2im);
@@ -77,11 +76,10 @@ struct PlaneSum {
 template <class T, class Body>
 void forPlanesSum(const infiniopWindowArgs_t &a, int64_t cost, Body &&body) {
     const int64_t planes = a.n * a.c;
-    parallelFor(static_cast<size_t>(planes), static_cast<size_t>(std::max<int64_t>(cost, 1)),
-                [&](size_t b, size_t e) {
-                    PlaneSum<T> sum;
-                    for (size_t p = b; p < e; ++p) body(static_cast<int64_t>(p), sum);
-                });
+    parallelFor(static_cast<size_t>(planes), static_cast<size_t>(std::max<int64_t>(cost, 1)), [&](size_t b, size_t e) {
+        PlaneSum<T> sum;
+        for (size_t p = b; p < e; ++p) body(static_cast<int64_t>(p), sum);
+    });
 }
 
 // ---- im2col / col2im: column row (ki * kw + kj) of a plane holds x[oy * sh - ph + ki * dh][ox * sw - pw + kj * dw]
@@ -361,8 +359,7 @@ void adaptiveAvgPoolBackward(const infiniopWindowArgs_t &a) {
             const int64_t y0 = wm::adaptiveBegin(oy, oh, h), y1 = wm::adaptiveEnd(oy, oh, h);
             for (int64_t ox = 0; ox < ow; ++ox) {
                 const int64_t x0 = wm::adaptiveBegin(ox, ow, w), x1 = wm::adaptiveEnd(ox, ow, w);
-                const Acc<T> g =
-                    get(dy[oy * ow + ox]) / static_cast<Acc<T>>(y1 - y0) / static_cast<Acc<T>>(x1 - x0);
+                const Acc<T> g = get(dy[oy * ow + ox]) / static_cast<Acc<T>>(y1 - y0) / static_cast<Acc<T>>(x1 - x0);
                 for (int64_t iy = y0; iy < y1; ++iy) {
                     for (int64_t ix = x0; ix < x1; ++ix) acc[iy * w + ix] += g;
                 }

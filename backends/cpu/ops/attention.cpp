@@ -131,7 +131,8 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
                 __m512 acc[16];
                 for (size_t j = 0; j < 16; ++j) {
                     __m512 a = _mm512_mul_ps(_mm512_loadu_ps(qg), _mm512_load_ps(kb + j * d));
-                    for (size_t v = 1; v < nv; ++v) a = _mm512_fmadd_ps(_mm512_loadu_ps(qg + 16 * v), _mm512_load_ps(kb + j * d + 16 * v), a);
+                    for (size_t v = 1; v < nv; ++v)
+                        a = _mm512_fmadd_ps(_mm512_loadu_ps(qg + 16 * v), _mm512_load_ps(kb + j * d + 16 * v), a);
                     acc[j] = a;
                 }
                 __m512 sc = reduceAdd16(acc);
@@ -157,7 +158,8 @@ void attendGroup(T *out, ptrdiff_t os, const T *q, ptrdiff_t qs, size_t G, size_
                 __m256 acc8[8];
                 for (size_t j = 0; j < 8; ++j) {
                     __m256 a = _mm256_mul_ps(_mm256_loadu_ps(qg), _mm256_load_ps(kb + j * d));
-                    for (size_t v = 1; v < nv; ++v) a = _mm256_fmadd_ps(_mm256_loadu_ps(qg + 8 * v), _mm256_load_ps(kb + j * d + 8 * v), a);
+                    for (size_t v = 1; v < nv; ++v)
+                        a = _mm256_fmadd_ps(_mm256_loadu_ps(qg + 8 * v), _mm256_load_ps(kb + j * d + 8 * v), a);
                     acc8[j] = a;
                 }
                 __m256 sc = reduceAdd8(acc8);
@@ -206,8 +208,9 @@ int64_t readIndex(const void *p, bool i64, ptrdiff_t off) {
     return i64 ? static_cast<const int64_t *>(p)[off] : static_cast<int64_t>(static_cast<const int32_t *>(p)[off]);
 }
 
-
-[[noreturn]] void bad(const char *op, const std::string &what) { throw std::runtime_error(std::string(op) + ": " + what); }
+[[noreturn]] void bad(const char *op, const std::string &what) {
+    throw std::runtime_error(std::string(op) + ": " + what);
+}
 
 // Checks shared by the paged ops: q [.., heads, d]; caches [blocks, kv_heads, block_size, d].
 // Where the tokens of the paged ops live: block_tables[s, t / block_size], row t % block_size.
@@ -218,11 +221,16 @@ struct PagedCache {
     bool bt64;
 
     PagedCache(const Layout &k, const Layout &v, const Layout &tables)
-        : kc(k), vc(v), bt(tables), block_size(k.shape[2]), num_blocks(static_cast<int64_t>(k.shape[0])),
+        : kc(k),
+          vc(v),
+          bt(tables),
+          block_size(k.shape[2]),
+          num_blocks(static_cast<int64_t>(k.shape[0])),
           bt64(tables.dtype == INFINI_DTYPE_I64) {}
 
     int64_t block(const void *pbt, size_t s, size_t b) const {
-        return readIndex(pbt, bt64, static_cast<ptrdiff_t>(s) * bt.strides[0] + static_cast<ptrdiff_t>(b) * bt.strides[1]);
+        return readIndex(pbt, bt64,
+                         static_cast<ptrdiff_t>(s) * bt.strides[0] + static_cast<ptrdiff_t>(b) * bt.strides[1]);
     }
 
     // Raises unless every block holding sequence s's first n tokens is a valid block id.
@@ -230,14 +238,16 @@ struct PagedCache {
         for (size_t b = 0; static_cast<int64_t>(b * block_size) < n; ++b) {
             int64_t blk = block(pbt, s, b);
             if (blk < 0 || blk >= num_blocks) {
-                bad(op, "index " + std::to_string(blk) + " in block_tables is out of range [0, " + std::to_string(num_blocks) + ")");
+                bad(op, "index " + std::to_string(blk) + " in block_tables is out of range [0, " +
+                            std::to_string(num_blocks) + ")");
             }
         }
     }
 
     // The key and value rows of token t of sequence s, kv head g.
     template <typename T>
-    std::pair<const T *, const T *> rows(const T *pkc, const T *pvc, const void *pbt, size_t s, size_t g, size_t t) const {
+    std::pair<const T *, const T *> rows(const T *pkc, const T *pvc, const void *pbt, size_t s, size_t g,
+                                         size_t t) const {
         int64_t blk = block(pbt, s, t / block_size);
         ptrdiff_t row = static_cast<ptrdiff_t>(t % block_size), h = static_cast<ptrdiff_t>(g);
         return {pkc + blk * kc.strides[0] + h * kc.strides[1] + row * kc.strides[2],
@@ -249,8 +259,8 @@ struct PagedCache {
 
 infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "attention";
-    Layout out = layoutOf(p.tensors[0]), kc = layoutOf(p.tensors[1]), vc = layoutOf(p.tensors[2]), q = layoutOf(p.tensors[3]),
-           kk = layoutOf(p.tensors[4]), vv = layoutOf(p.tensors[5]);
+    Layout out = layoutOf(p.tensors[0]), kc = layoutOf(p.tensors[1]), vc = layoutOf(p.tensors[2]),
+           q = layoutOf(p.tensors[3]), kk = layoutOf(p.tensors[4]), vv = layoutOf(p.tensors[5]);
     int64_t pos = p.i[0];
     INFINI_RETURN_IF_ERROR(checks::attention(out, kc, vc, q, kk, vv, pos));
     size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2], kvh = kk.shape[0];
@@ -268,8 +278,10 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
             for (size_t h = 0; h < kvh; ++h) {  // the cache write comes first: the new tokens attend to themselves
                 for (size_t s = 0; s < seq; ++s) {
                     ptrdiff_t row = static_cast<ptrdiff_t>(pos) + static_cast<ptrdiff_t>(s);
-                    std::memcpy(pkc + h * kc.strides[0] + row * kc.strides[1], pk + h * kk.strides[0] + s * kk.strides[1], d * elem);
-                    std::memcpy(pvc + h * vc.strides[0] + row * vc.strides[1], pv + h * vv.strides[0] + s * vv.strides[1], d * elem);
+                    std::memcpy(pkc + h * kc.strides[0] + row * kc.strides[1],
+                                pk + h * kk.strides[0] + s * kk.strides[1], d * elem);
+                    std::memcpy(pvc + h * vc.strides[0] + row * vc.strides[1],
+                                pv + h * vv.strides[0] + s * vv.strides[1], d * elem);
                 }
             }
             parallelFor(kvh * seq, (pos + seq) * d * 2 * group, [&](size_t begin, size_t end) {
@@ -284,7 +296,8 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
                     size_t h0 = g * group;
                     attendGroup(po + h0 * out.strides[0] + j * out.strides[1], out.strides[0],
                                 pq + h0 * q.strides[0] + j * q.strides[1], q.strides[0], group, d,
-                                static_cast<size_t>(qpos + 1), scale, nullptr, qpos, kv, qf.data(), scores.data(), acc.data());
+                                static_cast<size_t>(qpos + 1), scale, nullptr, qpos, kv, qf.data(), scores.data(),
+                                acc.data());
                 }
             });
         };
@@ -293,8 +306,9 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &p, Kernel *k) {
 
 infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "paged_attention";
-    Layout out = layoutOf(p.tensors[0]), q = layoutOf(p.tensors[1]), kc = layoutOf(p.tensors[2]), vc = layoutOf(p.tensors[3]),
-           bt = layoutOf(p.tensors[4]), lens = layoutOf(p.tensors[5]), alibi = layoutOf(p.tensors[6]);
+    Layout out = layoutOf(p.tensors[0]), q = layoutOf(p.tensors[1]), kc = layoutOf(p.tensors[2]),
+           vc = layoutOf(p.tensors[3]), bt = layoutOf(p.tensors[4]), lens = layoutOf(p.tensors[5]),
+           alibi = layoutOf(p.tensors[6]);
     bool has_alibi = p.tensors[6] != nullptr;
     INFINI_RETURN_IF_ERROR(checks::pagedDecode(out, q, kc, vc, bt, lens, alibi, has_alibi));
     float scale = static_cast<float>(p.f[0]);
@@ -315,7 +329,9 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
             int64_t longest = 0;
             for (size_t s = 0; s < seqs; ++s) {  // check every index before touching anything
                 int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
-                if (n < 0 || n > max_tokens) bad(op, "seq_lens[" + std::to_string(s) + "] = " + std::to_string(n) + " is out of range [0, " + std::to_string(max_tokens) + "]");
+                if (n < 0 || n > max_tokens)
+                    bad(op, "seq_lens[" + std::to_string(s) + "] = " + std::to_string(n) + " is out of range [0, " +
+                                std::to_string(max_tokens) + "]");
                 cache.checkBlocks(op, pbt, s, n);
                 longest = std::max(longest, n);
             }
@@ -328,8 +344,9 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
                     auto kv = [&](size_t tok) { return cache.rows(pkc, pvc, pbt, s, g, tok); };
                     for (size_t x = 0; pal && x < group; ++x) slopes[x] = pal[(h0 + x) * alibi.strides[0]];
                     attendGroup(po + s * out.strides[0] + h0 * out.strides[1], out.strides[1],
-                                pq + s * q.strides[0] + h0 * q.strides[1], q.strides[1], group, d, static_cast<size_t>(n),
-                                scale, pal ? slopes.data() : nullptr, n - 1, kv, qf.data(), scores.data(), acc.data());
+                                pq + s * q.strides[0] + h0 * q.strides[1], q.strides[1], group, d,
+                                static_cast<size_t>(n), scale, pal ? slopes.data() : nullptr, n - 1, kv, qf.data(),
+                                scores.data(), acc.data());
                 }
             });
         };
@@ -338,8 +355,9 @@ infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, Kernel *k) {
 
 infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "paged_attention_prefill";
-    Layout out = layoutOf(p.tensors[0]), q = layoutOf(p.tensors[1]), kc = layoutOf(p.tensors[2]), vc = layoutOf(p.tensors[3]),
-           bt = layoutOf(p.tensors[4]), lens = layoutOf(p.tensors[5]), cu = layoutOf(p.tensors[6]), alibi = layoutOf(p.tensors[7]);
+    Layout out = layoutOf(p.tensors[0]), q = layoutOf(p.tensors[1]), kc = layoutOf(p.tensors[2]),
+           vc = layoutOf(p.tensors[3]), bt = layoutOf(p.tensors[4]), lens = layoutOf(p.tensors[5]),
+           cu = layoutOf(p.tensors[6]), alibi = layoutOf(p.tensors[7]);
     bool has_alibi = p.tensors[7] != nullptr;
     INFINI_RETURN_IF_ERROR(checks::pagedPrefill(out, q, kc, vc, bt, lens, cu, alibi, has_alibi));
     size_t seqs = bt.shape[0];
@@ -366,8 +384,11 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k)
             for (size_t s = 0; s < seqs; ++s) {
                 int64_t next = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s + 1) * cu.strides[0]);
                 int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
-                if (next < prev || next > static_cast<int64_t>(total_q)) bad(op, "cu_seqlens_q must rise from 0 to " + std::to_string(total_q));
-                if (n < next - prev || n > max_tokens) bad(op, "seq_lens[" + std::to_string(s) + "] = " + std::to_string(n) + " is out of range [q_len, " + std::to_string(max_tokens) + "]");
+                if (next < prev || next > static_cast<int64_t>(total_q))
+                    bad(op, "cu_seqlens_q must rise from 0 to " + std::to_string(total_q));
+                if (n < next - prev || n > max_tokens)
+                    bad(op, "seq_lens[" + std::to_string(s) + "] = " + std::to_string(n) + " is out of range [q_len, " +
+                                std::to_string(max_tokens) + "]");
                 cache.checkBlocks(op, pbt, s, n);
                 for (int64_t r = prev; r < next; ++r) row_seq[r] = static_cast<int64_t>(s);
                 longest = std::max(longest, n);
@@ -375,23 +396,24 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, Kernel *k)
             }
             if (prev != static_cast<int64_t>(total_q)) bad(op, "cu_seqlens_q must end at " + std::to_string(total_q));
             size_t kv_heads = heads / group;
-            parallelFor(total_q * kv_heads, static_cast<size_t>(longest) * d * 2 * group, [&](size_t begin, size_t end) {
-                std::vector<float> qf(group * d), scores(group * longest), acc(group * d), slopes(group);
-                for (size_t r = begin; r < end; ++r) {
-                    size_t row = r / kv_heads, g = r % kv_heads, h0 = g * group;
-                    int64_t s = row_seq[row];
-                    int64_t start = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s) * cu.strides[0]);
-                    int64_t stop = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s + 1) * cu.strides[0]);
-                    int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
-                    int64_t qpos = n - (stop - start) + (static_cast<int64_t>(row) - start);
-                    auto kv = [&](size_t tok) { return cache.rows(pkc, pvc, pbt, static_cast<size_t>(s), g, tok); };
-                    for (size_t x = 0; pal && x < group; ++x) slopes[x] = pal[(h0 + x) * alibi.strides[0]];
-                    attendGroup(po + row * out.strides[0] + h0 * out.strides[1], out.strides[1],
-                                pq + row * q.strides[0] + h0 * q.strides[1], q.strides[1], group, d,
-                                static_cast<size_t>(qpos + 1), scale, pal ? slopes.data() : nullptr, qpos, kv, qf.data(),
-                                scores.data(), acc.data());
-                }
-            });
+            parallelFor(
+                total_q * kv_heads, static_cast<size_t>(longest) * d * 2 * group, [&](size_t begin, size_t end) {
+                    std::vector<float> qf(group * d), scores(group * longest), acc(group * d), slopes(group);
+                    for (size_t r = begin; r < end; ++r) {
+                        size_t row = r / kv_heads, g = r % kv_heads, h0 = g * group;
+                        int64_t s = row_seq[row];
+                        int64_t start = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s) * cu.strides[0]);
+                        int64_t stop = readIndex(pcu, cu64, static_cast<ptrdiff_t>(s + 1) * cu.strides[0]);
+                        int64_t n = readIndex(plen, len64, static_cast<ptrdiff_t>(s) * lens.strides[0]);
+                        int64_t qpos = n - (stop - start) + (static_cast<int64_t>(row) - start);
+                        auto kv = [&](size_t tok) { return cache.rows(pkc, pvc, pbt, static_cast<size_t>(s), g, tok); };
+                        for (size_t x = 0; pal && x < group; ++x) slopes[x] = pal[(h0 + x) * alibi.strides[0]];
+                        attendGroup(po + row * out.strides[0] + h0 * out.strides[1], out.strides[1],
+                                    pq + row * q.strides[0] + h0 * q.strides[1], q.strides[1], group, d,
+                                    static_cast<size_t>(qpos + 1), scale, pal ? slopes.data() : nullptr, qpos, kv,
+                                    qf.data(), scores.data(), acc.data());
+                    }
+                });
         };
     });
 }

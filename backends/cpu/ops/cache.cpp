@@ -26,7 +26,8 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, Kernel *k) {
         const char *pv = static_cast<const char *>(data[3]);
         auto slotAt = [&](size_t t) {
             ptrdiff_t off = static_cast<ptrdiff_t>(t) * slots.strides[0];
-            return i64 ? static_cast<const int64_t *>(data[4])[off] : static_cast<int64_t>(static_cast<const int32_t *>(data[4])[off]);
+            return i64 ? static_cast<const int64_t *>(data[4])[off]
+                       : static_cast<int64_t>(static_cast<const int32_t *>(data[4])[off]);
         };
         for (size_t t = 0; t < tokens; ++t) {  // check first: an error leaves the caches untouched
             int64_t s = slotAt(t);

@@ -48,13 +48,15 @@ inline float toFloat(bf16 v) {
 template <typename T>
 inline T fromFloat(float v);
 template <>
-inline float fromFloat<float>(float v) { return v; }
+inline float fromFloat<float>(float v) {
+    return v;
+}
 // float to IEEE half, round to nearest even, without branches (all three cases are computed).
 template <>
 inline f16 fromFloat<f16>(float v) {
     uint32_t f = floatToBits(v), sign = f & 0x80000000u;
     f ^= sign;
-    uint32_t special = f > 0x7f800000u ? 0x7e00u : 0x7c00u;                        // nan, or overflow to inf
+    uint32_t special = f > 0x7f800000u ? 0x7e00u : 0x7c00u;  // nan, or overflow to inf
     const uint32_t denorm_magic = ((127 - 15) + (23 - 10) + 1) << 23;
     uint32_t sub = floatToBits(bitsToFloat(f) + bitsToFloat(denorm_magic)) - denorm_magic;  // subnormal or 0
     uint32_t normal = (f + ((15u - 127u) << 23) + 0xfffu + ((f >> 13) & 1u)) >> 13;

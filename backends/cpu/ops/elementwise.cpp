@@ -60,8 +60,10 @@ inline size_t run16(T *y, size_t n, Step step, One one) {
     }
     for (; i + 16 <= n; i += 16) {
         __m256i r = step(i);
-        if constexpr (NT) _mm256_stream_si256(reinterpret_cast<__m256i *>(y + i), r);
-        else _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i), r);
+        if constexpr (NT)
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(y + i), r);
+        else
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i), r);
     }
     if constexpr (NT) _mm_sfence();
     return i;
@@ -87,8 +89,10 @@ inline void applyFloat(float *__restrict y, const float *__restrict a, const flo
         }
         for (; i + 8 <= n; i += 8) {
             __m256 va = _mm256_loadu_ps(a + i), vb = Binary ? _mm256_loadu_ps(b + i) : _mm256_setzero_ps();
-            if constexpr (NT) _mm256_stream_ps(y + i, f.vec(va, vb));
-            else _mm256_storeu_ps(y + i, f.vec(va, vb));
+            if constexpr (NT)
+                _mm256_stream_ps(y + i, f.vec(va, vb));
+            else
+                _mm256_storeu_ps(y + i, f.vec(va, vb));
         }
         if constexpr (NT) _mm_sfence();
     }
@@ -107,9 +111,10 @@ inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict
         applyFloat<Binary, NT>(y, a, b, n, f);
 #ifdef __AVX2__
     } else if constexpr (!Binary && F::kBits16) {  // 16 lanes as stored, no conversion
-        size_t i = run16<NT>(y, n, [&](size_t j) {
-            return f.template bits<T>(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + j)));
-        }, one);
+        size_t i = run16<NT>(
+            y, n,
+            [&](size_t j) { return f.template bits<T>(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + j))); },
+            one);
         for (; i < n; ++i) one(i);
 #endif
 #ifdef __AVX2__
@@ -120,15 +125,18 @@ inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict
             // AVX2 bfloat16: 16 elements a step, unpacked and packed lane by lane (simd.h load16/pack16):
             // about a third fewer instructions than 8 at a time with cross-lane moves, which bound this
             // loop. With AVX512-BF16, 8 at a time (pack8 is one vcvtneps2bf16) below.
-            i = run16<NT>(y, n, [&](size_t j) {
-                __m256 alo, ahi, blo = _mm256_setzero_ps(), bhi = _mm256_setzero_ps();
-                load16(a + j, alo, ahi);
-                if constexpr (Binary) load16(b + j, blo, bhi);
-                return pack16(y, f.vec(alo, blo), f.vec(ahi, bhi));
-            }, one);
+            i = run16<NT>(
+                y, n,
+                [&](size_t j) {
+                    __m256 alo, ahi, blo = _mm256_setzero_ps(), bhi = _mm256_setzero_ps();
+                    load16(a + j, alo, ahi);
+                    if constexpr (Binary) load16(b + j, blo, bhi);
+                    return pack16(y, f.vec(alo, blo), f.vec(ahi, bhi));
+                },
+                one);
         } else
 #endif
-        if constexpr (NT) {
+            if constexpr (NT) {
             for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 15) != 0; ++i) one(i);
             for (; i + 8 <= n; i += 8) stream8(y + i, f.vec(load8(a + i), Binary ? load8(b + i) : _mm256_setzero_ps()));
             _mm_sfence();
@@ -139,7 +147,8 @@ inline void applyRun(T *__restrict y, const T *__restrict a, const T *__restrict
 #ifdef __AVX512BF16__
     } else if constexpr (hasVec<F, __m512>(0)) {  // 16 lanes converted in registers, the tail masked
         size_t i = 0;
-        for (; i + 16 <= n; i += 16) store16f(y + i, f.vec(load16f(a + i), Binary ? load16f(b + i) : _mm512_setzero_ps()));
+        for (; i + 16 <= n; i += 16)
+            store16f(y + i, f.vec(load16f(a + i), Binary ? load16f(b + i) : _mm512_setzero_ps()));
         if (i < n) {
             const __mmask16 k = tailMask(n - i);
             store16f(y + i, f.vec(load16f(a + i, k), Binary ? load16f(b + i, k) : _mm512_setzero_ps()), k);
@@ -181,7 +190,8 @@ Kernel elementwiseKernel(Layout y, Layout a, Layout b, F f) {
             parallelFor(y.numel(), cost, [&](size_t begin, size_t end) {
                 if constexpr (F::kStreaming) {
                     if (stream) {
-                        applyRun<T, Binary, true>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin, f);
+                        applyRun<T, Binary, true>(py + begin, pa + begin, Binary ? pb + begin : nullptr, end - begin,
+                                                  f);
                         return;
                     }
                 }
@@ -230,7 +240,8 @@ infiniStatus_t makeElementwise(const char *name, const infiniopOpParams_t &p, bo
 // 2^r for r in erf's range [-27, -2] (normal values, no clamps): 2^n (n = round(r), in the exponent bits)
 // times 2^f for f = r - n in [-0.5, 0.5] by a polynomial of degree 6 (our least-squares fit: 7.9e-8
 // relative). NaN gives NaN.
-constexpr float kExp2F[7] = {1.0f, 6.931471825e-01f, 2.402264625e-01f, 5.550329015e-02f, 9.618519805e-03f, 1.339986455e-03f, 1.533758041e-04f};
+constexpr float kExp2F[7] = {
+    1.0f, 6.931471825e-01f, 2.402264625e-01f, 5.550329015e-02f, 9.618519805e-03f, 1.339986455e-03f, 1.533758041e-04f};
 inline float exp2Erfc(float r) {
     float n = std::nearbyint(r), f = r - n;
     float p = kExp2F[6];
@@ -288,7 +299,8 @@ inline __m512 recip512(__m512 d) {
     return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), _mm512_setzero_ps());
 }
 inline __m512 silu512(__m512 x) {
-    return _mm512_mul_ps(x, recip512(_mm512_add_ps(_mm512_set1_ps(1.0f), exp512(_mm512_sub_ps(_mm512_setzero_ps(), x)))));
+    return _mm512_mul_ps(x,
+                         recip512(_mm512_add_ps(_mm512_set1_ps(1.0f), exp512(_mm512_sub_ps(_mm512_setzero_ps(), x)))));
 }
 #endif
 
@@ -321,7 +333,8 @@ struct ReluF : OpTraits {  // max(a, 0); NaN stays NaN, -0 stays -0 (as torch)
     template <typename T>
     __m256i bits(__m256i x) const {
         const short past_inf = std::is_same_v<T, bf16> ? -127 : -1023;  // -inf's bits + 1
-        __m256i below = _mm256_and_si256(_mm256_cmpgt_epi16(x, _mm256_set1_epi16(-32768)), _mm256_cmpgt_epi16(_mm256_set1_epi16(past_inf), x));
+        __m256i below = _mm256_and_si256(_mm256_cmpgt_epi16(x, _mm256_set1_epi16(-32768)),
+                                         _mm256_cmpgt_epi16(_mm256_set1_epi16(past_inf), x));
         return _mm256_andnot_si256(below, x);
     }
 #endif
@@ -361,9 +374,11 @@ struct GeluErf : OpTraits {
         __m512 r = _mm512_set1_ps(erfR(kRTerms - 1));
         for (int k = kRTerms - 2; k >= 0; --k) r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(erfR(k)));
         __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f), exp2Erfc512(r));
-        big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(big),  // z's sign onto 1 - erfc
-                                                  _mm512_and_si512(_mm512_castps_si512(z), _mm512_set1_epi32(INT32_MIN))));
-        __m512 erf = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(az, _mm512_set1_ps(kErfSplit), _CMP_LT_OQ), big, _mm512_fmadd_ps(z, q, z));
+        big = _mm512_castsi512_ps(
+            _mm512_or_si512(_mm512_castps_si512(big),  // z's sign onto 1 - erfc
+                            _mm512_and_si512(_mm512_castps_si512(z), _mm512_set1_epi32(INT32_MIN))));
+        __m512 erf = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(az, _mm512_set1_ps(kErfSplit), _CMP_LT_OQ), big,
+                                          _mm512_fmadd_ps(z, q, z));
         return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), _mm512_add_ps(_mm512_set1_ps(1.0f), erf));
     }
 #elif defined(__AVX2__)
@@ -378,7 +393,8 @@ struct GeluErf : OpTraits {
         __m256 r = _mm256_set1_ps(erfR(kRTerms - 1));
         for (int k = kRTerms - 2; k >= 0; --k) r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(erfR(k)));
         __m256 big = _mm256_or_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), exp2Erfc256(r)), sign);
-        __m256 erf = _mm256_blendv_ps(big, _mm256_fmadd_ps(z, q, z), _mm256_cmp_ps(az, _mm256_set1_ps(kErfSplit), _CMP_LT_OQ));
+        __m256 erf =
+            _mm256_blendv_ps(big, _mm256_fmadd_ps(z, q, z), _mm256_cmp_ps(az, _mm256_set1_ps(kErfSplit), _CMP_LT_OQ));
         return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x), _mm256_add_ps(_mm256_set1_ps(1.0f), erf));
     }
 #endif
@@ -407,8 +423,8 @@ struct GeluErfHalf : OpTraits {
         p = _mm512_mul_ps(p, p);  // ^16 (inf for large |z|: its reciprocal is 0, erf 1)
         __m512 erf_abs = _mm512_sub_ps(_mm512_set1_ps(1.0f), recip512(p));
         // erf(z) carries z's sign: copy the sign bit of z onto |erf|
-        __m512 erf = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(erf_abs),
-                                                         _mm512_and_si512(_mm512_castps_si512(z), _mm512_set1_epi32(INT32_MIN))));
+        __m512 erf = _mm512_castsi512_ps(_mm512_or_si512(
+            _mm512_castps_si512(erf_abs), _mm512_and_si512(_mm512_castps_si512(z), _mm512_set1_epi32(INT32_MIN))));
         return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), _mm512_add_ps(_mm512_set1_ps(1.0f), erf));
     }
 #elif defined(__AVX2__)
@@ -442,7 +458,8 @@ struct GeluTanh : OpTraits {
 #ifdef __AVX512F__
     __m512 vec(__m512 x, __m512) const {
         __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
-        __m512 u = _mm512_mul_ps(_mm512_set1_ps(0.79788456080286536f), _mm512_fmadd_ps(x3, _mm512_set1_ps(0.044715f), x));
+        __m512 u =
+            _mm512_mul_ps(_mm512_set1_ps(0.79788456080286536f), _mm512_fmadd_ps(x3, _mm512_set1_ps(0.044715f), x));
         __m512 d = _mm512_add_ps(exp512(_mm512_add_ps(u, u)), _mm512_set1_ps(1.0f));
         __m512 t = _mm512_fnmadd_ps(_mm512_set1_ps(2.0f), recip512(d), _mm512_set1_ps(1.0f));
         return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), _mm512_add_ps(_mm512_set1_ps(1.0f), t));
@@ -452,18 +469,12 @@ struct GeluTanh : OpTraits {
 
 }  // namespace
 
-infiniStatus_t makeAdd(const infiniopOpParams_t &p, Kernel *k) {
-    return makeElementwise("add", p, true, k, AddF{});
-}
-infiniStatus_t makeMul(const infiniopOpParams_t &p, Kernel *k) {
-    return makeElementwise("mul", p, true, k, MulF{});
-}
+infiniStatus_t makeAdd(const infiniopOpParams_t &p, Kernel *k) { return makeElementwise("add", p, true, k, AddF{}); }
+infiniStatus_t makeMul(const infiniopOpParams_t &p, Kernel *k) { return makeElementwise("mul", p, true, k, MulF{}); }
 infiniStatus_t makeSwiGLU(const infiniopOpParams_t &p, Kernel *k) {
     return makeElementwise("swiglu", p, true, k, SwiGLU{});
 }
-infiniStatus_t makeSilu(const infiniopOpParams_t &p, Kernel *k) {
-    return makeElementwise("silu", p, false, k, Silu{});
-}
+infiniStatus_t makeSilu(const infiniopOpParams_t &p, Kernel *k) { return makeElementwise("silu", p, false, k, Silu{}); }
 infiniStatus_t makeRelu(const infiniopOpParams_t &p, Kernel *k) {
     return makeElementwise("relu", p, false, k, ReluF{});
 }

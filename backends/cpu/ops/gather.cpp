@@ -18,7 +18,6 @@ inline int64_t indexAt(const void *p, ptrdiff_t off) {
     return static_cast<int64_t>(static_cast<const I *>(p)[off]);
 }
 
-
 // Copies a row while the next row's lines are brought toward the core (one prefetch per 64-byte line
 // copied): the rows sit at random places in a large table, so the hardware's stream prefetchers only
 // find each row after its first misses (a plain memcpy per row is up to 1.5x slower).
@@ -34,8 +33,8 @@ inline void copyRowPrefetchingNext(char *dst, const char *src, const char *next,
 }
 
 [[noreturn]] void outOfRange(const char *op, const char *arg, int64_t v, int64_t limit) {
-    throw std::runtime_error(std::string(op) + ": index " + std::to_string(v) + " in " + arg +
-                             " is out of range [0, " + std::to_string(limit) + ")");
+    throw std::runtime_error(std::string(op) + ": index " + std::to_string(v) + " in " + arg + " is out of range [0, " +
+                             std::to_string(limit) + ")");
 }
 
 }  // namespace
@@ -73,8 +72,10 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, Kernel *k) {
             for (size_t r = begin; r < end; ++r) {
                 const char *next = r + 1 < end ? rowOf(r + 1) : nullptr;
                 char *dst = py + y.rowOffset(r) * elem;
-                if (stream) streamCopy(dst, src, dim * elem);
-                else copyRowPrefetchingNext(dst, src, next, dim * elem);
+                if (stream)
+                    streamCopy(dst, src, dim * elem);
+                else
+                    copyRowPrefetchingNext(dst, src, next, dim * elem);
                 src = next;
             }
         });

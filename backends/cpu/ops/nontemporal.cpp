@@ -58,7 +58,8 @@ void streamCopy(void *dst, const void *src, size_t n) {
         _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i + 96), x3);
     }
     for (; i + 32 <= n; i += 32) {
-        _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)));
+        _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i),
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)));
     }
     std::memcpy(d + i, s + i, n - i);
     _mm_sfence();

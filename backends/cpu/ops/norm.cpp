@@ -66,7 +66,6 @@ inline void rmsRow(T *__restrict y, const T *__restrict x, const W *__restrict w
     }
 }
 
-
 // Calls f(T{}, W{}) for x's dtype T and the weight's dtype W (T or float).
 template <typename F>
 infiniStatus_t dispatchWithWeight(const char *op, infiniDtype_t x, infiniDtype_t w, F &&f) {
@@ -132,7 +131,7 @@ infiniStatus_t makeAddRMSNorm(const infiniopOpParams_t &p, Kernel *k) {
                         }
                     } else
 #endif
-                    for (size_t j = 0; j < n; ++j) rr[j] = fromFloat<T>(toFloat(ra[j]) + toFloat(rb[j]));
+                        for (size_t j = 0; j < n; ++j) rr[j] = fromFloat<T>(toFloat(ra[j]) + toFloat(rb[j]));
                     rmsRow(ry, rr, pw, n, eps);
                 }
             });

@@ -31,8 +31,8 @@ infiniStatus_t dispatchFloat(infiniDtype_t dtype, const char *op, F &&f) {
 using ::infini::expectLastContiguous;
 using ::infini::expectSameDtype;
 using ::infini::expectSameShape;
-using ::infini::Layout;
 using ::infini::isIndexType;
+using ::infini::Layout;
 using ::infini::layoutOf;
 namespace checks = ::infini::checks;
 

@@ -125,12 +125,14 @@ inline void shiftedMoments(const T *__restrict a, float c, size_t n, float *s1, 
 inline __m512 reduceAdd16Tree(const __m512 *acc) {
     __m512 t[8], u[4], v[2];
     for (int j = 0; j < 8; ++j) {
-        t[j] = _mm512_add_ps(_mm512_shuffle_f32x4(acc[j], acc[j + 8], 0x44), _mm512_shuffle_f32x4(acc[j], acc[j + 8], 0xEE));
+        t[j] = _mm512_add_ps(_mm512_shuffle_f32x4(acc[j], acc[j + 8], 0x44),
+                             _mm512_shuffle_f32x4(acc[j], acc[j + 8], 0xEE));
     }
     for (int j = 0; j < 4; ++j) {
         u[j] = _mm512_add_ps(_mm512_shuffle_f32x4(t[j], t[j + 4], 0x88), _mm512_shuffle_f32x4(t[j], t[j + 4], 0xDD));
     }
-    for (int j = 0; j < 2; ++j) u[j] = _mm512_add_ps(_mm512_unpacklo_ps(u[j], u[j + 2]), _mm512_unpackhi_ps(u[j], u[j + 2]));
+    for (int j = 0; j < 2; ++j)
+        u[j] = _mm512_add_ps(_mm512_unpacklo_ps(u[j], u[j + 2]), _mm512_unpackhi_ps(u[j], u[j + 2]));
     v[0] = u[0];
     v[1] = u[1];
     return _mm512_add_ps(_mm512_shuffle_ps(v[0], v[1], 0x44), _mm512_shuffle_ps(v[0], v[1], 0xEE));

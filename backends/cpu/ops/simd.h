@@ -54,7 +54,8 @@ inline __m256i bf16Lanes(__m256 v) {
     __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
     __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
     __m256i nan = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
-    __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    __m256i is_nan =
+        _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
     return _mm256_blendv_epi8(rounded, nan, is_nan);  // every lane < 2^16: packus keeps it
 }
 // (With AVX512-BF16 one vcvtneps2bf16, which like storeRow's flushes bfloat16 denormals to zero.)
@@ -126,8 +127,9 @@ inline void storeRow(T *__restrict dst, const float *__restrict src, size_t n) {
     } else if constexpr (std::is_same_v<T, f16>) {
 #ifdef __AVX512F__
         for (; i + 16 <= n; i += 16) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i),
-                                _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            _mm256_storeu_si256(
+                reinterpret_cast<__m256i *>(dst + i),
+                _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         }
 #endif
         for (; i + 8 <= n; i += 8) store8(dst + i, _mm256_loadu_ps(src + i));

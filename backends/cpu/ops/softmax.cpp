@@ -49,7 +49,8 @@ infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, Kernel *k) {
     int64_t dim;
     INFINI_RETURN_IF_ERROR(checks::softmaxDim(y, x, p.i[0], &dim));
     // Move dim last: the line loop walks it with its stride.
-    Layout ym = y.movedLast(static_cast<size_t>(dim)), xm = x.movedLast(static_cast<size_t>(dim));  // lines along dim as rows
+    Layout ym = y.movedLast(static_cast<size_t>(dim)),
+           xm = x.movedLast(static_cast<size_t>(dim));  // lines along dim as rows
     return dispatchFloat(x.dtype, op, [&](auto t) {
         using T = decltype(t);
         *k = [=](void *const *data) {
@@ -59,7 +60,8 @@ infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, Kernel *k) {
             ptrdiff_t sx = xm.ndim() ? xm.strides.back() : 1, sy = ym.ndim() ? ym.strides.back() : 1;
             parallelFor(xm.rows(), n * 6, [&](size_t begin, size_t end) {
                 std::vector<float> buf(n);
-                for (size_t r = begin; r < end; ++r) softmaxLine(py + ym.rowOffset(r), sy, px + xm.rowOffset(r), sx, n, buf.data());
+                for (size_t r = begin; r < end; ++r)
+                    softmaxLine(py + ym.rowOffset(r), sy, px + xm.rowOffset(r), sx, n, buf.data());
             });
         };
     });

@@ -40,8 +40,8 @@ struct InfiniopDescriptor {
     int device_id;
     infiniopOp_t op;
     size_t workspace_size;
-    infiniStatus_t (*run)(struct InfiniopDescriptor *self, void *workspace, size_t workspace_size,
-                          void *const *data, infinirtStream_t stream);
+    infiniStatus_t (*run)(struct InfiniopDescriptor *self, void *workspace, size_t workspace_size, void *const *data,
+                          infinirtStream_t stream);
     void (*destroy)(struct InfiniopDescriptor *self);
 };
 

@@ -61,10 +61,10 @@ typedef struct {
  * Ops marked "float" are only called with a float compute dtype, "int" with I64. */
 typedef enum {
     /* unary (one input) */
-    INFINIOP_PW_COPY = 0,   /* x (with the dtype conversions above: a cast when dtypes differ) */
+    INFINIOP_PW_COPY = 0, /* x (with the dtype conversions above: a cast when dtypes differ) */
     INFINIOP_PW_NEG,
     INFINIOP_PW_ABS,
-    INFINIOP_PW_SIGN,       /* -1, 0, 1 (NaN gives 0) */
+    INFINIOP_PW_SIGN, /* -1, 0, 1 (NaN gives 0) */
     INFINIOP_PW_SQUARE,
     INFINIOP_PW_RECIPROCAL, /* float */
     INFINIOP_PW_SQRT,       /* float */
@@ -88,90 +88,90 @@ typedef enum {
     INFINIOP_PW_ASINH,
     INFINIOP_PW_ACOSH,
     INFINIOP_PW_ATANH,
-    INFINIOP_PW_SIGMOID,    /* float */
-    INFINIOP_PW_ERF,        /* float */
-    INFINIOP_PW_ERFC,       /* float */
-    INFINIOP_PW_ERFINV,     /* float */
-    INFINIOP_PW_LGAMMA,     /* float */
-    INFINIOP_PW_DIGAMMA,    /* float */
-    INFINIOP_PW_FLOOR,      /* float */
-    INFINIOP_PW_CEIL,       /* float */
-    INFINIOP_PW_ROUND,      /* float: half to even; with s0 = decimals != 0: round(x * 10^s0) / 10^s0 */
-    INFINIOP_PW_TRUNC,      /* float */
-    INFINIOP_PW_FRAC,       /* float: x - trunc(x) */
-    INFINIOP_PW_RELU,       /* max(x, 0) (NaN stays NaN) */
-    INFINIOP_PW_GELU,       /* float: s0 (args.i[0]) 0: erf form, 1: tanh form */
-    INFINIOP_PW_SILU,       /* float */
-    INFINIOP_PW_MISH,       /* float */
-    INFINIOP_PW_SOFTPLUS,   /* float: beta s0, threshold s1: x * beta > threshold ? x : log1p(exp(x * beta)) / beta */
-    INFINIOP_PW_ELU,        /* float: alpha s0, scale s1, input_scale s2: x > 0 ? x * scale : alpha * scale * expm1(x * input_scale) */
-    INFINIOP_PW_LEAKY_RELU, /* float: x > 0 ? x : x * s0 */
-    INFINIOP_PW_HARDSIGMOID,/* float */
-    INFINIOP_PW_HARDSWISH,  /* float */
-    INFINIOP_PW_LOGIT,      /* float: s0 = eps (< 0: none): log(z / (1 - z)), z = clamp(x, eps, 1 - eps) */
-    INFINIOP_PW_ISNAN,      /* float; output BOOL */
-    INFINIOP_PW_ISINF,      /* float; output BOOL */
-    INFINIOP_PW_ISPOSINF,   /* float; output BOOL */
-    INFINIOP_PW_ISNEGINF,   /* float; output BOOL */
-    INFINIOP_PW_ISFINITE,   /* float; output BOOL */
-    INFINIOP_PW_SIGNBIT,    /* float; output BOOL */
-    INFINIOP_PW_LOGICAL_NOT,/* output BOOL */
-    INFINIOP_PW_BITWISE_NOT,/* int: ~x (for BOOL the glue calls LOGICAL_NOT) */
-    INFINIOP_PW_NAN_TO_NUM, /* float: NaN -> s0, +inf -> s1, -inf -> s2 */
-    INFINIOP_PW_POW_SCALAR, /* x ^ s0 (int: s0 >= 0, by squaring) */
-    INFINIOP_PW_RPOW_SCALAR,/* s0 ^ x */
-    INFINIOP_PW_CLAMP,      /* clamp(x, s0, s1); args.i[2] bit 0: has min, bit 1: has max (int compute: i[0], i[1]);
+    INFINIOP_PW_SIGMOID,  /* float */
+    INFINIOP_PW_ERF,      /* float */
+    INFINIOP_PW_ERFC,     /* float */
+    INFINIOP_PW_ERFINV,   /* float */
+    INFINIOP_PW_LGAMMA,   /* float */
+    INFINIOP_PW_DIGAMMA,  /* float */
+    INFINIOP_PW_FLOOR,    /* float */
+    INFINIOP_PW_CEIL,     /* float */
+    INFINIOP_PW_ROUND,    /* float: half to even; with s0 = decimals != 0: round(x * 10^s0) / 10^s0 */
+    INFINIOP_PW_TRUNC,    /* float */
+    INFINIOP_PW_FRAC,     /* float: x - trunc(x) */
+    INFINIOP_PW_RELU,     /* max(x, 0) (NaN stays NaN) */
+    INFINIOP_PW_GELU,     /* float: s0 (args.i[0]) 0: erf form, 1: tanh form */
+    INFINIOP_PW_SILU,     /* float */
+    INFINIOP_PW_MISH,     /* float */
+    INFINIOP_PW_SOFTPLUS, /* float: beta s0, threshold s1: x * beta > threshold ? x : log1p(exp(x * beta)) / beta */
+    INFINIOP_PW_ELU, /* float: alpha s0, scale s1, input_scale s2: x > 0 ? x * scale : alpha * scale * expm1(x * input_scale) */
+    INFINIOP_PW_LEAKY_RELU,  /* float: x > 0 ? x : x * s0 */
+    INFINIOP_PW_HARDSIGMOID, /* float */
+    INFINIOP_PW_HARDSWISH,   /* float */
+    INFINIOP_PW_LOGIT,       /* float: s0 = eps (< 0: none): log(z / (1 - z)), z = clamp(x, eps, 1 - eps) */
+    INFINIOP_PW_ISNAN,       /* float; output BOOL */
+    INFINIOP_PW_ISINF,       /* float; output BOOL */
+    INFINIOP_PW_ISPOSINF,    /* float; output BOOL */
+    INFINIOP_PW_ISNEGINF,    /* float; output BOOL */
+    INFINIOP_PW_ISFINITE,    /* float; output BOOL */
+    INFINIOP_PW_SIGNBIT,     /* float; output BOOL */
+    INFINIOP_PW_LOGICAL_NOT, /* output BOOL */
+    INFINIOP_PW_BITWISE_NOT, /* int: ~x (for BOOL the glue calls LOGICAL_NOT) */
+    INFINIOP_PW_NAN_TO_NUM,  /* float: NaN -> s0, +inf -> s1, -inf -> s2 */
+    INFINIOP_PW_POW_SCALAR,  /* x ^ s0 (int: s0 >= 0, by squaring) */
+    INFINIOP_PW_RPOW_SCALAR, /* s0 ^ x */
+    INFINIOP_PW_CLAMP,       /* clamp(x, s0, s1); args.i[2] bit 0: has min, bit 1: has max (int compute: i[0], i[1]);
                                NaN x stays NaN; a NaN bound gives NaN */
-    INFINIOP_PW_FILL,       /* no input: s0 */
-    INFINIOP_PW_IOTA,       /* no input, 1-d: s0 + k * s1 for the k-th element */
-    INFINIOP_PW_ADD_SCALAR, /* x + s0 (the glue's shortcut for wrapped numbers) */
-    INFINIOP_PW_MUL_SCALAR, /* x * s0 */
+    INFINIOP_PW_FILL,        /* no input: s0 */
+    INFINIOP_PW_IOTA,        /* no input, 1-d: s0 + k * s1 for the k-th element */
+    INFINIOP_PW_ADD_SCALAR,  /* x + s0 (the glue's shortcut for wrapped numbers) */
+    INFINIOP_PW_MUL_SCALAR,  /* x * s0 */
 
     /* binary (two inputs) */
-    INFINIOP_PW_ADD = 100,  /* x + s0 * y (s0 = alpha) */
-    INFINIOP_PW_SUB,        /* x - s0 * y */
+    INFINIOP_PW_ADD = 100, /* x + s0 * y (s0 = alpha) */
+    INFINIOP_PW_SUB,       /* x - s0 * y */
     INFINIOP_PW_MUL,
-    INFINIOP_PW_DIV,        /* true division (float) */
-    INFINIOP_PW_DIV_TRUNC,  /* float: trunc(x / y); int: C division (y == 0 gives 0, no trap) */
-    INFINIOP_PW_DIV_FLOOR,  /* float: floor(x / y) as Python; int: floor division (y == 0 gives 0) */
-    INFINIOP_PW_REMAINDER,  /* Python's %: result has the sign of y (int y == 0 gives 0) */
-    INFINIOP_PW_FMOD,       /* C's fmod / %: sign of x (int y == 0 gives 0) */
-    INFINIOP_PW_POW,        /* x ^ y (int: y >= 0 by squaring; y < 0 gives 0 except x = 1 / -1) */
-    INFINIOP_PW_ATAN2,      /* float */
-    INFINIOP_PW_HYPOT,      /* float */
-    INFINIOP_PW_COPYSIGN,   /* float */
-    INFINIOP_PW_XLOGY,      /* float: x == 0 ? 0 : x * log(y) (NaN y gives NaN) */
-    INFINIOP_PW_MAXIMUM,    /* NaN-propagating max */
+    INFINIOP_PW_DIV,       /* true division (float) */
+    INFINIOP_PW_DIV_TRUNC, /* float: trunc(x / y); int: C division (y == 0 gives 0, no trap) */
+    INFINIOP_PW_DIV_FLOOR, /* float: floor(x / y) as Python; int: floor division (y == 0 gives 0) */
+    INFINIOP_PW_REMAINDER, /* Python's %: result has the sign of y (int y == 0 gives 0) */
+    INFINIOP_PW_FMOD,      /* C's fmod / %: sign of x (int y == 0 gives 0) */
+    INFINIOP_PW_POW,       /* x ^ y (int: y >= 0 by squaring; y < 0 gives 0 except x = 1 / -1) */
+    INFINIOP_PW_ATAN2,     /* float */
+    INFINIOP_PW_HYPOT,     /* float */
+    INFINIOP_PW_COPYSIGN,  /* float */
+    INFINIOP_PW_XLOGY,     /* float: x == 0 ? 0 : x * log(y) (NaN y gives NaN) */
+    INFINIOP_PW_MAXIMUM,   /* NaN-propagating max */
     INFINIOP_PW_MINIMUM,
-    INFINIOP_PW_FMAX,       /* NaN-ignoring max */
+    INFINIOP_PW_FMAX, /* NaN-ignoring max */
     INFINIOP_PW_FMIN,
-    INFINIOP_PW_EQ,         /* comparisons: output BOOL, compared in the compute dtype */
+    INFINIOP_PW_EQ, /* comparisons: output BOOL, compared in the compute dtype */
     INFINIOP_PW_NE,
     INFINIOP_PW_LT,
     INFINIOP_PW_LE,
     INFINIOP_PW_GT,
     INFINIOP_PW_GE,
-    INFINIOP_PW_LOGICAL_AND,/* output BOOL */
+    INFINIOP_PW_LOGICAL_AND, /* output BOOL */
     INFINIOP_PW_LOGICAL_OR,
     INFINIOP_PW_LOGICAL_XOR,
-    INFINIOP_PW_BITWISE_AND,/* int */
+    INFINIOP_PW_BITWISE_AND, /* int */
     INFINIOP_PW_BITWISE_OR,
     INFINIOP_PW_BITWISE_XOR,
-    INFINIOP_PW_LSHIFT,     /* int: x << y in I64, then stored (a shift past the dtype's width gives 0) */
-    INFINIOP_PW_RSHIFT,     /* int: arithmetic x >> y in I64 (y < 0 or >= 64: the sign fill) */
+    INFINIOP_PW_LSHIFT, /* int: x << y in I64, then stored (a shift past the dtype's width gives 0) */
+    INFINIOP_PW_RSHIFT, /* int: arithmetic x >> y in I64 (y < 0 or >= 64: the sign fill) */
     /* backward forms: x = grad, y = the forward's input (or output, where marked) */
     INFINIOP_PW_SILU_BWD,
-    INFINIOP_PW_GELU_BWD,        /* s0 (args.i[0]) 0: erf form, 1: tanh form */
-    INFINIOP_PW_SIGMOID_BWD,     /* y = forward output: x * y * (1 - y) */
-    INFINIOP_PW_TANH_BWD,        /* y = forward output: x * (1 - y * y) */
-    INFINIOP_PW_THRESHOLD,       /* x <= s0 ? s1 : y (threshold: THRESHOLD(x, x); relu's backward THRESHOLD(x, grad, 0, 0)) */
-    INFINIOP_PW_LEAKY_RELU_BWD,  /* x = the forward input (or output), y = grad: x > 0 ? y : y * s0 */
-    INFINIOP_PW_ELU_BWD,         /* s0..s2 as ELU; y = the forward input, or its output when args.i[3] is 1 */
-    INFINIOP_PW_SOFTPLUS_BWD,    /* y = forward input; s0 beta, s1 threshold */
+    INFINIOP_PW_GELU_BWD,    /* s0 (args.i[0]) 0: erf form, 1: tanh form */
+    INFINIOP_PW_SIGMOID_BWD, /* y = forward output: x * y * (1 - y) */
+    INFINIOP_PW_TANH_BWD,    /* y = forward output: x * (1 - y * y) */
+    INFINIOP_PW_THRESHOLD, /* x <= s0 ? s1 : y (threshold: THRESHOLD(x, x); relu's backward THRESHOLD(x, grad, 0, 0)) */
+    INFINIOP_PW_LEAKY_RELU_BWD, /* x = the forward input (or output), y = grad: x > 0 ? y : y * s0 */
+    INFINIOP_PW_ELU_BWD,        /* s0..s2 as ELU; y = the forward input, or its output when args.i[3] is 1 */
+    INFINIOP_PW_SOFTPLUS_BWD,   /* y = forward input; s0 beta, s1 threshold */
     INFINIOP_PW_HARDSIGMOID_BWD,
     INFINIOP_PW_HARDSWISH_BWD,
     INFINIOP_PW_MISH_BWD,
-    INFINIOP_PW_LOGIT_BWD,       /* s0 = eps (< 0: none) */
+    INFINIOP_PW_LOGIT_BWD, /* s0 = eps (< 0: none) */
 
     /* ternary (three inputs) */
     INFINIOP_PW_WHERE = 200,  /* x (BOOL condition) ? y : z */
@@ -184,7 +184,7 @@ typedef enum {
     INFINIOP_PW_HARDTANH_BWD, /* two inputs: y (forward input) <= s0 || y >= s1 ? 0 : x */
 
     /* optimizer steps: several outputs updated in place (they also appear as inputs) */
-    INFINIOP_PW_ADAMW = 300,  /* outputs param, exp_avg, exp_avg_sq[, max_exp_avg_sq]; inputs the same again, then
+    INFINIOP_PW_ADAMW = 300, /* outputs param, exp_avg, exp_avg_sq[, max_exp_avg_sq]; inputs the same again, then
                                  grad, step (F32, broadcast). f[0] lr, f[1] beta1, f[2] beta2, f[3] eps; args.wd,
                                  args.flags bit 0: amsgrad, bit 1: maximize, bit 2: decoupled weight decay (AdamW;
                                  else Adam's L2). */
@@ -196,9 +196,9 @@ typedef struct {
     infiniDtype_t compute; /* F32, F64 or I64 */
     int32_t noutputs;      /* 1, or more for the optimizer steps */
     int32_t flags;
-    double f[4];           /* scalars for a float compute dtype */
-    int64_t i[4];          /* scalars for I64 compute (and integer options of float ops) */
-    double wd;             /* ADAMW's weight decay */
+    double f[4];  /* scalars for a float compute dtype */
+    int64_t i[4]; /* scalars for I64 compute (and integer options of float ops) */
+    double wd;    /* ADAMW's weight decay */
     /* An input operand whose data is NULL is a constant (a wrapped number): cf[k] for a float compute dtype,
      * ci[k] for I64, in place of every element (its dtype and strides are ignored). */
     double cf[INFINIOP_MAX_OPERANDS];
@@ -213,19 +213,19 @@ typedef struct {
 typedef enum {
     INFINIOP_REDUCE_SUM = 0,
     INFINIOP_REDUCE_PROD,
-    INFINIOP_REDUCE_MEAN,        /* sum / (number of reduced elements) */
-    INFINIOP_REDUCE_MAX,         /* NaN-propagating; one output (values) */
+    INFINIOP_REDUCE_MEAN, /* sum / (number of reduced elements) */
+    INFINIOP_REDUCE_MAX,  /* NaN-propagating; one output (values) */
     INFINIOP_REDUCE_MIN,
-    INFINIOP_REDUCE_ARGMAX,      /* output I64: the coordinate along the one reduced dim; first of ties, first NaN */
+    INFINIOP_REDUCE_ARGMAX, /* output I64: the coordinate along the one reduced dim; first of ties, first NaN */
     INFINIOP_REDUCE_ARGMIN,
-    INFINIOP_REDUCE_MAX_INDEX,   /* two outputs: values, I64 indices (as ARGMAX) */
+    INFINIOP_REDUCE_MAX_INDEX, /* two outputs: values, I64 indices (as ARGMAX) */
     INFINIOP_REDUCE_MIN_INDEX,
-    INFINIOP_REDUCE_ANY,         /* output BOOL or U8 */
+    INFINIOP_REDUCE_ANY, /* output BOOL or U8 */
     INFINIOP_REDUCE_ALL,
-    INFINIOP_REDUCE_NORM,        /* f[0] = p: (sum |x|^p)^(1/p); p = inf: max |x|, -inf: min |x|, 0: count != 0 */
-    INFINIOP_REDUCE_VAR,         /* f[0] = correction; two outputs when noutputs = 2: var, mean */
-    INFINIOP_REDUCE_STD,         /* as VAR, sqrt of the variance */
-    INFINIOP_REDUCE_LOGSUMEXP,   /* float */
+    INFINIOP_REDUCE_NORM,      /* f[0] = p: (sum |x|^p)^(1/p); p = inf: max |x|, -inf: min |x|, 0: count != 0 */
+    INFINIOP_REDUCE_VAR,       /* f[0] = correction; two outputs when noutputs = 2: var, mean */
+    INFINIOP_REDUCE_STD,       /* as VAR, sqrt of the variance */
+    INFINIOP_REDUCE_LOGSUMEXP, /* float */
     INFINIOP_REDUCE_NANSUM,
     INFINIOP_REDUCE_COUNT_NONZERO, /* output I64 */
     INFINIOP_REDUCE_OP_END
@@ -247,9 +247,9 @@ typedef struct {
 typedef enum {
     INFINIOP_SCAN_CUMSUM = 0,
     INFINIOP_SCAN_CUMPROD,
-    INFINIOP_SCAN_CUMMAX,        /* two outputs: values, indices (last index of ties, as torch) */
+    INFINIOP_SCAN_CUMMAX, /* two outputs: values, indices (last index of ties, as torch) */
     INFINIOP_SCAN_CUMMIN,
-    INFINIOP_SCAN_LOGCUMSUMEXP,  /* float */
+    INFINIOP_SCAN_LOGCUMSUMEXP, /* float */
     INFINIOP_SCAN_OP_END
 } infiniopScanOp_t;
 
@@ -265,11 +265,7 @@ typedef struct {
  * Sort and top-k along dim `dim` of `in`; values and indices (I64) have in's shape except along dim, where they
  * have `k` elements (SORT: k = in's extent). NaN sorts as larger than every number. SORT with `stable` keeps the
  * order of equal elements; TOPK returns them sorted (descending for largest, ascending otherwise) when `sorted`. */
-typedef enum {
-    INFINIOP_SORT_SORT = 0,
-    INFINIOP_SORT_TOPK,
-    INFINIOP_SORT_OP_END
-} infiniopSortOp_t;
+typedef enum { INFINIOP_SORT_SORT = 0, INFINIOP_SORT_TOPK, INFINIOP_SORT_OP_END } infiniopSortOp_t;
 
 typedef struct {
     infiniopSortOp_t op;
@@ -278,7 +274,7 @@ typedef struct {
     int32_t stable;
     int32_t sorted;
     int64_t k;
-    infiniopTensor_t values;  /* data may be NULL: indices only (argsort) */
+    infiniopTensor_t values; /* data may be NULL: indices only (argsort) */
     infiniopTensor_t indices;
     infiniopTensor_t in;
 } infiniopSortArgs_t;
@@ -326,15 +322,15 @@ typedef struct {
  * on every call of one backend. The glue advances its offset by the number of elements after each call.
  * Operands: out [, p (BERNOULLI_TENSOR)]. */
 typedef enum {
-    INFINIOP_RANDOM_UNIFORM = 0,   /* [f0, f1) */
-    INFINIOP_RANDOM_NORMAL,        /* mean f0, std f1 */
-    INFINIOP_RANDOM_BERNOULLI,     /* 1 with probability f0, else 0 */
+    INFINIOP_RANDOM_UNIFORM = 0,      /* [f0, f1) */
+    INFINIOP_RANDOM_NORMAL,           /* mean f0, std f1 */
+    INFINIOP_RANDOM_BERNOULLI,        /* 1 with probability f0, else 0 */
     INFINIOP_RANDOM_BERNOULLI_TENSOR, /* 1 with probability p[i] */
-    INFINIOP_RANDOM_EXPONENTIAL,   /* rate f0 */
-    INFINIOP_RANDOM_RANDINT,       /* integers in [i0, i1); i1 - i0 is taken modulo 2^64 (0: all 2^64 values) */
-    INFINIOP_RANDOM_GEOMETRIC,     /* success probability f0: the trial count, from 1 */
-    INFINIOP_RANDOM_CAUCHY,        /* median f0, sigma f1 */
-    INFINIOP_RANDOM_LOG_NORMAL,    /* exp of normal(f0, f1) */
+    INFINIOP_RANDOM_EXPONENTIAL,      /* rate f0 */
+    INFINIOP_RANDOM_RANDINT,          /* integers in [i0, i1); i1 - i0 is taken modulo 2^64 (0: all 2^64 values) */
+    INFINIOP_RANDOM_GEOMETRIC,        /* success probability f0: the trial count, from 1 */
+    INFINIOP_RANDOM_CAUCHY,           /* median f0, sigma f1 */
+    INFINIOP_RANDOM_LOG_NORMAL,       /* exp of normal(f0, f1) */
     INFINIOP_RANDOM_OP_END
 } infiniopRandomOp_t;
 
@@ -353,9 +349,9 @@ typedef struct {
  * contiguous in that view (the glue makes them so); their dtypes may differ (F16/BF16/F32/F64; the math in F32,
  * or F64 for F64). */
 typedef enum {
-    INFINIOP_ROWS_SOFTMAX = 0,   /* out = softmax(x) */
-    INFINIOP_ROWS_LOG_SOFTMAX,   /* out = log_softmax(x) */
-    INFINIOP_ROWS_SOFTMAX_BWD,   /* x = grad, y = forward out: out = y * (x - sum(x * y)) */
+    INFINIOP_ROWS_SOFTMAX = 0,     /* out = softmax(x) */
+    INFINIOP_ROWS_LOG_SOFTMAX,     /* out = log_softmax(x) */
+    INFINIOP_ROWS_SOFTMAX_BWD,     /* x = grad, y = forward out: out = y * (x - sum(x * y)) */
     INFINIOP_ROWS_LOG_SOFTMAX_BWD, /* out = x - exp(y) * sum(x) */
     INFINIOP_ROWS_OP_END
 } infiniopRowsOp_t;
@@ -388,7 +384,7 @@ typedef struct {
     int64_t rows, cols;
     double eps;
     infiniDtype_t dtype, w_dtype;
-    void *y;  /* forward output; backward: dx */
+    void *y; /* forward output; backward: dx */
     void *mean;
     void *rstd;
     void *dw;
@@ -409,11 +405,11 @@ typedef struct {
     int64_t n, c, d;
     int64_t ignore_index;
     infiniDtype_t dtype, target_dtype;
-    void *out;          /* forward: out; backward: grad_input */
+    void *out; /* forward: out; backward: grad_input */
     void *total_weight;
-    const void *x;      /* forward: log-probabilities; backward: grad_out */
+    const void *x; /* forward: log-probabilities; backward: grad_out */
     const void *target;
-    const void *weight; /* may be NULL */
+    const void *weight;          /* may be NULL */
     const void *total_weight_in; /* backward: total_weight from the forward */
 } infiniopNllLossArgs_t;
 
@@ -428,7 +424,7 @@ typedef struct {
     int32_t causal;
     double scale;
     infiniDtype_t dtype;
-    infiniDtype_t mask_dtype;  /* INVALID: no mask */
+    infiniDtype_t mask_dtype; /* INVALID: no mask */
     infiniopTensor_t q, k, v, mask, out, lse;
     infiniopTensor_t dout, dq, dk, dv;
 } infiniopSdpaArgs_t;
@@ -461,14 +457,14 @@ typedef enum {
 typedef struct {
     infiniopWindowOp_t op;
     infiniDtype_t dtype;
-    int64_t n, c, h, w;     /* the image (forward input / backward grad_input) */
-    int64_t oh, ow;         /* the output grid */
+    int64_t n, c, h, w; /* the image (forward input / backward grad_input) */
+    int64_t oh, ow;     /* the output grid */
     int32_t kh, kw, sh, sw, ph, pw, dh, dw;
     int32_t ceil_mode, count_include_pad, align_corners;
     int64_t divisor_override;
     double scale_h, scale_w; /* upsample: input / output ratio torch uses (<= 0: derive from sizes) */
     void *out;
-    void *indices;          /* MAX_POOL: written; MAX_POOL_BWD: read */
+    void *indices; /* MAX_POOL: written; MAX_POOL_BWD: read */
     const void *in;
 } infiniopWindowArgs_t;
 

@@ -27,8 +27,8 @@ INFINI_API infiniStatus_t infiniopCreateTensorDescriptor(infiniopTensorDescripto
 /* Destroys a tensor descriptor (operator descriptors keep their own copy of what they need). */
 INFINI_API infiniStatus_t infiniopDestroyTensorDescriptor(infiniopTensorDescriptor_t desc);
 /* extension: reads back a tensor descriptor; shape/strides may be NULL, else hold ndim entries. */
-INFINI_API infiniStatus_t infiniopGetTensorDescriptor(infiniopTensorDescriptor_t desc, size_t *ndim,
-                                                      size_t *shape, ptrdiff_t *strides, infiniDtype_t *dtype);
+INFINI_API infiniStatus_t infiniopGetTensorDescriptor(infiniopTensorDescriptor_t desc, size_t *ndim, size_t *shape,
+                                                      ptrdiff_t *strides, infiniDtype_t *dtype);
 
 /* extension: the operators, for the generic entry points below and the backends' create_op. */
 #include "ops/list.h" /* infiniopOp_t */
@@ -41,8 +41,8 @@ typedef struct {
     infiniopOp_t op;
     int ntensors;
     infiniopTensorDescriptor_t tensors[INFINIOP_MAX_TENSORS];
-    double f[4];   /* float parameters (epsilon, ...) */
-    int64_t i[4];  /* integer parameters (dim, algorithm, ...) */
+    double f[4];  /* float parameters (epsilon, ...) */
+    int64_t i[4]; /* integer parameters (dim, algorithm, ...) */
 } infiniopOpParams_t;
 
 /* An operator descriptor: opaque here; backends see its layout in backend.h. */

@@ -50,7 +50,8 @@ INFINI_API infiniStatus_t infinirtGetDevice(infiniDevice_t *device_ptr, int *dev
 /* Waits for all work queued on every stream of the current device. */
 INFINI_API infiniStatus_t infinirtDeviceSynchronize(void);
 /* Free and total memory of one device, in bytes. */
-INFINI_API infiniStatus_t infinirtGetMemInfo(infiniDevice_t device, int device_id, size_t *free_bytes, size_t *total_bytes);
+INFINI_API infiniStatus_t infinirtGetMemInfo(infiniDevice_t device, int device_id, size_t *free_bytes,
+                                             size_t *total_bytes);
 /* extension: the device's marketing name, NUL-terminated, truncated to len bytes. */
 INFINI_API infiniStatus_t infinirtGetDeviceName(infiniDevice_t device, int device_id, char *name, size_t len);
 
@@ -96,7 +97,8 @@ INFINI_API infiniStatus_t infinirtFreeHost(void *ptr);
 /* Copies size bytes; returns once the copy is done and previously queued work of the device is done. */
 INFINI_API infiniStatus_t infinirtMemcpy(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind);
 /* Queues a copy on the stream (a pageable host side makes it complete before returning). */
-INFINI_API infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind, infinirtStream_t stream);
+INFINI_API infiniStatus_t infinirtMemcpyAsync(void *dst, const void *src, size_t size, infinirtMemcpyKind_t kind,
+                                              infinirtStream_t stream);
 /* Allocates device memory usable by work queued on the stream from now on. */
 INFINI_API infiniStatus_t infinirtMallocAsync(void **p_ptr, size_t size, infinirtStream_t stream);
 /* Frees device memory once the work queued on the stream so far has completed. */
@@ -115,10 +117,10 @@ typedef enum {
 
 typedef struct {
     infinirtMemoryType_t type;
-    infiniDevice_t device;  /* valid for DEVICE */
-    int device_id;          /* valid for DEVICE */
-    void *base;             /* start of the allocation holding the pointer (NULL if unregistered) */
-    size_t size;            /* size of that allocation */
+    infiniDevice_t device; /* valid for DEVICE */
+    int device_id;         /* valid for DEVICE */
+    void *base;            /* start of the allocation holding the pointer (NULL if unregistered) */
+    size_t size;           /* size of that allocation */
 } infinirtPointerAttributes_t;
 
 /* extension: describes the allocation that holds ptr, for the current device type's backend. */
@@ -126,12 +128,12 @@ INFINI_API infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes
 
 /* extension: what the loader found. */
 typedef struct {
-    const char *name;        /* backend name ("cpu", "nvidia") or the file name when it did not load */
-    const char *path;        /* the library's path */
-    int device_type;         /* an infiniDevice_t, or -1 when it did not load */
-    int loaded;              /* 1 when usable */
-    int device_count;        /* devices it reported, 0 when not loaded */
-    const char *message;     /* why it was not loaded, or "" */
+    const char *name;    /* backend name ("cpu", "nvidia") or the file name when it did not load */
+    const char *path;    /* the library's path */
+    int device_type;     /* an infiniDevice_t, or -1 when it did not load */
+    int loaded;          /* 1 when usable */
+    int device_count;    /* devices it reported, 0 when not loaded */
+    const char *message; /* why it was not loaded, or "" */
 } infinirtBackendInfo_t;
 
 /* extension: number of backend libraries the loader looked at (loaded or not). */

@@ -32,15 +32,21 @@ inline bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 
 // T's value as A (float or double), and back (rounded to nearest).
 template <typename A, typename T>
 __device__ __forceinline__ A cvt(T x) {
-    if constexpr (std::is_same_v<T, double>) return static_cast<A>(x);
-    else if constexpr (std::is_same_v<A, double>) return static_cast<double>(toF(x));
-    else return toF(x);
+    if constexpr (std::is_same_v<T, double>)
+        return static_cast<A>(x);
+    else if constexpr (std::is_same_v<A, double>)
+        return static_cast<double>(toF(x));
+    else
+        return toF(x);
 }
 template <typename T, typename A>
 __device__ __forceinline__ T cvtTo(A x) {
-    if constexpr (std::is_same_v<T, double>) return static_cast<double>(x);
-    else if constexpr (std::is_same_v<T, float>) return static_cast<float>(x);
-    else return fromF<T>(static_cast<float>(x));
+    if constexpr (std::is_same_v<T, double>)
+        return static_cast<double>(x);
+    else if constexpr (std::is_same_v<T, float>)
+        return static_cast<float>(x);
+    else
+        return fromF<T>(static_cast<float>(x));
 }
 
 // Element k of a float operand of dtype t (F16, BF16, F32 or F64) as A, and a store of v into it.
@@ -157,7 +163,7 @@ inline unsigned gridX(long long blocks) {
 // Device memory for the call's temporaries, taken and given back on the queue's stream (cudaMallocAsync): freed
 // when the scope ends, after the kernels queued before it.
 class StreamBuffer {
-  public:
+   public:
     explicit StreamBuffer(cudaStream_t s) : stream_(s) {}
     ~StreamBuffer() {
         if (p_ != nullptr) cudaFreeAsync(p_, stream_);
@@ -169,9 +175,11 @@ class StreamBuffer {
         return INFINI_STATUS_SUCCESS;
     }
     template <typename T>
-    T *as() const { return static_cast<T *>(p_); }
+    T *as() const {
+        return static_cast<T *>(p_);
+    }
 
-  private:
+   private:
     cudaStream_t stream_;
     void *p_ = nullptr;
 };

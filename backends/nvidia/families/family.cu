@@ -6,8 +6,8 @@ namespace infini::nvidia::families {
 
 // A family not built into this library answers NOT_IMPLEMENTED (the glue then falls back to the CPU path); a
 // family's own file replaces its stub with the real function.
-#define INFINI_NV_FAMILY_STUB(fn, Args)                                                         \
-    __attribute__((weak)) infiniStatus_t fn(const Args &, const Ctx &) {                       \
+#define INFINI_NV_FAMILY_STUB(fn, Args)                                                          \
+    __attribute__((weak)) infiniStatus_t fn(const Args &, const Ctx &) {                         \
         return fail(INFINI_STATUS_NOT_IMPLEMENTED, "the nvidia backend has no " #fn " kernels"); \
     }
 INFINI_NV_FAMILY_STUB(pointwise, infiniopPointwiseArgs_t)
@@ -28,7 +28,7 @@ namespace {
 
 // Makes `device` current for the calling thread while it lives (the caller's device comes back after).
 class DeviceScope {
-  public:
+   public:
     explicit DeviceScope(int device) {
         if (cudaGetDevice(&old_) != cudaSuccess) {
             cudaGetLastError();
@@ -44,7 +44,7 @@ class DeviceScope {
     }
     cudaError_t status() const { return status_; }
 
-  private:
+   private:
     int old_ = -1;
     bool switched_ = false;
     cudaError_t status_ = cudaSuccess;

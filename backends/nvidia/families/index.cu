@@ -42,7 +42,8 @@ __device__ __forceinline__ bool indexOffset(const IndexParams &p, const char *co
         int64_t w = v;
         if (p.wrap && w < 0) w += p.isize[k];
         if (w < 0 || w >= p.isize[k]) {
-            if (report) reportError(p.err, kErrFamilyIndex, kFamilyOpBase + INFINIOP_FAMILY_INDEX, 0, v, p.isize[k], k, p.wrap);
+            if (report)
+                reportError(p.err, kErrFamilyIndex, kFamilyOpBase + INFINIOP_FAMILY_INDEX, 0, v, p.isize[k], k, p.wrap);
             return false;
         }
         off += w * p.istep[k];
@@ -52,7 +53,8 @@ __device__ __forceinline__ bool indexOffset(const IndexParams &p, const char *co
 }
 
 // dst <- src across dtypes (the same dtype: the bits).
-__device__ __forceinline__ void convertElement(char *dst, infiniDtype_t dd, const char *src, infiniDtype_t ds, int esize) {
+__device__ __forceinline__ void convertElement(char *dst, infiniDtype_t dd, const char *src, infiniDtype_t ds,
+                                               int esize) {
     if (dd == ds) {
         copyElement(dst, src, esize);
     } else if (floatDtype(dd) || floatDtype(ds)) {
@@ -69,7 +71,8 @@ __device__ __forceinline__ V reduceValues(int op, V cur, V v, bool truth) {
     switch (op) {
         case INFINIOP_INDEX_SCATTER_MUL:
             if constexpr (std::is_integral_v<V>) {
-                return truth ? V(cur != 0 && v != 0) : static_cast<V>(static_cast<uint64_t>(cur) * static_cast<uint64_t>(v));
+                return truth ? V(cur != 0 && v != 0)
+                             : static_cast<V>(static_cast<uint64_t>(cur) * static_cast<uint64_t>(v));
             } else {
                 return cur * v;
             }
@@ -84,7 +87,8 @@ __device__ __forceinline__ V reduceValues(int op, V cur, V v, bool truth) {
         }
         default:  // SCATTER_ADD (bool: or)
             if constexpr (std::is_integral_v<V>) {
-                return truth ? V(cur != 0 || v != 0) : static_cast<V>(static_cast<uint64_t>(cur) + static_cast<uint64_t>(v));
+                return truth ? V(cur != 0 || v != 0)
+                             : static_cast<V>(static_cast<uint64_t>(cur) + static_cast<uint64_t>(v));
             } else {
                 return cur + v;
             }
@@ -113,15 +117,22 @@ __device__ __forceinline__ uint64_t updateBits(uint64_t bits, infiniDtype_t t, i
 __device__ __forceinline__ void atomicUpdate(char *dst, infiniDtype_t t, int esize, int op, const char *src) {
     if (op == INFINIOP_INDEX_SCATTER_ADD) {
         switch (t) {
-            case INFINI_DTYPE_F32: atomicAdd(reinterpret_cast<float *>(dst), *reinterpret_cast<const float *>(src)); return;
-            case INFINI_DTYPE_F64: atomicAdd(reinterpret_cast<double *>(dst), *reinterpret_cast<const double *>(src)); return;
-            case INFINI_DTYPE_F16: atomicAdd(reinterpret_cast<__half *>(dst), *reinterpret_cast<const __half *>(src)); return;
+            case INFINI_DTYPE_F32:
+                atomicAdd(reinterpret_cast<float *>(dst), *reinterpret_cast<const float *>(src));
+                return;
+            case INFINI_DTYPE_F64:
+                atomicAdd(reinterpret_cast<double *>(dst), *reinterpret_cast<const double *>(src));
+                return;
+            case INFINI_DTYPE_F16:
+                atomicAdd(reinterpret_cast<__half *>(dst), *reinterpret_cast<const __half *>(src));
+                return;
             case INFINI_DTYPE_BF16:
                 atomicAdd(reinterpret_cast<__nv_bfloat16 *>(dst), *reinterpret_cast<const __nv_bfloat16 *>(src));
                 return;
             case INFINI_DTYPE_I32: atomicAdd(reinterpret_cast<int *>(dst), *reinterpret_cast<const int *>(src)); return;
             case INFINI_DTYPE_I64:
-                atomicAdd(reinterpret_cast<unsigned long long *>(dst), *reinterpret_cast<const unsigned long long *>(src));
+                atomicAdd(reinterpret_cast<unsigned long long *>(dst),
+                          *reinterpret_cast<const unsigned long long *>(src));
                 return;
             default: break;
         }
@@ -177,9 +188,9 @@ struct RowsParams {
     Geo<kMaxOps> geo;  // the outer dims: dst, src, idx 0 .. nidx - 1 (bytes)
     IndexParams ip;    // (its geo unused)
     int64_t rows;
-    int64_t units;     // pieces a row
-    int group;         // lanes a row: a power of two from 32 to kThreads
-    int scatter;       // the indices address dst (else src)
+    int64_t units;  // pieces a row
+    int group;      // lanes a row: a power of two from 32 to kThreads
+    int scatter;    // the indices address dst (else src)
 };
 
 template <class U>
@@ -188,7 +199,8 @@ __global__ void __launch_bounds__(kThreads) indexRows(RowsParams p) {
     const int per_block = kThreads / p.group;
     const int lane = threadIdx.x % p.group;
     const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
-    for (int64_t row = static_cast<int64_t>(blockIdx.x) * per_block + threadIdx.x / p.group; row < p.rows; row += step) {
+    for (int64_t row = static_cast<int64_t>(blockIdx.x) * per_block + threadIdx.x / p.group; row < p.rows;
+         row += step) {
         int64_t off[kMaxOps];
         offsetsOf<true>(p.geo, row, off);
         const char *ip[kMaxIdx];
@@ -233,8 +245,8 @@ bool tryRows(const infiniopIndexArgs_t &a, const Space &sp, const IndexParams &i
     // the widest piece every address, row offset and index offset is a multiple of
     int64_t u = 16;
     while (u > e) {
-        bool ok = alignedTo(reinterpret_cast<uintptr_t>(ip.dst), u) && alignedTo(reinterpret_cast<uintptr_t>(ip.src), u) &&
-                  alignedTo(row_bytes, u);
+        bool ok = alignedTo(reinterpret_cast<uintptr_t>(ip.dst), u) &&
+                  alignedTo(reinterpret_cast<uintptr_t>(ip.src), u) && alignedTo(row_bytes, u);
         for (int d = 1; ok && d < sp.ndim; ++d) ok = alignedTo(sp.stride[0][d], u) && alignedTo(sp.stride[1][d], u);
         for (int k = 0; ok && k < ip.nidx; ++k) ok = alignedTo(ip.istep[k], u);
         if (ok) break;
@@ -280,8 +292,8 @@ infiniStatus_t index(const infiniopIndexArgs_t &a, const Ctx &ctx) {
     INFINI_RETURN_IF_ERROR(checkDtypes(kName, it));
     const bool cast_ok = a.op == INFINIOP_INDEX_GATHER || a.op == INFINIOP_INDEX_SCATTER;
     if (!cast_ok && it.dtype[0] != it.dtype[1]) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "index op %d: dst and src dtypes differ (%d, %d)", a.op, it.dtype[0],
-                    it.dtype[1]);
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "index op %d: dst and src dtypes differ (%d, %d)", a.op,
+                    it.dtype[0], it.dtype[1]);
     }
     if (it.data[0] == nullptr || it.data[1] == nullptr) {
         for (int d = 0; d < it.ndim; ++d) {

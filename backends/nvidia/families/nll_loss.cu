@@ -54,8 +54,10 @@ __global__ void __launch_bounds__(256) nllForward(NllParams p, void *out, void *
             v = -w * ldAs<A>(x, p.dtype, (i * p.c + cls) * p.d + k);
             wsum += w;
         }
-        if (p.reduction == 0) stAs<A>(out, p.dtype, e, v);
-        else loss += v;
+        if (p.reduction == 0)
+            stAs<A>(out, p.dtype, e, v);
+        else
+            loss += v;
     }
     if (p.reduction == 0) return;
     loss = blockSumA(loss, smem);
@@ -73,7 +75,8 @@ __global__ void __launch_bounds__(256) nllForward(NllParams p, void *out, void *
 
 // The reductions' results from G partials (one block).
 template <typename A>
-__global__ void __launch_bounds__(256) nllFinish(NllParams p, void *out, void *total_weight, const A *part, long long G) {
+__global__ void __launch_bounds__(256)
+    nllFinish(NllParams p, void *out, void *total_weight, const A *part, long long G) {
     __shared__ A smem[32];
     A loss = A(0), wsum = A(0);
     for (long long b = threadIdx.x; b < G; b += blockDim.x) {
@@ -101,8 +104,8 @@ __device__ __forceinline__ A gradAt(const NllParams &p, long long e, long long c
 // Backward, d == 1: a block a row i (grid-stride), the row written whole: zeros and the target's gradient;
 // VEC: 16-byte stores (the host checked c and the base).
 template <typename T, bool VEC>
-__global__ void __launch_bounds__(256) nllBackwardRows(NllParams p, T *gin, const void *gout, const void *target, const void *tw,
-                                                       const void *weight, DeviceError *err) {
+__global__ void __launch_bounds__(256) nllBackwardRows(NllParams p, T *gin, const void *gout, const void *target,
+                                                       const void *tw, const void *weight, DeviceError *err) {
     using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
     constexpr int N = 16 / sizeof(T);
     for (long long i = blockIdx.x; i < p.n; i += gridDim.x) {
@@ -128,8 +131,8 @@ __global__ void __launch_bounds__(256) nllBackwardRows(NllParams p, T *gin, cons
 
 // Backward, any d: grid-stride over the n * c * d elements of grad_input.
 template <typename A>
-__global__ void __launch_bounds__(256) nllBackwardAny(NllParams p, void *gin, const void *gout, const void *target, const void *tw,
-                                                      const void *weight, DeviceError *err) {
+__global__ void __launch_bounds__(256) nllBackwardAny(NllParams p, void *gin, const void *gout, const void *target,
+                                                      const void *tw, const void *weight, DeviceError *err) {
     const long long total = p.n * p.c * p.d;
     for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
          e += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -150,7 +153,8 @@ infiniStatus_t forward(const infiniopNllLossArgs_t &a, const NllParams &p, const
     const long long total = a.n * a.d;
     if (p.reduction == 0) {
         if (total == 0) return INFINI_STATUS_SUCCESS;
-        nllForward<A><<<blocksFor(total, 256, 4096), 256, 0, q.stream>>>(p, a.out, nullptr, nullptr, a.x, a.target, a.weight, q.err);
+        nllForward<A><<<blocksFor(total, 256, 4096), 256, 0, q.stream>>>(p, a.out, nullptr, nullptr, a.x, a.target,
+                                                                         a.weight, q.err);
         return launched("infiniopNllLoss");
     }
     const long long G = std::min<long long>((total + 1023) / 1024, 1024);
@@ -160,8 +164,8 @@ infiniStatus_t forward(const infiniopNllLossArgs_t &a, const NllParams &p, const
     }
     StreamBuffer buf(q.stream);
     INFINI_RETURN_IF_ERROR(buf.alloc(static_cast<size_t>(2 * G) * sizeof(A)));
-    nllForward<A><<<static_cast<unsigned>(G), 256, 0, q.stream>>>(p, a.out, a.total_weight, buf.as<A>(), a.x, a.target, a.weight,
-                                                                   q.err);
+    nllForward<A><<<static_cast<unsigned>(G), 256, 0, q.stream>>>(p, a.out, a.total_weight, buf.as<A>(), a.x, a.target,
+                                                                  a.weight, q.err);
     INFINI_RETURN_IF_ERROR(launched("infiniopNllLoss"));
     nllFinish<A><<<1, 256, 0, q.stream>>>(p, a.out, a.total_weight, buf.as<A>(), G);
     return launched("infiniopNllLoss");
@@ -172,11 +176,11 @@ infiniStatus_t backwardRows(const infiniopNllLossArgs_t &a, const NllParams &p, 
     const bool vec = a.c % (16 / static_cast<long long>(sizeof(T))) == 0 && aligned16(a.out);
     const unsigned grid = gridX(std::min<long long>(a.n, 1LL << 20));
     if (vec) {
-        nllBackwardRows<T, true><<<grid, 256, 0, q.stream>>>(p, static_cast<T *>(a.out), a.x, a.target, a.total_weight_in, a.weight,
-                                                             q.err);
+        nllBackwardRows<T, true>
+            <<<grid, 256, 0, q.stream>>>(p, static_cast<T *>(a.out), a.x, a.target, a.total_weight_in, a.weight, q.err);
     } else {
-        nllBackwardRows<T, false><<<grid, 256, 0, q.stream>>>(p, static_cast<T *>(a.out), a.x, a.target, a.total_weight_in, a.weight,
-                                                              q.err);
+        nllBackwardRows<T, false>
+            <<<grid, 256, 0, q.stream>>>(p, static_cast<T *>(a.out), a.x, a.target, a.total_weight_in, a.weight, q.err);
     }
     return launched("infiniopNllLoss");
 }
@@ -185,12 +189,15 @@ infiniStatus_t backwardRows(const infiniopNllLossArgs_t &a, const NllParams &p, 
 
 infiniStatus_t nllLoss(const infiniopNllLossArgs_t &a, const Ctx &q) {
     if (!isFloatDtype(a.dtype)) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopNllLoss: dtype %d (float16, bfloat16, float32 or float64)", a.dtype);
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopNllLoss: dtype %d (float16, bfloat16, float32 or float64)",
+                    a.dtype);
     }
     if (a.target_dtype != INFINI_DTYPE_I64 && a.target_dtype != INFINI_DTYPE_I32) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopNllLoss: target dtype %d (int64 or int32)", a.target_dtype);
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopNllLoss: target dtype %d (int64 or int32)",
+                    a.target_dtype);
     }
-    if (a.reduction < 0 || a.reduction > 2) return fail(INFINI_STATUS_BAD_PARAM, "infiniopNllLoss: reduction %d", a.reduction);
+    if (a.reduction < 0 || a.reduction > 2)
+        return fail(INFINI_STATUS_BAD_PARAM, "infiniopNllLoss: reduction %d", a.reduction);
     const NllParams p{a.reduction, a.n, a.c, a.d, a.ignore_index, a.dtype, a.target_dtype == INFINI_DTYPE_I64};
     const bool f64 = a.dtype == INFINI_DTYPE_F64;
     if (!a.backward) {
@@ -204,7 +211,8 @@ infiniStatus_t nllLoss(const infiniopNllLossArgs_t &a, const Ctx &q) {
     }
     const long long total = a.n * a.c * a.d;
     if (total == 0) return INFINI_STATUS_SUCCESS;
-    if (a.out == nullptr || a.x == nullptr || a.target == nullptr || (a.reduction == 1 && a.total_weight_in == nullptr)) {
+    if (a.out == nullptr || a.x == nullptr || a.target == nullptr ||
+        (a.reduction == 1 && a.total_weight_in == nullptr)) {
         return fail(INFINI_STATUS_NULL_POINTER, "infiniopNllLoss: an operand of the backward is NULL");
     }
     if (a.d == 1) {

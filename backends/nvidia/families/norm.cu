@@ -34,15 +34,20 @@ struct NormParams {
 // Row r's mean / rstd as A, and their stores, in the statistics' dtype.
 template <typename A>
 __device__ __forceinline__ A loadStat(const NormParams &p, const void *s, long long r) {
-    return p.stat64 ? static_cast<A>(static_cast<const double *>(s)[r]) : static_cast<A>(static_cast<const float *>(s)[r]);
+    return p.stat64 ? static_cast<A>(static_cast<const double *>(s)[r])
+                    : static_cast<A>(static_cast<const float *>(s)[r]);
 }
 template <typename A>
 __device__ __forceinline__ void storeStat(const NormParams &p, void *s, long long r, A v) {
-    if (p.stat64) static_cast<double *>(s)[r] = static_cast<double>(v);
-    else static_cast<float *>(s)[r] = static_cast<float>(v);
+    if (p.stat64)
+        static_cast<double *>(s)[r] = static_cast<double>(v);
+    else
+        static_cast<float *>(s)[r] = static_cast<float>(v);
 }
 
-__device__ __forceinline__ bool isLayer(int op) { return op == INFINIOP_NORM_LAYER_NORM || op == INFINIOP_NORM_LAYER_NORM_BWD; }
+__device__ __forceinline__ bool isLayer(int op) {
+    return op == INFINIOP_NORM_LAYER_NORM || op == INFINIOP_NORM_LAYER_NORM_BWD;
+}
 
 // ---- forward, typed. N = 16 / sizeof(T) elements a piece; CACHED: the host checked nv <= kVecs * blockDim.x.
 template <typename T, typename W, bool CACHED>
@@ -293,8 +298,9 @@ __global__ void __launch_bounds__(256) normAnyFwd(NormParams p, void *y, infiniD
 }
 
 template <typename A>
-__global__ void __launch_bounds__(256) normAnyBwd(NormParams p, void *dx, infiniDtype_t dt, const void *dy, const void *x,
-                                                  const void *mean, const void *rstd, const void *w, infiniDtype_t wt) {
+__global__ void __launch_bounds__(256)
+    normAnyBwd(NormParams p, void *dx, infiniDtype_t dt, const void *dy, const void *x, const void *mean,
+               const void *rstd, const void *w, infiniDtype_t wt) {
     __shared__ A smem[32];
     const bool layer = isLayer(p.op);
     const A n = static_cast<A>(p.cols);
@@ -323,8 +329,8 @@ __global__ void __launch_bounds__(256) normAnyBwd(NormParams p, void *dx, infini
 // dw / db partials by columns: part[k][c] (k < gridDim.y) = sum over rows r = k, k + gridDim.y, ... of dy * xhat
 // (first half) and of dy (second half); grid-stride over columns along x.
 template <typename A>
-__global__ void __launch_bounds__(256) normColParts(NormParams p, A *part, const void *dy, const void *x, infiniDtype_t dt,
-                                                    const void *mean, const void *rstd) {
+__global__ void __launch_bounds__(256) normColParts(NormParams p, A *part, const void *dy, const void *x,
+                                                    infiniDtype_t dt, const void *mean, const void *rstd) {
     const bool layer = isLayer(p.op);
     const long long G = gridDim.y, k = blockIdx.y;
     for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < p.cols;
@@ -332,7 +338,8 @@ __global__ void __launch_bounds__(256) normColParts(NormParams p, A *part, const
         A sw = A(0), sb = A(0);
         for (long long row = k; row < p.rows; row += G) {
             const A d = ldAs<A>(dy, dt, row * p.cols + c);
-            const A xh = (ldAs<A>(x, dt, row * p.cols + c) - (layer ? loadStat<A>(p, mean, row) : A(0))) * loadStat<A>(p, rstd, row);
+            const A xh = (ldAs<A>(x, dt, row * p.cols + c) - (layer ? loadStat<A>(p, mean, row) : A(0))) *
+                         loadStat<A>(p, rstd, row);
             sw += d * xh;
             sb += d;
         }
@@ -344,11 +351,12 @@ __global__ void __launch_bounds__(256) normColParts(NormParams p, A *part, const
 // dw[c] / db[c] (either may be NULL) = the sum of the G partials of column c. Block (32, 8): 32 columns (grid-stride),
 // the partials split over the 8 threads of a column, combined in a fixed order.
 template <typename A>
-__global__ void __launch_bounds__(256) normFinish(long long cols, long long G, const A *part, void *dw, void *db,
-                                                  infiniDtype_t wt) {
+__global__ void __launch_bounds__(256)
+    normFinish(long long cols, long long G, const A *part, void *dw, void *db, infiniDtype_t wt) {
     __shared__ A sw_[8][32], sb_[8][32];
     const int tx = threadIdx.x, ty = threadIdx.y;
-    for (long long cb = static_cast<long long>(blockIdx.x) * 32; cb < cols; cb += static_cast<long long>(gridDim.x) * 32) {
+    for (long long cb = static_cast<long long>(blockIdx.x) * 32; cb < cols;
+         cb += static_cast<long long>(gridDim.x) * 32) {
         const long long c = cb + tx;
         A sw = A(0), sb = A(0);
         if (c < cols) {
@@ -382,13 +390,13 @@ infiniStatus_t launchTyped(const infiniopNormArgs_t &a, const NormParams &p, con
     if (fwd) {
         const int threads = threadsFor(nv, kVecs, threadCap<normFwd<T, W, true>>());
         if (nv <= static_cast<long long>(kVecs) * threads) {
-            normFwd<T, W, true><<<grid, threads, 0, q.stream>>>(p, static_cast<T *>(a.y), static_cast<float *>(a.mean),
-                                                                static_cast<float *>(a.rstd), static_cast<const T *>(a.x),
-                                                                static_cast<const W *>(a.w), static_cast<const W *>(a.b));
+            normFwd<T, W, true><<<grid, threads, 0, q.stream>>>(
+                p, static_cast<T *>(a.y), static_cast<float *>(a.mean), static_cast<float *>(a.rstd),
+                static_cast<const T *>(a.x), static_cast<const W *>(a.w), static_cast<const W *>(a.b));
         } else {
             normFwd<T, W, false><<<grid, threadCap<normFwd<T, W, false>>(), 0, q.stream>>>(
-                p, static_cast<T *>(a.y), static_cast<float *>(a.mean), static_cast<float *>(a.rstd), static_cast<const T *>(a.x),
-                static_cast<const W *>(a.w), static_cast<const W *>(a.b));
+                p, static_cast<T *>(a.y), static_cast<float *>(a.mean), static_cast<float *>(a.rstd),
+                static_cast<const T *>(a.x), static_cast<const W *>(a.w), static_cast<const W *>(a.b));
         }
         return launched("infiniopNorm");
     }
@@ -406,11 +414,13 @@ infiniStatus_t launchTyped(const infiniopNormArgs_t &a, const NormParams &p, con
         const long long G = std::min<long long>(a.rows, static_cast<long long>(std::max(per_sm, 1)) * ops::smCount());
         if (parts) INFINI_RETURN_IF_ERROR(buf.alloc(static_cast<size_t>(2 * G * a.cols) * sizeof(float)));
         normBwd<T, W, true><<<static_cast<unsigned>(G), threads, 0, q.stream>>>(
-            p, static_cast<T *>(a.y), parts ? buf.as<float>() : nullptr, static_cast<const T *>(a.dy), static_cast<const T *>(a.x),
-            static_cast<const float *>(a.mean), static_cast<const float *>(a.rstd), static_cast<const W *>(a.w));
+            p, static_cast<T *>(a.y), parts ? buf.as<float>() : nullptr, static_cast<const T *>(a.dy),
+            static_cast<const T *>(a.x), static_cast<const float *>(a.mean), static_cast<const float *>(a.rstd),
+            static_cast<const W *>(a.w));
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
         if (parts) {
-            normFinish<float><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw, a.db, a.w_dtype);
+            normFinish<float><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw,
+                                                                                       a.db, a.w_dtype);
         }
         return launched("infiniopNorm");
     }
@@ -426,7 +436,8 @@ infiniStatus_t launchTyped(const infiniopNormArgs_t &a, const NormParams &p, con
         const dim3 cgrid(gridX(std::min<long long>((a.cols + 255) / 256, 65535)), static_cast<unsigned>(G));
         normColParts<float><<<cgrid, 256, 0, q.stream>>>(p, buf.as<float>(), a.dy, a.x, a.dtype, a.mean, a.rstd);
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
-        normFinish<float><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw, a.db, a.w_dtype);
+        normFinish<float><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<float>(), a.dw,
+                                                                                   a.db, a.w_dtype);
     }
     return launched("infiniopNorm");
 }
@@ -450,7 +461,8 @@ infiniStatus_t launchAny(const infiniopNormArgs_t &a, const NormParams &p, const
         const dim3 cgrid(gridX(std::min<long long>((a.cols + 255) / 256, 65535)), static_cast<unsigned>(G));
         normColParts<A><<<cgrid, 256, 0, q.stream>>>(p, buf.as<A>(), a.dy, a.x, a.dtype, a.mean, a.rstd);
         INFINI_RETURN_IF_ERROR(launched("infiniopNorm"));
-        normFinish<A><<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<A>(), a.dw, a.db, a.w_dtype);
+        normFinish<A>
+            <<<gridX((a.cols + 31) / 32), dim3(32, 8), 0, q.stream>>>(a.cols, G, buf.as<A>(), a.dw, a.db, a.w_dtype);
     }
     return launched("infiniopNorm");
 }
@@ -462,15 +474,17 @@ infiniStatus_t norm(const infiniopNormArgs_t &a, const Ctx &q) {
     const bool layer = a.op == INFINIOP_NORM_LAYER_NORM || a.op == INFINIOP_NORM_LAYER_NORM_BWD;
     const bool has_w = a.w != nullptr, has_b = fwd && layer && a.b != nullptr;
     if (!isFloatDtype(a.dtype) || ((has_w || has_b || a.dw || a.db) && !isFloatDtype(a.w_dtype))) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopNorm: dtypes %d and %d (float16, bfloat16, float32 or float64)",
-                    a.dtype, a.w_dtype);
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE,
+                    "infiniopNorm: dtypes %d and %d (float16, bfloat16, float32 or float64)", a.dtype, a.w_dtype);
     }
     const long long n = a.rows * a.cols;
     if (fwd) {
         if (a.rows == 0) return INFINI_STATUS_SUCCESS;
-        if (n > 0 && (a.x == nullptr || a.y == nullptr)) return fail(INFINI_STATUS_NULL_POINTER, "infiniopNorm: x or y is NULL");
+        if (n > 0 && (a.x == nullptr || a.y == nullptr))
+            return fail(INFINI_STATUS_NULL_POINTER, "infiniopNorm: x or y is NULL");
     } else {
-        if (!layer && a.db != nullptr) return fail(INFINI_STATUS_BAD_PARAM, "infiniopNorm: rms_norm has no bias gradient");
+        if (!layer && a.db != nullptr)
+            return fail(INFINI_STATUS_BAD_PARAM, "infiniopNorm: rms_norm has no bias gradient");
         if (a.cols == 0 || (a.rows == 0 && a.dw == nullptr && a.db == nullptr)) return INFINI_STATUS_SUCCESS;
         if (a.rows == 0) {  // the weights' gradients of no rows: zeros
             const size_t bytes = static_cast<size_t>(a.cols) * dtypeSize(a.w_dtype);
@@ -479,11 +493,19 @@ infiniStatus_t norm(const infiniopNormArgs_t &a, const Ctx &q) {
             return INFINI_STATUS_SUCCESS;
         }
         if (a.x == nullptr || a.dy == nullptr || a.rstd == nullptr || (layer && a.mean == nullptr)) {
-            return fail(INFINI_STATUS_NULL_POINTER, "infiniopNorm: the backward needs x, dy, rstd%s", layer ? " and mean" : "");
+            return fail(INFINI_STATUS_NULL_POINTER, "infiniopNorm: the backward needs x, dy, rstd%s",
+                        layer ? " and mean" : "");
         }
         if (a.dw != nullptr && !has_w) return fail(INFINI_STATUS_BAD_PARAM, "infiniopNorm: dw without w");
     }
-    const NormParams p{a.op,   a.rows, a.cols, a.eps, has_w, has_b, !fwd && a.dw != nullptr, !fwd && a.db != nullptr,
+    const NormParams p{a.op,
+                       a.rows,
+                       a.cols,
+                       a.eps,
+                       has_w,
+                       has_b,
+                       !fwd && a.dw != nullptr,
+                       !fwd && a.db != nullptr,
                        a.dtype == INFINI_DTYPE_F64};
     const bool f64 = a.dtype == INFINI_DTYPE_F64 || ((has_w || has_b || a.dw || a.db) && a.w_dtype == INFINI_DTYPE_F64);
     if (f64) return launchAny<double>(a, p, q);
@@ -496,8 +518,11 @@ infiniStatus_t norm(const infiniopNormArgs_t &a, const Ctx &q) {
         const bool wt = has_w || has_b ? wf32 && !wsame : false;  // (no weights: either instantiation)
         switch (a.dtype) {
             case INFINI_DTYPE_F32: return launchTyped<float, float>(a, p, q);
-            case INFINI_DTYPE_F16: return wt ? launchTyped<__half, float>(a, p, q) : launchTyped<__half, __half>(a, p, q);
-            default: return wt ? launchTyped<__nv_bfloat16, float>(a, p, q) : launchTyped<__nv_bfloat16, __nv_bfloat16>(a, p, q);
+            case INFINI_DTYPE_F16:
+                return wt ? launchTyped<__half, float>(a, p, q) : launchTyped<__half, __half>(a, p, q);
+            default:
+                return wt ? launchTyped<__nv_bfloat16, float>(a, p, q)
+                          : launchTyped<__nv_bfloat16, __nv_bfloat16>(a, p, q);
         }
     }
     return launchAny<float>(a, p, q);

@@ -257,8 +257,7 @@ __host__ __device__ inline bool isFast(int op, int nin) {
         case 1:
             return op == INFINIOP_PW_COPY || op == INFINIOP_PW_NEG || op == INFINIOP_PW_ADD_SCALAR ||
                    op == INFINIOP_PW_MUL_SCALAR;
-        case 2:
-            return op == INFINIOP_PW_ADD || op == INFINIOP_PW_SUB || op == INFINIOP_PW_MUL || op == INFINIOP_PW_DIV;
+        case 2: return op == INFINIOP_PW_ADD || op == INFINIOP_PW_SUB || op == INFINIOP_PW_MUL || op == INFINIOP_PW_DIV;
         default: return false;
     }
 }
@@ -405,7 +404,7 @@ __global__ void __launch_bounds__(kThreads) pwGeneric(GenParams<C> p) {
             if (k < p.nin) x[k] = p.data[1 + k] ? loadAs<C>(p.data[1 + k] + off[1 + k], p.dtype[1 + k]) : p.cval[1 + k];
         }
         const C r = p.op == INFINIOP_PW_IOTA ? p.sc.s[0] + static_cast<C>(i) * p.sc.s[1]  // 1-d: i is the position
-                                              : applyAny<C>(p.op, p.nin, x[0], x[1], x[2], p.sc);
+                                             : applyAny<C>(p.op, p.nin, x[0], x[1], x[2], p.sc);
         storeAs<C>(p.data[0] + off[0], p.dtype[0], r);
     }
 }
@@ -450,7 +449,9 @@ __global__ void __launch_bounds__(kThreads) pwAdam(AdamParams p) {
 
 const char *const kName = "pointwise";
 
-bool aligned(const void *p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
+bool aligned(const void *p, int64_t bytes) {
+    return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0;
+}
 
 // The rows layout of a coalesced space whose operand 0 is unit-stride along dim 0: the outer dims' element strides
 // of operands 0..nops-1 (nops <= 4). False when an operand's dim-0 stride is not 0 or one element (operand 0: one).
@@ -703,7 +704,8 @@ infiniStatus_t pointwise(const infiniopPointwiseArgs_t &a, const Ctx &ctx) {
             return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "pointwise ADAMW: compute dtype %d", a.compute);
         }
         for (int k = 0; k < nops; ++k) {
-            if (it.data[k] == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "pointwise ADAMW: operand %d is NULL", k);
+            if (it.data[k] == nullptr)
+                return fail(INFINI_STATUS_NULL_POINTER, "pointwise ADAMW: operand %d is NULL", k);
         }
     } else {
         nin = pw::arity(a.op, a.i[2]);

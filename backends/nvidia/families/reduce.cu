@@ -28,10 +28,10 @@ struct RedParams {
     char *out1;
     infiniDtype_t din, d0, d1;
     int op;
-    int kind;      // the reducer's element transform (see each reducer)
-    int is_min;    // ExtR: the least wins
-    C init;        // ExtR: the value of an empty state
-    double p;      // NORM's order
+    int kind;    // the reducer's element transform (see each reducer)
+    int is_min;  // ExtR: the least wins
+    C init;      // ExtR: the value of an empty state
+    double p;    // NORM's order
     double correction;
     int64_t M, R, chunk;  // outputs, reduced elements, reduced elements a split
     int S;                // splits (gridDim.y); > 1: partial states in `partial`, [S][M]
@@ -160,9 +160,7 @@ struct ExtR {
             case INFINIOP_REDUCE_ARGMAX:
             case INFINIOP_REDUCE_ARGMIN: return storeAs<int64_t>(o0, p.d0, s.n);
             case INFINIOP_REDUCE_MAX_INDEX:
-            case INFINIOP_REDUCE_MIN_INDEX:
-                storeAs<C>(o0, p.d0, s.a);
-                return storeAs<int64_t>(o1, p.d1, s.n);
+            case INFINIOP_REDUCE_MIN_INDEX: storeAs<C>(o0, p.d0, s.a); return storeAs<int64_t>(o1, p.d1, s.n);
             default: return storeAs<C>(o0, p.d0, s.a);
         }
     }
@@ -445,9 +443,9 @@ enum class Layout { kRows, kCols };
 
 struct Plan {
     Layout layout;
-    int V = 1;          // elements a piece (typed paths)
-    int TY = 1;         // columns: threads over the reduced elements
-    unsigned gx = 1;    // blocks along x
+    int V = 1;        // elements a piece (typed paths)
+    int TY = 1;       // columns: threads over the reduced elements
+    unsigned gx = 1;  // blocks along x
 };
 
 template <class T, class C, class Red, int V>

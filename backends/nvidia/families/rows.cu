@@ -61,7 +61,9 @@ template <typename A>
 __device__ __forceinline__ RowStats<A> statsOf(A M, A S) {
     return RowStats<A>{M, S, A(1) / S, logA(S)};
 }
-__device__ __forceinline__ bool forwardOp(int op) { return op == INFINIOP_ROWS_SOFTMAX || op == INFINIOP_ROWS_LOG_SOFTMAX; }
+__device__ __forceinline__ bool forwardOp(int op) {
+    return op == INFINIOP_ROWS_SOFTMAX || op == INFINIOP_ROWS_LOG_SOFTMAX;
+}
 
 // ---- rowsVec: a block a row (grid-stride over rows), N = 16 / sizeof(TX) elements a piece, kVecs pieces a
 // thread held in registers (CACHED: the host checked that the row fits: nv <= kVecs * blockDim.x). y (the forward
@@ -123,8 +125,10 @@ __global__ void rowsVec(int op, long long rows, long long n, TO *out, const TX *
                     if (!fwd) loadN<TX, N>(yr + v * N, ys);
 #pragma unroll
                     for (int e = 0; e < N; ++e) {
-                        if (op == INFINIOP_ROWS_SOFTMAX) o[e] = st.M == -INFINITY ? NAN : xs[i][e] * st.inv;
-                        else o[e] = rowOut<float>(op, xs[i][e], fwd ? 0.0f : ys[e], st);
+                        if (op == INFINIOP_ROWS_SOFTMAX)
+                            o[e] = st.M == -INFINITY ? NAN : xs[i][e] * st.inv;
+                        else
+                            o[e] = rowOut<float>(op, xs[i][e], fwd ? 0.0f : ys[e], st);
                     }
                     storeN<TO, N>(orow + v * N, o);
                 }
@@ -147,8 +151,10 @@ __global__ void rowsVec(int op, long long rows, long long n, TO *out, const TX *
                     if (v0 + i * bd < nv) {
 #pragma unroll
                         for (int e = 0; e < N; ++e) {
-                            if (fwd) onlineStep(xs[i][e], m, s);
-                            else s += op == INFINIOP_ROWS_SOFTMAX_BWD ? xs[i][e] * ys[i][e] : xs[i][e];
+                            if (fwd)
+                                onlineStep(xs[i][e], m, s);
+                            else
+                                s += op == INFINIOP_ROWS_SOFTMAX_BWD ? xs[i][e] * ys[i][e] : xs[i][e];
                         }
                     }
                 }
@@ -196,8 +202,10 @@ __global__ void __launch_bounds__(256) rowsAny(int op, long long rows, long long
         A m = A(-INFINITY), s = A(0);
         for (long long j = threadIdx.x; j < n; j += blockDim.x) {
             const A xv = ldAs<A>(x, tx, base + j);
-            if (fwd) onlineStep(xv, m, s);
-            else s += op == INFINIOP_ROWS_SOFTMAX_BWD ? xv * ldAs<A>(y, ty, base + j) : xv;
+            if (fwd)
+                onlineStep(xv, m, s);
+            else
+                s += op == INFINIOP_ROWS_SOFTMAX_BWD ? xv * ldAs<A>(y, ty, base + j) : xv;
         }
         RowStats<A> st;
         if (fwd) {
@@ -218,14 +226,15 @@ __global__ void __launch_bounds__(256) rowsAny(int op, long long rows, long long
 // a block, grid-stride), element j of it at (o * n + j) * inner + i; thread y takes j = y, y + 8, ...; the eight
 // partial reductions combined through shared memory.
 template <typename A>
-__global__ void __launch_bounds__(256) rowsCols(int op, long long outer, long long n, long long inner, void *out,
-                                                infiniDtype_t to, const void *x, infiniDtype_t tx, const void *y,
-                                                infiniDtype_t ty) {
+__global__ void __launch_bounds__(256)
+    rowsCols(int op, long long outer, long long n, long long inner, void *out, infiniDtype_t to, const void *x,
+             infiniDtype_t tx, const void *y, infiniDtype_t ty) {
     __shared__ A pm[8][32], ps[8][32];
     const bool fwd = forwardOp(op);
     const long long cols = outer * inner;
     const int tx_ = threadIdx.x, ty_ = threadIdx.y;
-    for (long long cb = static_cast<long long>(blockIdx.x) * 32; cb < cols; cb += static_cast<long long>(gridDim.x) * 32) {
+    for (long long cb = static_cast<long long>(blockIdx.x) * 32; cb < cols;
+         cb += static_cast<long long>(gridDim.x) * 32) {
         const long long c = cb + tx_;
         const bool live = c < cols;
         const long long o = live ? c / inner : 0, i = live ? c - o * inner : 0;
@@ -234,8 +243,10 @@ __global__ void __launch_bounds__(256) rowsCols(int op, long long outer, long lo
         if (live) {
             for (long long j = ty_; j < n; j += 8) {
                 const A xv = ldAs<A>(x, tx, base + j * inner);
-                if (fwd) onlineStep(xv, m, s);
-                else s += op == INFINIOP_ROWS_SOFTMAX_BWD ? xv * ldAs<A>(y, ty, base + j * inner) : xv;
+                if (fwd)
+                    onlineStep(xv, m, s);
+                else
+                    s += op == INFINIOP_ROWS_SOFTMAX_BWD ? xv * ldAs<A>(y, ty, base + j * inner) : xv;
             }
         }
         __syncthreads();  // (the previous columns' partials were read)
@@ -302,14 +313,16 @@ bool vecDtype(infiniDtype_t t) { return t == INFINI_DTYPE_F16 || t == INFINI_DTY
 infiniStatus_t rows(const infiniopRowsArgs_t &a, const Ctx &q) {
     const bool bwd = a.op == INFINIOP_ROWS_SOFTMAX_BWD || a.op == INFINIOP_ROWS_LOG_SOFTMAX_BWD;
     if (!isFloatDtype(a.out_dtype) || !isFloatDtype(a.x_dtype) || (bwd && !isFloatDtype(a.y_dtype))) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopRows: dtypes %d, %d, %d (float16, bfloat16, float32 or float64)",
-                    a.out_dtype, a.x_dtype, a.y_dtype);
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE,
+                    "infiniopRows: dtypes %d, %d, %d (float16, bfloat16, float32 or float64)", a.out_dtype, a.x_dtype,
+                    a.y_dtype);
     }
     if (a.outer == 0 || a.n == 0 || a.inner == 0) return INFINI_STATUS_SUCCESS;
     if (a.out == nullptr || a.x == nullptr || (bwd && a.y == nullptr)) {
         return fail(INFINI_STATUS_NULL_POINTER, "infiniopRows: an operand is NULL");
     }
-    const bool f64 = a.out_dtype == INFINI_DTYPE_F64 || a.x_dtype == INFINI_DTYPE_F64 || (bwd && a.y_dtype == INFINI_DTYPE_F64);
+    const bool f64 =
+        a.out_dtype == INFINI_DTYPE_F64 || a.x_dtype == INFINI_DTYPE_F64 || (bwd && a.y_dtype == INFINI_DTYPE_F64);
     if (a.inner == 1) {
         const int piece = static_cast<int>(16 / dtypeSize(a.x_dtype));
         const bool vec = !f64 && vecDtype(a.x_dtype) && vecDtype(a.out_dtype) && (!bwd || a.y_dtype == a.x_dtype) &&
@@ -323,20 +336,22 @@ infiniStatus_t rows(const infiniopRowsArgs_t &a, const Ctx &q) {
         }
         const unsigned grid = gridX(a.outer);
         if (f64) {
-            rowsAny<double><<<grid, 256, 0, q.stream>>>(a.op, a.outer, a.n, a.out, a.out_dtype, a.x, a.x_dtype, a.y, a.y_dtype);
+            rowsAny<double>
+                <<<grid, 256, 0, q.stream>>>(a.op, a.outer, a.n, a.out, a.out_dtype, a.x, a.x_dtype, a.y, a.y_dtype);
         } else {
-            rowsAny<float><<<grid, 256, 0, q.stream>>>(a.op, a.outer, a.n, a.out, a.out_dtype, a.x, a.x_dtype, a.y, a.y_dtype);
+            rowsAny<float>
+                <<<grid, 256, 0, q.stream>>>(a.op, a.outer, a.n, a.out, a.out_dtype, a.x, a.x_dtype, a.y, a.y_dtype);
         }
         return launched("infiniopRows");
     }
     const unsigned grid = gridX((a.outer * a.inner + 31) / 32);
     const dim3 block(32, 8);
     if (f64) {
-        rowsCols<double><<<grid, block, 0, q.stream>>>(a.op, a.outer, a.n, a.inner, a.out, a.out_dtype, a.x, a.x_dtype, a.y,
-                                                        a.y_dtype);
+        rowsCols<double><<<grid, block, 0, q.stream>>>(a.op, a.outer, a.n, a.inner, a.out, a.out_dtype, a.x, a.x_dtype,
+                                                       a.y, a.y_dtype);
     } else {
-        rowsCols<float><<<grid, block, 0, q.stream>>>(a.op, a.outer, a.n, a.inner, a.out, a.out_dtype, a.x, a.x_dtype, a.y,
-                                                       a.y_dtype);
+        rowsCols<float><<<grid, block, 0, q.stream>>>(a.op, a.outer, a.n, a.inner, a.out, a.out_dtype, a.x, a.x_dtype,
+                                                      a.y, a.y_dtype);
     }
     return launched("infiniopRows");
 }

@@ -58,7 +58,8 @@ __device__ __forceinline__ SE<C> combine(int op, const SE<C> &a, const SE<C> &b)
             if constexpr (!std::is_integral_v<C>) {  // log(exp(a) + exp(b)), as torch's _log_add_exp_helper
                 if (nanOf(a.v) || nanOf(b.v)) return {std::numeric_limits<C>::quiet_NaN(), b.i};
                 const C lo = a.v < b.v ? a.v : b.v, hi = a.v < b.v ? b.v : a.v;
-                if (lo != hi || (lo != std::numeric_limits<C>::infinity() && lo != -std::numeric_limits<C>::infinity())) {
+                if (lo != hi ||
+                    (lo != std::numeric_limits<C>::infinity() && lo != -std::numeric_limits<C>::infinity())) {
                     return {hi + pw::fm::log1p(pw::fm::exp(lo - hi)), b.i};
                 }
                 return {a.v, b.i};  // both the same infinity

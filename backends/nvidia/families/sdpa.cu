@@ -16,16 +16,18 @@
 namespace infini::nvidia::families {
 namespace {
 
-infiniStatus_t checkShape(const char *name, const infiniopTensor_t &t, long long b, long long h, long long l, long long d) {
+infiniStatus_t checkShape(const char *name, const infiniopTensor_t &t, long long b, long long h, long long l,
+                          long long d) {
     const long long want[4] = {b, h, l, d};
     bool ok = t.ndim == 4;
     for (int k = 0; ok && k < 4; ++k) ok = t.shape[k] == want[k];
     if (!ok) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopSdpa: %s is not [%lld, %lld, %lld, %lld]", name, b, h, l, d);
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopSdpa: %s is not [%lld, %lld, %lld, %lld]", name, b, h, l,
+                    d);
     }
     if (d > 1 && t.strides[3] != 1) {
-        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "infiniopSdpa: %s's last dim is not contiguous (stride %lld)", name,
-                    static_cast<long long>(t.strides[3]));
+        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "infiniopSdpa: %s's last dim is not contiguous (stride %lld)",
+                    name, static_cast<long long>(t.strides[3]));
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -38,8 +40,11 @@ void stridesOf(const infiniopTensor_t &t, long long (&s)[3]) {
 bool flashForward(const SdpaGeom &g, const SdpaData &x, const Ctx &q, infiniStatus_t *status) {
     using namespace ops;
     using namespace ops::attn;
-    if ((g.dtype != INFINI_DTYPE_F16 && g.dtype != INFINI_DTYPE_BF16) || g.mask_dtype != INFINI_DTYPE_INVALID || !g.causal) return false;
-    if (g.lq > g.lk || (g.d != 64 && g.d != 128) || g.lq < 16 || !(g.scale >= 0.0f && std::isfinite(g.scale))) return false;
+    if ((g.dtype != INFINI_DTYPE_F16 && g.dtype != INFINI_DTYPE_BF16) || g.mask_dtype != INFINI_DTYPE_INVALID ||
+        !g.causal)
+        return false;
+    if (g.lq > g.lk || (g.d != 64 && g.d != 128) || g.lq < 16 || !(g.scale >= 0.0f && std::isfinite(g.scale)))
+        return false;
     for (const void *p : {x.q, x.k, x.v, static_cast<const void *>(x.out)}) {
         if (!aligned16(p)) return false;
     }
@@ -76,7 +81,8 @@ bool flashForward(const SdpaGeom &g, const SdpaData &x, const Ctx &q, infiniStat
         p.lse = x.lse != nullptr ? x.lse + bb * g.lse[0] : nullptr;
         if (bb > 0 || p.lse != nullptr) makeFlash<Mode::kDense>(p, g.dtype, false, &launch, &ws);
         // the dense op's tensor order: out, k cache, v cache, q
-        void *data[4] = {static_cast<char *>(x.out) + bb * g.o[0] * es, const_cast<char *>(static_cast<const char *>(x.k) + bb * g.k[0] * es),
+        void *data[4] = {static_cast<char *>(x.out) + bb * g.o[0] * es,
+                         const_cast<char *>(static_cast<const char *>(x.k) + bb * g.k[0] * es),
                          const_cast<char *>(static_cast<const char *>(x.v) + bb * g.v[0] * es),
                          const_cast<char *>(static_cast<const char *>(x.q) + bb * g.q[0] * es)};
         const LaunchArgs a{data, nullptr, 0, q.stream, q.err, q.device};
@@ -94,7 +100,8 @@ infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Ctx &q) {
     if (dt != INFINI_DTYPE_F16 && dt != INFINI_DTYPE_BF16 && dt != INFINI_DTYPE_F32) {
         return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopSdpa: dtype %d (float16, bfloat16 or float32)", dt);
     }
-    if (a.q.ndim != 4 || a.k.ndim != 4) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopSdpa: q and k must be 4-d");
+    if (a.q.ndim != 4 || a.k.ndim != 4)
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopSdpa: q and k must be 4-d");
     SdpaGeom g{};
     g.b = a.q.shape[0];
     g.hq = a.q.shape[1];
@@ -108,7 +115,8 @@ infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Ctx &q) {
     const bool has_mask = a.mask_dtype != INFINI_DTYPE_INVALID && a.mask.data != nullptr;
     g.mask_dtype = has_mask ? a.mask_dtype : INFINI_DTYPE_INVALID;
     if (g.hk <= 0 ? g.hq != 0 : g.hq % g.hk != 0) {
-        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopSdpa: %lld query heads are not a multiple of %lld key heads", g.hq, g.hk);
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE,
+                    "infiniopSdpa: %lld query heads are not a multiple of %lld key heads", g.hq, g.hk);
     }
     g.group = g.hk > 0 ? g.hq / g.hk : 1;
     for (const infiniopTensor_t *t : {&a.q, &a.k, &a.v}) {
@@ -129,16 +137,18 @@ infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Ctx &q) {
             g.mask[k] = m.shape[k] == 1 ? 0 : m.strides[k];
         }
         if (!ok) {
-            return fail(INFINI_STATUS_BAD_PARAM, "infiniopSdpa: the mask (dtype %d) is not a bool or float [b|1, hq|1, lq, lk] tensor",
+            return fail(INFINI_STATUS_BAD_PARAM,
+                        "infiniopSdpa: the mask (dtype %d) is not a bool or float [b|1, hq|1, lq, lk] tensor",
                         a.mask_dtype);
         }
     }
     if (g.d > kSdpaMaxHeadDim) {
-        return fail(INFINI_STATUS_NOT_IMPLEMENTED, "infiniopSdpa: head_dim %lld (the nvidia kernels take up to %lld)", g.d,
-                    kSdpaMaxHeadDim);
+        return fail(INFINI_STATUS_NOT_IMPLEMENTED, "infiniopSdpa: head_dim %lld (the nvidia kernels take up to %lld)",
+                    g.d, kSdpaMaxHeadDim);
     }
     if (g.b > 65535 || g.hq > 65535) {
-        return fail(INFINI_STATUS_NOT_IMPLEMENTED, "infiniopSdpa: %lld batches of %lld heads (at most 65535 each)", g.b, g.hq);
+        return fail(INFINI_STATUS_NOT_IMPLEMENTED, "infiniopSdpa: %lld batches of %lld heads (at most 65535 each)", g.b,
+                    g.hq);
     }
     SdpaData x{};
     x.q = a.q.data;
@@ -147,14 +157,17 @@ infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Ctx &q) {
     x.mask = has_mask ? a.mask.data : nullptr;
     const bool has_lse = a.lse.data != nullptr;
     if (has_lse) {
-        if (a.lse.ndim != 3 || a.lse.dtype != INFINI_DTYPE_F32 || a.lse.shape[0] != g.b || a.lse.shape[1] != g.hq || a.lse.shape[2] != g.lq) {
-            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopSdpa: lse is not F32 [%lld, %lld, %lld]", g.b, g.hq, g.lq);
+        if (a.lse.ndim != 3 || a.lse.dtype != INFINI_DTYPE_F32 || a.lse.shape[0] != g.b || a.lse.shape[1] != g.hq ||
+            a.lse.shape[2] != g.lq) {
+            return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopSdpa: lse is not F32 [%lld, %lld, %lld]", g.b, g.hq,
+                        g.lq);
         }
         for (int k = 0; k < 3; ++k) g.lse[k] = a.lse.shape[k] == 1 ? 0 : a.lse.strides[k];
     }
     if (!a.backward) {
         INFINI_RETURN_IF_ERROR(checkShape("out", a.out, g.b, g.hq, g.lq, g.d));
-        if (a.out.dtype != dt) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopSdpa: out's dtype differs from q's");
+        if (a.out.dtype != dt)
+            return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopSdpa: out's dtype differs from q's");
         stridesOf(a.out, g.o);
         if (g.b * g.hq * g.lq == 0) return INFINI_STATUS_SUCCESS;
         x.out = a.out.data;
@@ -169,9 +182,11 @@ infiniStatus_t sdpa(const infiniopSdpaArgs_t &a, const Ctx &q) {
     INFINI_RETURN_IF_ERROR(checkShape("dk", a.dk, g.b, g.hk, g.lk, g.d));
     INFINI_RETURN_IF_ERROR(checkShape("dv", a.dv, g.b, g.hk, g.lk, g.d));
     for (const infiniopTensor_t *t : {&a.out, &a.dout, &a.dq, &a.dk, &a.dv}) {
-        if (t->dtype != dt) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopSdpa: the backward's tensors differ in dtype");
+        if (t->dtype != dt)
+            return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopSdpa: the backward's tensors differ in dtype");
     }
-    if (g.b * g.hq * g.lq > 0 && !has_lse) return fail(INFINI_STATUS_NULL_POINTER, "infiniopSdpa: the backward needs lse");
+    if (g.b * g.hq * g.lq > 0 && !has_lse)
+        return fail(INFINI_STATUS_NULL_POINTER, "infiniopSdpa: the backward needs lse");
     if (g.b * (g.hq * g.lq + g.hk * g.lk) == 0 || g.d == 0) return INFINI_STATUS_SUCCESS;
     stridesOf(a.out, g.o);
     stridesOf(a.dout, g.dout);

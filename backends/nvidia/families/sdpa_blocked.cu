@@ -31,7 +31,8 @@ __device__ __forceinline__ float groupSum(float v) {
 
 // This thread's DT elements of a row at base + off (dtype t), zeros past d.
 template <int DT, int TPR>
-__device__ __forceinline__ void loadSlice(float (&dst)[DT], const void *base, infiniDtype_t t, long long off, long long d, int r) {
+__device__ __forceinline__ void loadSlice(float (&dst)[DT], const void *base, infiniDtype_t t, long long off,
+                                          long long d, int r) {
 #pragma unroll
     for (int m = 0; m < DT / 4; ++m) {
 #pragma unroll
@@ -42,7 +43,8 @@ __device__ __forceinline__ void loadSlice(float (&dst)[DT], const void *base, in
     }
 }
 template <int DT, int TPR>
-__device__ __forceinline__ void storeSlice(const float (&src)[DT], float f, void *base, infiniDtype_t t, long long off, long long d, int r) {
+__device__ __forceinline__ void storeSlice(const float (&src)[DT], float f, void *base, infiniDtype_t t, long long off,
+                                           long long d, int r) {
 #pragma unroll
     for (int m = 0; m < DT / 4; ++m) {
 #pragma unroll
@@ -85,8 +87,8 @@ __device__ __forceinline__ void axpy(float (&acc)[DT], float f, const float *row
 // Rows [row0, row0 + kTile) of a [rows, d] matrix at base + off (row stride rs, dtype t) into tile [kTile][D] as
 // floats, zeros past the rows and past d.
 template <int D>
-__device__ __forceinline__ void loadTile(float *tile, const void *base, infiniDtype_t t, long long off, long long rs, long long row0,
-                                         long long rows, long long d) {
+__device__ __forceinline__ void loadTile(float *tile, const void *base, infiniDtype_t t, long long off, long long rs,
+                                         long long row0, long long rows, long long d) {
     for (int idx = threadIdx.x; idx < kTile * D; idx += blockDim.x) {
         const int j = idx / D, e = idx % D;
         const long long row = row0 + j;
@@ -95,17 +97,21 @@ __device__ __forceinline__ void loadTile(float *tile, const void *base, infiniDt
 }
 
 // The score's additive term for (query i, key j) of the mask plane at moff: bool (false: -inf) or additive.
-__device__ __forceinline__ float maskTerm(const SdpaGeom &g, const void *mask, long long moff, long long i, long long j) {
+__device__ __forceinline__ float maskTerm(const SdpaGeom &g, const void *mask, long long moff, long long i,
+                                          long long j) {
     const long long k = moff + i * g.mask[2] + j * g.mask[3];
     if (g.mask_dtype == INFINI_DTYPE_BOOL) return static_cast<const unsigned char *>(mask)[k] != 0 ? 0.0f : -INFINITY;
     return ldAs<float>(mask, g.mask_dtype, k);
 }
 
 // The last key query row i attends (causal), or lk - 1.
-__device__ __forceinline__ long long lastKey(const SdpaGeom &g, long long i) { return g.causal ? i + g.lk - g.lq : g.lk - 1; }
+__device__ __forceinline__ long long lastKey(const SdpaGeom &g, long long i) {
+    return g.causal ? i + g.lk - g.lq : g.lk - 1;
+}
 
 // The scaled, masked score of (query i, key j) from its raw dot product; -inf where i does not attend j.
-__device__ __forceinline__ float scoreOf(const SdpaGeom &g, const void *mask, long long moff, float dot, long long i, long long j) {
+__device__ __forceinline__ float scoreOf(const SdpaGeom &g, const void *mask, long long moff, float dot, long long i,
+                                         long long j) {
     if (j >= g.lk || j > lastKey(g, i)) return -INFINITY;
     float s = dot * g.scale;
     if (mask != nullptr) s += maskTerm(g, mask, moff, i, j);
@@ -159,7 +165,8 @@ __global__ void __launch_bounds__(kThreads) sdpaFwd(SdpaGeom g, SdpaData x) {
     }
     if (!live) return;
     storeSlice<DT, TPR>(o, l > 0.0f ? 1.0f / l : 0.0f, x.out, g.dtype, bb * g.o[0] + h * g.o[1] + i * g.o[2], g.d, r);
-    if (x.lse != nullptr && r == 0) x.lse[bb * g.lse[0] + h * g.lse[1] + i * g.lse[2]] = l > 0.0f ? m + logf(l) : -INFINITY;
+    if (x.lse != nullptr && r == 0)
+        x.lse[bb * g.lse[0] + h * g.lse[1] + i * g.lse[2]] = l > 0.0f ? m + logf(l) : -INFINITY;
 }
 
 // delta[(bb hq + h) lq + i] = sum over the row of dout * out: a warp a row (grid-stride).
@@ -170,14 +177,17 @@ __global__ void __launch_bounds__(256) sdpaDelta(SdpaGeom g, SdpaData x, float *
         const long long i = w % g.lq, h = (w / g.lq) % g.hq, bb = w / (g.lq * g.hq);
         const long long od = bb * g.dout[0] + h * g.dout[1] + i * g.dout[2], oo = bb * g.o[0] + h * g.o[1] + i * g.o[2];
         float s = 0.0f;
-        for (long long e = lane; e < g.d; e += 32) s += ldAs<float>(x.dout, g.dtype, od + e) * ldAs<float>(x.o_in, g.dtype, oo + e);
+        for (long long e = lane; e < g.d; e += 32)
+            s += ldAs<float>(x.dout, g.dtype, od + e) * ldAs<float>(x.o_in, g.dtype, oo + e);
         s = warpSumA(s);
         if (lane == 0) delta[w] = s;
     }
 }
 
 // The probability of a score given its row's lse (0 where masked or the row sees no key).
-__device__ __forceinline__ float probOf(float s, float lse) { return s == -INFINITY || lse == -INFINITY ? 0.0f : expf(s - lse); }
+__device__ __forceinline__ float probOf(float s, float lse) {
+    return s == -INFINITY || lse == -INFINITY ? 0.0f : expf(s - lse);
+}
 
 template <int DT, int TPR>
 __global__ void __launch_bounds__(kThreads) sdpaDq(SdpaGeom g, SdpaData x, const float *delta) {
@@ -289,7 +299,8 @@ infiniStatus_t sdpaBlockedForward(const SdpaGeom &g, const SdpaData &x, const Ct
         constexpr int DT = decltype(dt)::value, TPR = decltype(tpr)::value, D = DT * TPR, ROWS = kThreads / TPR;
         static ops::SmemAllowance allowance;
         const dim3 grid(gridX((g.lq + ROWS - 1) / ROWS), static_cast<unsigned>(g.hq), static_cast<unsigned>(g.b));
-        return launchSmem(sdpaFwd<DT, TPR>, allowance, grid, 2 * kTile * D * static_cast<int>(sizeof(float)), q.stream, g, x);
+        return launchSmem(sdpaFwd<DT, TPR>, allowance, grid, 2 * kTile * D * static_cast<int>(sizeof(float)), q.stream,
+                          g, x);
     });
 }
 
@@ -317,8 +328,9 @@ infiniStatus_t sdpaBlockedBackward(const SdpaGeom &g, const SdpaData &x, const C
         if (g.lk > 0) {
             static ops::SmemAllowance allowance;
             const dim3 grid(gridX((g.lk + ROWS - 1) / ROWS), static_cast<unsigned>(g.hk), static_cast<unsigned>(g.b));
-            INFINI_RETURN_IF_ERROR(launchSmem(sdpaDkv<DT, TPR>, allowance, grid, kv_smem + 2 * kTile * static_cast<int>(sizeof(float)),
-                                              q.stream, g, x, static_cast<const float *>(delta.as<float>())));
+            INFINI_RETURN_IF_ERROR(launchSmem(sdpaDkv<DT, TPR>, allowance, grid,
+                                              kv_smem + 2 * kTile * static_cast<int>(sizeof(float)), q.stream, g, x,
+                                              static_cast<const float *>(delta.as<float>())));
         }
         return INFINI_STATUS_SUCCESS;
     });

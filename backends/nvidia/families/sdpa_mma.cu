@@ -25,7 +25,9 @@ using ops::attn::packPair;
 
 constexpr int kWarps = 4;
 
-__device__ __forceinline__ uint32_t smemU32(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ uint32_t smemU32(const void *p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
 
 __device__ __forceinline__ void ldsm4(uint32_t (&r)[4], const void *p) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -152,7 +154,8 @@ __global__ void __launch_bounds__(kWarps * 32) sdpaMmaDq(SdpaGeom g, SdpaData x,
         // dq += ds K, 16 keys a k-step
 #pragma unroll
         for (int ks16 = 0; ks16 < BK / 16; ++ks16) {
-            const uint32_t a0 = packPair<T>(s[2 * ks16][0], s[2 * ks16][1]), a1 = packPair<T>(s[2 * ks16][2], s[2 * ks16][3]);
+            const uint32_t a0 = packPair<T>(s[2 * ks16][0], s[2 * ks16][1]),
+                           a1 = packPair<T>(s[2 * ks16][2], s[2 * ks16][3]);
             const uint32_t a2 = packPair<T>(s[2 * ks16 + 1][0], s[2 * ks16 + 1][1]);
             const uint32_t a3 = packPair<T>(s[2 * ks16 + 1][2], s[2 * ks16 + 1][3]);
 #pragma unroll
@@ -171,7 +174,8 @@ __global__ void __launch_bounds__(kWarps * 32) sdpaMmaDq(SdpaGeom g, SdpaData x,
         T *row = dqp + ir[r] * g.dq[2] + 2 * c;
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt) {
-            *reinterpret_cast<uint32_t *>(row + 8 * nt) = packPair<T>(dq[nt][2 * r] * g.scale, dq[nt][2 * r + 1] * g.scale);
+            *reinterpret_cast<uint32_t *>(row + 8 * nt) =
+                packPair<T>(dq[nt][2 * r] * g.scale, dq[nt][2 * r + 1] * g.scale);
         }
     }
 }
@@ -246,10 +250,12 @@ __global__ void __launch_bounds__(kWarps * 32) sdpaMmaDkv(SdpaGeom g, SdpaData x
             // dV += P^T dO and dK += dS^T Q, 16 queries a k-step
 #pragma unroll
             for (int ks16 = 0; ks16 < BQ / 16; ++ks16) {
-                const uint32_t p0 = packPair<T>(s[2 * ks16][0], s[2 * ks16][1]), p1 = packPair<T>(s[2 * ks16][2], s[2 * ks16][3]);
+                const uint32_t p0 = packPair<T>(s[2 * ks16][0], s[2 * ks16][1]),
+                               p1 = packPair<T>(s[2 * ks16][2], s[2 * ks16][3]);
                 const uint32_t p2 = packPair<T>(s[2 * ks16 + 1][0], s[2 * ks16 + 1][1]);
                 const uint32_t p3 = packPair<T>(s[2 * ks16 + 1][2], s[2 * ks16 + 1][3]);
-                const uint32_t d0 = packPair<T>(dp[2 * ks16][0], dp[2 * ks16][1]), d1 = packPair<T>(dp[2 * ks16][2], dp[2 * ks16][3]);
+                const uint32_t d0 = packPair<T>(dp[2 * ks16][0], dp[2 * ks16][1]),
+                               d1 = packPair<T>(dp[2 * ks16][2], dp[2 * ks16][3]);
                 const uint32_t d2 = packPair<T>(dp[2 * ks16 + 1][0], dp[2 * ks16 + 1][1]);
                 const uint32_t d3 = packPair<T>(dp[2 * ks16 + 1][2], dp[2 * ks16 + 1][3]);
 #pragma unroll
@@ -273,7 +279,8 @@ __global__ void __launch_bounds__(kWarps * 32) sdpaMmaDkv(SdpaGeom g, SdpaData x
         T *rk = dkp + jr[r] * g.dk[2] + 2 * c, *rv = dvp + jr[r] * g.dv[2] + 2 * c;
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt) {
-            *reinterpret_cast<uint32_t *>(rk + 8 * nt) = packPair<T>(dk[nt][2 * r] * g.scale, dk[nt][2 * r + 1] * g.scale);
+            *reinterpret_cast<uint32_t *>(rk + 8 * nt) =
+                packPair<T>(dk[nt][2 * r] * g.scale, dk[nt][2 * r + 1] * g.scale);
             *reinterpret_cast<uint32_t *>(rv + 8 * nt) = packPair<T>(dv[nt][2 * r], dv[nt][2 * r + 1]);
         }
     }
@@ -283,13 +290,15 @@ template <typename T, int D>
 infiniStatus_t launchMma(const SdpaGeom &g, const SdpaData &x, const float *delta, const Ctx &q) {
     constexpr int RS = D + 8;
     constexpr int dq_smem = (2 * 16 * kWarps + 2 * 32) * RS * static_cast<int>(sizeof(T));
-    constexpr int dkv_smem = (2 * 16 * kWarps + 2 * 32) * RS * static_cast<int>(sizeof(T)) + 2 * 32 * static_cast<int>(sizeof(float));
+    constexpr int dkv_smem =
+        (2 * 16 * kWarps + 2 * 32) * RS * static_cast<int>(sizeof(T)) + 2 * 32 * static_cast<int>(sizeof(float));
     static ops::SmemAllowance dq_allow, dkv_allow;
     if (g.lq > 0) {
         if (dq_smem > 48 * 1024 && !dq_allow.ensure(sdpaMmaDq<T, D>, dq_smem)) {
             return fail(INFINI_STATUS_INTERNAL_ERROR, "infiniopSdpa: %d bytes of shared memory refused", dq_smem);
         }
-        const dim3 grid(gridX((g.lq + 16 * kWarps - 1) / (16 * kWarps)), static_cast<unsigned>(g.hq), static_cast<unsigned>(g.b));
+        const dim3 grid(gridX((g.lq + 16 * kWarps - 1) / (16 * kWarps)), static_cast<unsigned>(g.hq),
+                        static_cast<unsigned>(g.b));
         sdpaMmaDq<T, D><<<grid, kWarps * 32, dq_smem, q.stream>>>(g, x, delta);
         INFINI_RETURN_IF_ERROR(launched("infiniopSdpa"));
     }
@@ -297,7 +306,8 @@ infiniStatus_t launchMma(const SdpaGeom &g, const SdpaData &x, const float *delt
         if (dkv_smem > 48 * 1024 && !dkv_allow.ensure(sdpaMmaDkv<T, D>, dkv_smem)) {
             return fail(INFINI_STATUS_INTERNAL_ERROR, "infiniopSdpa: %d bytes of shared memory refused", dkv_smem);
         }
-        const dim3 grid(gridX((g.lk + 16 * kWarps - 1) / (16 * kWarps)), static_cast<unsigned>(g.hk), static_cast<unsigned>(g.b));
+        const dim3 grid(gridX((g.lk + 16 * kWarps - 1) / (16 * kWarps)), static_cast<unsigned>(g.hk),
+                        static_cast<unsigned>(g.b));
         sdpaMmaDkv<T, D><<<grid, kWarps * 32, dkv_smem, q.stream>>>(g, x, delta);
         INFINI_RETURN_IF_ERROR(launched("infiniopSdpa"));
     }

@@ -15,20 +15,20 @@ namespace {
 constexpr int kChunk = 4096;  // elements a block sorts: 4096 * 12 bytes of shared memory, the 48 KiB default
 
 struct SortParams {
-    Geo<3> lines;         // byte offsets of the lines' first elements: in, values, indices
+    Geo<3> lines;  // byte offsets of the lines' first elements: in, values, indices
     int64_t nlines;
-    int64_t L;            // elements a line
-    int64_t k;            // elements kept a line
-    int64_t step[3];      // byte strides along the sorted dim: in, values, indices
+    int64_t L;        // elements a line
+    int64_t k;        // elements kept a line
+    int64_t step[3];  // byte strides along the sorted dim: in, values, indices
     const char *in;
-    char *values;         // NULL: indices only
+    char *values;  // NULL: indices only
     char *indices;
-    infiniDtype_t dtype;  // of in and values
-    infiniDtype_t idtype; // of indices
+    infiniDtype_t dtype;   // of in and values
+    infiniDtype_t idtype;  // of indices
     int esize;
     int descending;
-    int64_t nchunks;      // chunks a line (1: the chunk kernel writes the outputs)
-    uint64_t *keys;       // scratch [nlines][L] (nchunks > 1)
+    int64_t nchunks;  // chunks a line (1: the chunk kernel writes the outputs)
+    uint64_t *keys;   // scratch [nlines][L] (nchunks > 1)
     uint32_t *pos;
 };
 
@@ -174,7 +174,8 @@ infiniStatus_t sort(const infiniopSortArgs_t &a, const Ctx &ctx) {
     const int dim = a.dim, nd = in.ndim;
     const int64_t L = nd > 0 ? in.shape[dim] : 1;
     const int64_t k = a.op == INFINIOP_SORT_SORT ? L : a.k;
-    if (k < 0 || k > L) return fail(INFINI_STATUS_BAD_PARAM, "sort: k = %lld of %lld elements", (long long)k, (long long)L);
+    if (k < 0 || k > L)
+        return fail(INFINI_STATUS_BAD_PARAM, "sort: k = %lld of %lld elements", (long long)k, (long long)L);
     if (!familyDtype(in.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "sort: input dtype %d", in.dtype);
     if (idx.dtype != INFINI_DTYPE_I64 && idx.dtype != INFINI_DTYPE_I32) {
         return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "sort: indices dtype %d is not I64", idx.dtype);
@@ -233,7 +234,8 @@ infiniStatus_t sort(const infiniopSortArgs_t &a, const Ctx &ctx) {
         p.keys = scratch.as<uint64_t>();
         p.pos = reinterpret_cast<uint32_t *>(p.keys + 2 * n);
     }
-    INFINI_RETURN_IF_ERROR(launchStatus(launchOp(sortChunks, dim3(grid), dim3(threads), smem, ctx.stream, p, P), kName));
+    INFINI_RETURN_IF_ERROR(
+        launchStatus(launchOp(sortChunks, dim3(grid), dim3(threads), smem, ctx.stream, p, P), kName));
     if (p.nchunks == 1) return INFINI_STATUS_SUCCESS;
     const int64_t n = p.nlines * L;
     uint64_t *ka = p.keys, *kb = p.keys + n;

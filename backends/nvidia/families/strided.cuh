@@ -205,7 +205,8 @@ inline bool fits32(const Space &s) {
     if (s.numel() >= (int64_t(1) << 31)) return false;
     for (int k = 0; k < s.nops; ++k) {
         int64_t span = 0;
-        for (int d = 0; d < s.ndim; ++d) span += (s.shape[d] - 1) * (s.stride[k][d] < 0 ? -s.stride[k][d] : s.stride[k][d]);
+        for (int d = 0; d < s.ndim; ++d)
+            span += (s.shape[d] - 1) * (s.stride[k][d] < 0 ? -s.stride[k][d] : s.stride[k][d]);
         if (span >= (int64_t(1) << 31)) return false;
     }
     return true;
@@ -294,7 +295,7 @@ inline infiniStatus_t launchStatus(cudaError_t err, const char *family) {
 
 // Device scratch memory ordered on the stream: allocated before the kernels that use it, freed after them.
 class Scratch {
-  public:
+   public:
     explicit Scratch(cudaStream_t stream) : stream_(stream) {}
     Scratch(const Scratch &) = delete;
     Scratch &operator=(const Scratch &) = delete;
@@ -316,7 +317,7 @@ class Scratch {
         return static_cast<T *>(p_);
     }
 
-  private:
+   private:
     cudaStream_t stream_;
     void *p_ = nullptr;
 };

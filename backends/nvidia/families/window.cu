@@ -56,8 +56,10 @@ __device__ __forceinline__ long long firstAtLeast(long long out, long long targe
     long long lo = 0, hi = out;
     while (lo < hi) {
         const long long mid = lo + (hi - lo) / 2;
-        if (src(mid) >= target) hi = mid;
-        else lo = mid + 1;
+        if (src(mid) >= target)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return lo;
 }
@@ -75,7 +77,8 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
                 const long long kk = r % (p.c * K), b = r / (p.c * K);
                 const long long ci = kk / K, i = (kk / p.kw) % p.kh, j = kk % p.kw;
                 const long long y = (col / p.ow) * p.sh - p.ph + i * p.dh, x = (col % p.ow) * p.sw - p.pw + j * p.dw;
-                const A v = y >= 0 && y < p.h && x >= 0 && x < p.w ? ldAs<A>(in, dt, (b * p.c + ci) * HW + y * p.w + x) : A(0);
+                const A v =
+                    y >= 0 && y < p.h && x >= 0 && x < p.w ? ldAs<A>(in, dt, (b * p.c + ci) * HW + y * p.w + x) : A(0);
                 stAs<A>(out, dt, e, v);
                 break;
             }
@@ -126,8 +129,10 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
                 for (long long oy = oy0; oy <= oy1; ++oy) {
                     for (long long ox = ox0; ox <= ox1; ++ox) {
                         const long long o = plane * OHW + oy * p.ow + ox, k = idx_in[o];
-                        if (k == pos) s += ldAs<A>(in, dt, o);
-                        else if (k < 0 || k >= HW) reportError(err, kErrFamilyIndex, kFamilyOpBase + INFINIOP_FAMILY_WINDOW, 0, k, HW);
+                        if (k == pos)
+                            s += ldAs<A>(in, dt, o);
+                        else if (k < 0 || k >= HW)
+                            reportError(err, kErrFamilyIndex, kFamilyOpBase + INFINIOP_FAMILY_WINDOW, 0, k, HW);
                     }
                 }
                 stAs<A>(out, dt, e, s);
@@ -144,15 +149,18 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
                     for (long long ih = h0; ih < h1; ++ih) {
                         for (long long iw = w0; iw < w1; ++iw) s += ldAs<A>(in, dt, plane * HW + ih * p.w + iw);
                     }
-                    v = s / static_cast<A>(wm::avgPoolDivisor(ph_, pw_, h1 - h0, w1 - w0, p.count_include_pad, p.divisor_override));
+                    v = s / static_cast<A>(wm::avgPoolDivisor(ph_, pw_, h1 - h0, w1 - w0, p.count_include_pad,
+                                                              p.divisor_override));
                 }
                 stAs<A>(out, dt, e, v);
                 break;
             }
             case INFINIOP_WINDOW_AVG_POOL_BWD: {  // out [n, c, h, w] from dy [n, c, oh, ow]
                 const long long x = e % p.w, y = (e / p.w) % p.h, plane = e / HW;
-                const long long oy0 = max(0LL, ceilDiv(y + p.ph - p.kh + 1, p.sh)), oy1 = min(p.oh - 1, floorDiv(y + p.ph, p.sh));
-                const long long ox0 = max(0LL, ceilDiv(x + p.pw - p.kw + 1, p.sw)), ox1 = min(p.ow - 1, floorDiv(x + p.pw, p.sw));
+                const long long oy0 = max(0LL, ceilDiv(y + p.ph - p.kh + 1, p.sh)),
+                                oy1 = min(p.oh - 1, floorDiv(y + p.ph, p.sh));
+                const long long ox0 = max(0LL, ceilDiv(x + p.pw - p.kw + 1, p.sw)),
+                                ox1 = min(p.ow - 1, floorDiv(x + p.pw, p.sw));
                 A s = A(0);
                 for (long long oy = oy0; oy <= oy1; ++oy) {
                     int64_t h0, h1;
@@ -161,7 +169,8 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
                         int64_t w0, w1;
                         const int64_t pw_ = wm::avgPoolSpan(ox, p.w, p.kw, p.sw, p.pw, &w0, &w1);
                         if (y < h0 || y >= h1 || x < w0 || x >= w1) continue;
-                        const int64_t div = wm::avgPoolDivisor(ph_, pw_, h1 - h0, w1 - w0, p.count_include_pad, p.divisor_override);
+                        const int64_t div =
+                            wm::avgPoolDivisor(ph_, pw_, h1 - h0, w1 - w0, p.count_include_pad, p.divisor_override);
                         s += ldAs<A>(in, dt, plane * OHW + oy * p.ow + ox) / static_cast<A>(div);
                     }
                 }
@@ -185,9 +194,11 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
                 auto endY = [&](long long o) { return static_cast<long long>(wm::adaptiveEnd(o, p.oh, p.h)); };
                 auto endX = [&](long long o) { return static_cast<long long>(wm::adaptiveEnd(o, p.ow, p.w)); };
                 A s = A(0);
-                for (long long oy = firstAtLeast(p.oh, y + 1, endY); oy < p.oh && wm::adaptiveBegin(oy, p.oh, p.h) <= y; ++oy) {
+                for (long long oy = firstAtLeast(p.oh, y + 1, endY); oy < p.oh && wm::adaptiveBegin(oy, p.oh, p.h) <= y;
+                     ++oy) {
                     const A ry = static_cast<A>(wm::adaptiveEnd(oy, p.oh, p.h) - wm::adaptiveBegin(oy, p.oh, p.h));
-                    for (long long ox = firstAtLeast(p.ow, x + 1, endX); ox < p.ow && wm::adaptiveBegin(ox, p.ow, p.w) <= x; ++ox) {
+                    for (long long ox = firstAtLeast(p.ow, x + 1, endX);
+                         ox < p.ow && wm::adaptiveBegin(ox, p.ow, p.w) <= x; ++ox) {
                         const A rx = static_cast<A>(wm::adaptiveEnd(ox, p.ow, p.w) - wm::adaptiveBegin(ox, p.ow, p.w));
                         s += ldAs<A>(in, dt, plane * OHW + oy * p.ow + ox) / ry / rx;
                     }
@@ -210,25 +221,31 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
                 const long long oy0 = firstAtLeast(p.oh, y, srcY), ox0 = firstAtLeast(p.ow, x, srcX);
                 A s = A(0);
                 for (long long oy = oy0; oy < p.oh && srcY(oy) == y; ++oy) {
-                    for (long long ox = ox0; ox < p.ow && srcX(ox) == x; ++ox) s += ldAs<A>(in, dt, plane * OHW + oy * p.ow + ox);
+                    for (long long ox = ox0; ox < p.ow && srcX(ox) == x; ++ox)
+                        s += ldAs<A>(in, dt, plane * OHW + oy * p.ow + ox);
                 }
                 stAs<A>(out, dt, e, s);
                 break;
             }
             case INFINIOP_WINDOW_UPSAMPLE_BILINEAR: {  // out [n, c, oh, ow]
                 const long long ox = e % p.ow, oy = (e / p.ow) % p.oh, plane = e / OHW;
-                const Lerp<A> ly = lerpAt<A>(oy, p.h, p.oh, p.align_corners, wm::linearScale<A>(p.h, p.oh, p.align_corners, p.scale_h));
-                const Lerp<A> lx = lerpAt<A>(ox, p.w, p.ow, p.align_corners, wm::linearScale<A>(p.w, p.ow, p.align_corners, p.scale_w));
+                const Lerp<A> ly = lerpAt<A>(oy, p.h, p.oh, p.align_corners,
+                                             wm::linearScale<A>(p.h, p.oh, p.align_corners, p.scale_h));
+                const Lerp<A> lx = lerpAt<A>(ox, p.w, p.ow, p.align_corners,
+                                             wm::linearScale<A>(p.w, p.ow, p.align_corners, p.scale_w));
                 const long long b = plane * HW;
-                const A v = ly.l0 * (lx.l0 * ldAs<A>(in, dt, b + ly.i0 * p.w + lx.i0) + lx.l1 * ldAs<A>(in, dt, b + ly.i0 * p.w + lx.i1)) +
-                            ly.l1 * (lx.l0 * ldAs<A>(in, dt, b + ly.i1 * p.w + lx.i0) + lx.l1 * ldAs<A>(in, dt, b + ly.i1 * p.w + lx.i1));
+                const A v = ly.l0 * (lx.l0 * ldAs<A>(in, dt, b + ly.i0 * p.w + lx.i0) +
+                                     lx.l1 * ldAs<A>(in, dt, b + ly.i0 * p.w + lx.i1)) +
+                            ly.l1 * (lx.l0 * ldAs<A>(in, dt, b + ly.i1 * p.w + lx.i0) +
+                                     lx.l1 * ldAs<A>(in, dt, b + ly.i1 * p.w + lx.i1));
                 stAs<A>(out, dt, e, v);
                 break;
             }
             default: {  // UPSAMPLE_BILINEAR_BWD: out [n, c, h, w] from dy [n, c, oh, ow]
                 const long long x = e % p.w, y = (e / p.w) % p.h, plane = e / HW;
                 const int al = p.align_corners;
-                const A ry = wm::linearScale<A>(p.h, p.oh, al, p.scale_h), rx = wm::linearScale<A>(p.w, p.ow, al, p.scale_w);
+                const A ry = wm::linearScale<A>(p.h, p.oh, al, p.scale_h),
+                        rx = wm::linearScale<A>(p.w, p.ow, al, p.scale_w);
                 // the outputs whose first source index is y - 1 or y (the second is the first or the next)
                 auto srcY = [&](long long o) { return lerpAt<A>(o, p.h, p.oh, al, ry).i0; };
                 auto srcX = [&](long long o) { return lerpAt<A>(o, p.w, p.ow, al, rx).i0; };
@@ -257,17 +274,20 @@ __global__ void __launch_bounds__(256) windowKernel(WinParams p, void *out, cons
 
 infiniStatus_t window(const infiniopWindowArgs_t &a, const Ctx &q) {
     if (!isFloatDtype(a.dtype)) {
-        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopWindow: dtype %d (float16, bfloat16, float32 or float64)", a.dtype);
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "infiniopWindow: dtype %d (float16, bfloat16, float32 or float64)",
+                    a.dtype);
     }
     if (a.n < 0 || a.c < 0 || a.h < 0 || a.w < 0 || a.oh < 0 || a.ow < 0) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "infiniopWindow: negative extent");
     }
     const int op = a.op;
     if (op < 0 || op >= INFINIOP_WINDOW_OP_END) return fail(INFINI_STATUS_BAD_PARAM, "infiniopWindow: op %d", op);
-    const bool kernel = op <= INFINIOP_WINDOW_AVG_POOL_BWD;  // (im2col, col2im and the poolings take the window's shape)
+    const bool kernel =
+        op <= INFINIOP_WINDOW_AVG_POOL_BWD;  // (im2col, col2im and the poolings take the window's shape)
     if (kernel && (a.kh < 1 || a.kw < 1 || a.sh < 1 || a.sw < 1 || a.dh < 1 || a.dw < 1 || a.ph < 0 || a.pw < 0)) {
-        return fail(INFINI_STATUS_BAD_PARAM, "infiniopWindow: kernel %dx%d, stride %dx%d, padding %dx%d, dilation %dx%d", a.kh,
-                    a.kw, a.sh, a.sw, a.ph, a.pw, a.dh, a.dw);
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "infiniopWindow: kernel %dx%d, stride %dx%d, padding %dx%d, dilation %dx%d", a.kh, a.kw, a.sh, a.sw,
+                    a.ph, a.pw, a.dh, a.dw);
     }
     const bool adaptive = op == kAdaptiveAvgPool || op == kAdaptiveAvgPoolBwd;
     const bool upsample = op >= INFINIOP_WINDOW_UPSAMPLE_NEAREST && !adaptive;
@@ -276,19 +296,40 @@ infiniStatus_t window(const infiniopWindowArgs_t &a, const Ctx &q) {
                     static_cast<long long>(a.oh), static_cast<long long>(a.ow));
     }
     // the op's output: the image (col2im, the backwards) or the grid
-    const bool to_image = op == INFINIOP_WINDOW_COL2IM || op == INFINIOP_WINDOW_MAX_POOL_BWD || op == INFINIOP_WINDOW_AVG_POOL_BWD ||
-                          op == INFINIOP_WINDOW_UPSAMPLE_NEAREST_BWD || op == INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD ||
-                          op == kAdaptiveAvgPoolBwd;
+    const bool to_image = op == INFINIOP_WINDOW_COL2IM || op == INFINIOP_WINDOW_MAX_POOL_BWD ||
+                          op == INFINIOP_WINDOW_AVG_POOL_BWD || op == INFINIOP_WINDOW_UPSAMPLE_NEAREST_BWD ||
+                          op == INFINIOP_WINDOW_UPSAMPLE_BILINEAR_BWD || op == kAdaptiveAvgPoolBwd;
     const long long grid_elems = a.n * a.c * a.oh * a.ow;
-    const long long total = to_image ? a.n * a.c * a.h * a.w
-                                     : (op == INFINIOP_WINDOW_IM2COL ? grid_elems * a.kh * a.kw : grid_elems);
+    const long long total =
+        to_image ? a.n * a.c * a.h * a.w : (op == INFINIOP_WINDOW_IM2COL ? grid_elems * a.kh * a.kw : grid_elems);
     if (total == 0) return INFINI_STATUS_SUCCESS;
-    const long long in_elems = to_image ? (op == INFINIOP_WINDOW_COL2IM ? grid_elems * a.kh * a.kw : grid_elems) : a.n * a.c * a.h * a.w;
-    if (a.out == nullptr || (in_elems > 0 && a.in == nullptr)) return fail(INFINI_STATUS_NULL_POINTER, "infiniopWindow: out or in is NULL");
+    const long long in_elems =
+        to_image ? (op == INFINIOP_WINDOW_COL2IM ? grid_elems * a.kh * a.kw : grid_elems) : a.n * a.c * a.h * a.w;
+    if (a.out == nullptr || (in_elems > 0 && a.in == nullptr))
+        return fail(INFINI_STATUS_NULL_POINTER, "infiniopWindow: out or in is NULL");
     const bool pool_idx = op == INFINIOP_WINDOW_MAX_POOL || (op == INFINIOP_WINDOW_MAX_POOL_BWD && grid_elems > 0);
     if (pool_idx && a.indices == nullptr) return fail(INFINI_STATUS_NULL_POINTER, "infiniopWindow: indices is NULL");
-    const WinParams p{op,   a.dtype, a.n,  a.c,  a.h,  a.w,  a.oh,  a.ow,  a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, a.dh,
-                      a.dw, a.count_include_pad, a.align_corners, a.divisor_override, a.scale_h, a.scale_w};
+    const WinParams p{op,
+                      a.dtype,
+                      a.n,
+                      a.c,
+                      a.h,
+                      a.w,
+                      a.oh,
+                      a.ow,
+                      a.kh,
+                      a.kw,
+                      a.sh,
+                      a.sw,
+                      a.ph,
+                      a.pw,
+                      a.dh,
+                      a.dw,
+                      a.count_include_pad,
+                      a.align_corners,
+                      a.divisor_override,
+                      a.scale_h,
+                      a.scale_w};
     long long *idx_out = op == INFINIOP_WINDOW_MAX_POOL ? static_cast<long long *>(a.indices) : nullptr;
     const long long *idx_in = op == INFINIOP_WINDOW_MAX_POOL_BWD ? static_cast<const long long *>(a.indices) : nullptr;
     const unsigned grid = blocksFor(total, 256, 1LL << 20);

@@ -23,11 +23,17 @@ __device__ __forceinline__ float toF(__nv_bfloat16 x) { return __bfloat162float(
 template <typename T>
 __device__ __forceinline__ T fromF(float x);
 template <>
-__device__ __forceinline__ float fromF<float>(float x) { return x; }
+__device__ __forceinline__ float fromF<float>(float x) {
+    return x;
+}
 template <>
-__device__ __forceinline__ __half fromF<__half>(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ __half fromF<__half>(float x) {
+    return __float2half_rn(x);
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 fromF<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+__device__ __forceinline__ __nv_bfloat16 fromF<__nv_bfloat16>(float x) {
+    return __float2bfloat16_rn(x);
+}
 
 // N elements of T in one aligned piece (16 bytes when N = 16 / sizeof(T)).
 template <typename T, int N>
@@ -86,8 +92,9 @@ __device__ __forceinline__ void storeVec(VT *p, const VT &v) {
         const uint4 r = *reinterpret_cast<const uint4 *>(&v);
         uint64_t pol;
         asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-        asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z),
-                     "r"(r.w), "l"(pol) : "memory");
+        asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(r.x), "r"(r.y),
+                     "r"(r.z), "r"(r.w), "l"(pol)
+                     : "memory");
     } else {
         *p = v;
     }
@@ -131,7 +138,9 @@ __device__ __forceinline__ void loadWideF(const W *p, float (&out)[N]) {
 // reads the same values.
 __device__ __forceinline__ uint4 loadNow(const uint4 *p) {
     uint4 r;
-    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
     return r;
 }
 __device__ __forceinline__ uint2 loadNow(const uint2 *p) {
@@ -183,8 +192,7 @@ constexpr int kMaxVecs = 4;
 // xs (loaded on the `first` pass); otherwise load(v, values) reads them again.
 // P (the vectors a thread holds) comes from xs.
 template <int N, int P, typename Load, typename F>
-__device__ __forceinline__ void visitRow(long long nv, bool cached, bool first, float (&xs)[P][N], Load &&load,
-                                         F &&f) {
+__device__ __forceinline__ void visitRow(long long nv, bool cached, bool first, float (&xs)[P][N], Load &&load, F &&f) {
     if (cached) {
 #pragma unroll
         for (int i = 0; i < P; ++i) {
@@ -306,7 +314,9 @@ __device__ __forceinline__ void reportError(DeviceError *e, int kind, int op, in
 }
 
 // ---- bulk copies into shared memory (the TMA unit, sm_90), an mbarrier counting the bytes in ----
-__device__ __forceinline__ uint32_t smemAddr(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ uint32_t smemAddr(const void *p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
 
 // An mbarrier of N arrivals a phase, and the fence that makes a thread's initializations visible to the others
 // (and to the copy units) once a barrier follows; mbarInit: one of one arrival a phase (the thread that announces
@@ -350,8 +360,8 @@ __device__ __forceinline__ void mbarExpect(uint32_t bar, uint32_t bytes) {
 // Copies `bytes` (a multiple of 16; both ends 16-byte aligned) from global src to shared dst, counted by bar.
 __device__ __forceinline__ void bulkLoad(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst), "l"(src),
-                 "r"(bytes), "r"(bar)
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
                  : "memory");
 #endif
 }
@@ -391,7 +401,8 @@ inline bool clustersAvailable() {
 inline int smCount() {
     static const int n = [] {
         int dev = 0, v = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || v <= 0) {
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || v <= 0) {
             return 132;
         }
         return v;
@@ -403,7 +414,8 @@ inline int smCount() {
 // in clusters of C blocks along x (C 0: no clusters), and as a programmatic dependent of the kernel
 // ahead of it in the stream where `dependent` (see launchOp). Returns the launch's status.
 template <typename... P, typename... A>
-inline cudaError_t launchEx(void (*kern)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, int C, bool dependent, A... args) {
+inline cudaError_t launchEx(void (*kern)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, int C,
+                            bool dependent, A... args) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = block;
@@ -506,7 +518,7 @@ inline cudaError_t launchOp(void (*kern)(P...), dim3 grid, dim3 block, size_t sm
 // cudaGetDevice and a bit test. False when the device refuses (its error cleared, so that the next
 // launch's check does not report it).
 class SmemAllowance {
-  public:
+   public:
     template <typename K>
     bool ensure(K *kern, int bytes) {
         int dev = 0;
@@ -524,7 +536,7 @@ class SmemAllowance {
         return true;
     }
 
-  private:
+   private:
     std::atomic<unsigned long long> done_{0};
 };
 

@@ -70,7 +70,8 @@ __device__ __forceinline__ VT loadEvictFirst(const VT *p) {
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
     uint4 r;
     asm("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+        : "l"(p), "l"(pol));
     return *reinterpret_cast<VT *>(&r);
 }
 
@@ -235,17 +236,19 @@ infiniStatus_t makeBinary(const char *op, const infiniopOpParams_t &p, int devic
             if (flat && aligned16(pc) && aligned16(pa) && aligned16(pb)) {
                 if (n < (1LL << 18)) {
                     constexpr int M = N / 2;  // 8-byte pieces, 128-thread blocks: more SMs for few rows
-                    launchOp(binarySmall<T, M, F>, static_cast<unsigned>((n + 128 * M - 1) / (128 * M)), 128, 0, x.stream,
-                        pc, pa, pb, static_cast<int>(n), f);
+                    launchOp(binarySmall<T, M, F>, static_cast<unsigned>((n + 128 * M - 1) / (128 * M)), 128, 0,
+                             x.stream, pc, pa, pb, static_cast<int>(n), f);
                 } else {
                     const bool chunked = (n + N - 1) / N > kOneWaveVecs;
                     const int threads = chunked ? 128 : 256;
                     const unsigned blocks = vecBlocks(n, N, threads, kBinaryUnroll);
                     // the output kept in the L2 for its consumer (common.cuh's storeVec)
                     if (stream_in_l2) {
-                        launchOp(binaryFlat<T, N, F, true, kBinaryUnroll, true>, blocks, threads, 0, x.stream, pc, pa, pb, n, f, chunked);
+                        launchOp(binaryFlat<T, N, F, true, kBinaryUnroll, true>, blocks, threads, 0, x.stream, pc, pa,
+                                 pb, n, f, chunked);
                     } else {
-                        launchOp(binaryFlat<T, N, F, false, kBinaryUnroll, true>, blocks, threads, 0, x.stream, pc, pa, pb, n, f, chunked);
+                        launchOp(binaryFlat<T, N, F, false, kBinaryUnroll, true>, blocks, threads, 0, x.stream, pc, pa,
+                                 pb, n, f, chunked);
                     }
                 }
             } else if (flat) {
@@ -264,7 +267,8 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
     INFINI_RETURN_IF_ERROR(expectSameShape(op, "y", y, x, "x"));
     INFINI_RETURN_IF_ERROR(expectSameDtype(op, "y", y, x, "x"));
     Dims dy, dx;
-    if (!dimsOf(y, &dy) || !dimsOf(x, &dx)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
+    if (!dimsOf(y, &dy) || !dimsOf(x, &dx))
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
     long long n = static_cast<long long>(x.numel());
     bool flat = y.contiguous() && x.contiguous();
     collapse(&dy);
@@ -278,9 +282,11 @@ infiniStatus_t makeUnary(const char *op, const infiniopOpParams_t &p, Made *m, F
             if (flat && aligned16(py) && aligned16(px)) {
                 if (F::kSmallPieces && n < (1LL << 18)) {
                     constexpr int M = N / 2;
-                    launchOp(unaryShot<T, M, F>, static_cast<unsigned>((n + 128LL * M - 1) / (128LL * M)), 128, 0, a.stream, py, px, n, f);
+                    launchOp(unaryShot<T, M, F>, static_cast<unsigned>((n + 128LL * M - 1) / (128LL * M)), 128, 0,
+                             a.stream, py, px, n, f);
                 } else {
-                    launchOp(unaryShot<T, N, F>, static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0, a.stream, py, px, n, f);
+                    launchOp(unaryShot<T, N, F>, static_cast<unsigned>((n + 256LL * N - 1) / (256LL * N)), 256, 0,
+                             a.stream, py, px, n, f);
                 }
             } else if (flat) {
                 launchOp(unaryFlat<T, F>, flatBlocks(n, 1, 256), 256, 0, a.stream, py, px, n, f);
@@ -318,7 +324,8 @@ __global__ void siluAndMulKernel(T *y, const T *x, long long rows, long long d, 
 // vectors, y over rows (grid-stride), so no division. EF: the inputs loaded evict_first. The output stored
 // evict_last (common.cuh's storeVec).
 template <typename T, int N, bool EF = false>
-__global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_row, long long d, long long sy, long long sx) {
+__global__ void siluAndMulRowKernel(T *y, const T *x, long long rows, int per_row, long long d, long long sy,
+                                    long long sx) {
     opEntry();
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= per_row) return;
@@ -371,18 +378,25 @@ infiniStatus_t launchScaleCopy(infiniDtype_t dtype, void *dst, const Dims &ddst,
                                long long n, float scale, cudaStream_t stream) {
     if (n == 0) return INFINI_STATUS_SUCCESS;
     return INFINI_NV_DISPATCH_FLOAT(dtype, "gemm", {
-        launchOp(scaleCopyKernel<T>, flatBlocks(n, 1, 256), 256, 0, stream, static_cast<T *>(dst), ddst, static_cast<const T *>(src),
-            dsrc, n, scale);
+        launchOp(scaleCopyKernel<T>, flatBlocks(n, 1, 256), 256, 0, stream, static_cast<T *>(dst), ddst,
+                 static_cast<const T *>(src), dsrc, n, scale);
     });
 }
 
-infiniStatus_t makeAdd(const infiniopOpParams_t &p, int device, Made *m) { return makeBinary("add", p, device, m, AddF{}); }
-infiniStatus_t makeMul(const infiniopOpParams_t &p, int device, Made *m) { return makeBinary("mul", p, device, m, MulF{}); }
-infiniStatus_t makeSwiGLU(const infiniopOpParams_t &p, int device, Made *m) { return makeBinary("swiglu", p, device, m, SwiGLUF{}); }
+infiniStatus_t makeAdd(const infiniopOpParams_t &p, int device, Made *m) {
+    return makeBinary("add", p, device, m, AddF{});
+}
+infiniStatus_t makeMul(const infiniopOpParams_t &p, int device, Made *m) {
+    return makeBinary("mul", p, device, m, MulF{});
+}
+infiniStatus_t makeSwiGLU(const infiniopOpParams_t &p, int device, Made *m) {
+    return makeBinary("swiglu", p, device, m, SwiGLUF{});
+}
 infiniStatus_t makeSilu(const infiniopOpParams_t &p, int, Made *m) { return makeUnary("silu", p, m, SiluF{}); }
 infiniStatus_t makeRelu(const infiniopOpParams_t &p, int, Made *m) { return makeUnary("relu", p, m, ReluF{}); }
 infiniStatus_t makeGelu(const infiniopOpParams_t &p, int, Made *m) {
-    if (p.i[0] != 0 && p.i[0] != 1) return fail(INFINI_STATUS_BAD_PARAM, "gelu: approximate must be 0 (none) or 1 (tanh)");
+    if (p.i[0] != 0 && p.i[0] != 1)
+        return fail(INFINI_STATUS_BAD_PARAM, "gelu: approximate must be 0 (none) or 1 (tanh)");
     return p.i[0] == 1 ? makeUnary("gelu", p, m, GeluTanhF{}) : makeUnary("gelu", p, m, GeluF{});
 }
 
@@ -391,7 +405,8 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m) 
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
     INFINI_RETURN_IF_ERROR(checks::siluAndMul(y, x));
     Dims ry, rx;
-    if (!dimsOf(y, &ry, 1) || !dimsOf(x, &rx, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
+    if (!dimsOf(y, &ry, 1) || !dimsOf(x, &rx, 1))
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
     collapse(&ry);
     collapse(&rx);
     long long rows = static_cast<long long>(y.rows()), d = static_cast<long long>(y.last());
@@ -411,21 +426,25 @@ infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m) 
                     // decode-size: half pieces (8 bytes): more SMs share the exps
                     constexpr int M = N / 2;
                     dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>((d + 128 * M - 1) / (128 * M)));
-                    launchOp(siluAndMulTileKernel<T, M>, grid, 128, 0, a.stream, py, px, static_cast<int>(d), static_cast<int>(sy),
-                        static_cast<int>(sx));
+                    launchOp(siluAndMulTileKernel<T, M>, grid, 128, 0, a.stream, py, px, static_cast<int>(d),
+                             static_cast<int>(sy), static_cast<int>(sx));
                 } else {
                     int per_row = static_cast<int>(d / N);
-                    dim3 grid(static_cast<unsigned>((per_row + 255) / 256), static_cast<unsigned>(std::min<long long>(rows, 65535)));
+                    dim3 grid(static_cast<unsigned>((per_row + 255) / 256),
+                              static_cast<unsigned>(std::min<long long>(rows, 65535)));
                     if (stream_in_l2) {
-                        launchOp(siluAndMulRowKernel<T, N, true>, grid, 256, 0, a.stream, py, px, rows, per_row, d, sy, sx);
+                        launchOp(siluAndMulRowKernel<T, N, true>, grid, 256, 0, a.stream, py, px, rows, per_row, d, sy,
+                                 sx);
                     } else {
                         launchOp(siluAndMulRowKernel<T, N>, grid, 256, 0, a.stream, py, px, rows, per_row, d, sy, sx);
                     }
                 }
             } else if (vec) {
-                launchOp(siluAndMulKernel<T, N>, flatBlocks(rows * d, N, 256), 256, 0, a.stream, py, px, rows, d, ry, rx);
+                launchOp(siluAndMulKernel<T, N>, flatBlocks(rows * d, N, 256), 256, 0, a.stream, py, px, rows, d, ry,
+                         rx);
             } else {
-                launchOp(siluAndMulKernel<T, 1>, flatBlocks(rows * d, 1, 256), 256, 0, a.stream, py, px, rows, d, ry, rx);
+                launchOp(siluAndMulKernel<T, 1>, flatBlocks(rows * d, 1, 256), 256, 0, a.stream, py, px, rows, d, ry,
+                         rx);
             }
             return launched(op);
         };

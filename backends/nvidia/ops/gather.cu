@@ -11,9 +11,9 @@ namespace {
 
 // ---- embedding: y[t, :] = weight[idx[t], :]; a block per token, 16-byte pieces when they fit -----
 template <int B>  // bytes per piece: 16 or the element size
-__global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i64, long long tokens, long long row_bytes,
-                                long long w_row_bytes, long long vocab, Dims didx, Dims dy_rows, long long elem,
-                                DeviceError *err) {
+__global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i64, long long tokens,
+                                long long row_bytes, long long w_row_bytes, long long vocab, Dims didx, Dims dy_rows,
+                                long long elem, DeviceError *err) {
     opEntry();
     using P = Vec<char, B>;
     for (long long t = blockIdx.x; t < tokens; t += gridDim.x) {
@@ -40,9 +40,9 @@ __global__ void embeddingKernel(char *y, const char *w, const void *idx, bool i6
 // block-a-token kernel (embeddingKernel) at every size; PER 1 for the fewest tokens, 2 for more, 4 no better
 // than 2 anywhere.
 template <typename I, int PER>
-__global__ void __launch_bounds__(128) embeddingRowKernel(uint4 *y, const char *w, const I *idx, long long idx_stride,
-                                                          int pieces, long long w_row_bytes, long long vocab,
-                                                          long long tokens, DeviceError *err) {
+__global__ void __launch_bounds__(128)
+    embeddingRowKernel(uint4 *y, const char *w, const I *idx, long long idx_stride, int pieces, long long w_row_bytes,
+                       long long vocab, long long tokens, DeviceError *err) {
     opEntry();
     const int c0 = blockIdx.x * (128 * PER) + threadIdx.x;
     long long t = blockIdx.y;
@@ -56,7 +56,8 @@ __global__ void __launch_bounds__(128) embeddingRowKernel(uint4 *y, const char *
             const int c = c0 + k * 128;
             p[k] = ok && c < pieces ? wr[c] : make_uint4(0u, 0u, 0u, 0u);
         }
-        if (!ok && blockIdx.x == 0 && threadIdx.x == 0) reportError(err, kErrIndex, INFINIOP_OP_EMBEDDING, kArgIndices, v, vocab);
+        if (!ok && blockIdx.x == 0 && threadIdx.x == 0)
+            reportError(err, kErrIndex, INFINIOP_OP_EMBEDDING, kArgIndices, v, vocab);
         uint4 *yr = y + t * pieces;
 #pragma unroll
         for (int k = 0; k < PER; ++k) {
@@ -82,9 +83,9 @@ __device__ __forceinline__ long long ropePosition(const void *pos, bool i64, lon
 
 template <typename T, typename S>
 __global__ void ropeKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t,
-                           long long tokens, long long seq, long long heads, long long half, int algo, long long max_pos,
-                           long long sin_row, long long cos_row, Dims dx, Dims dy, long long pos_s0, long long pos_s1,
-                           bool pos_2d, DeviceError *err) {
+                           long long tokens, long long seq, long long heads, long long half, int algo,
+                           long long max_pos, long long sin_row, long long cos_row, Dims dx, Dims dy, long long pos_s0,
+                           long long pos_s1, bool pos_2d, DeviceError *err) {
     opEntry();
     long long total = tokens * heads * half;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
@@ -105,7 +106,8 @@ __global__ void ropeKernel(T *y, const T *x, const void *pos, bool i64, const S 
 // gpt_j rotation of a thread's 2V interleaved values: pairs (lo[e], lo[e + 1]) take angle e / 2 and
 // pairs (hi[e], hi[e + 1]) angle V / 2 + e / 2 of cs/sn.
 template <int V>
-__device__ __forceinline__ void rotateInterleaved(float (&lo)[V], float (&hi)[V], const float (&cs)[V], const float (&sn)[V]) {
+__device__ __forceinline__ void rotateInterleaved(float (&lo)[V], float (&hi)[V], const float (&cs)[V],
+                                                  const float (&sn)[V]) {
 #pragma unroll
     for (int e = 0; e < V; e += 2) {
         float a = lo[e], b = lo[e + 1];
@@ -122,8 +124,8 @@ __device__ __forceinline__ void rotateInterleaved(float (&lo)[V], float (&hi)[V]
 template <typename T, typename S, int V>
 __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t,
                               long long tokens, long long seq, long long heads, long long half, int algo,
-                              long long max_pos, long long sin_row, long long cos_row, Dims dx, Dims dy, long long pos_s0,
-                              long long pos_s1, bool pos_2d, DeviceError *err) {
+                              long long max_pos, long long sin_row, long long cos_row, Dims dx, Dims dy,
+                              long long pos_s0, long long pos_s1, bool pos_2d, DeviceError *err) {
     opEntry();
     long long chunks = half / V;
     long long total = tokens * heads * chunks;
@@ -161,8 +163,9 @@ __global__ void ropeVecKernel(T *y, const T *x, const void *pos, bool i64, const
 
 // The cache block and row of a token's slot (slot_mapping element `off`); false when the slot is negative
 // (skipped) or past the cache's capacity (reported once, by the thread with `reporter` set).
-__device__ __forceinline__ bool cacheRow(const void *slots, bool i64, long long off, long long block, long long capacity,
-                                         bool reporter, DeviceError *err, long long *blk, long long *row) {
+__device__ __forceinline__ bool cacheRow(const void *slots, bool i64, long long off, long long block,
+                                         long long capacity, bool reporter, DeviceError *err, long long *blk,
+                                         long long *row) {
     const long long s = readIndex(slots, i64, off);
     if (s < 0) return false;
     if (s >= capacity) {
@@ -189,8 +192,10 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
         long long blk, row;
         if (!cacheRow(slots, i64, t * slot_stride, block, capacity, q == 0 && h == 0, err, &blk, &row)) continue;
         // strides here are in bytes
-        reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] = reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1)[q];
-        reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] = reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1)[q];
+        reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2)[q] =
+            reinterpret_cast<const P *>(k + t * k_s0 + h * k_s1)[q];
+        reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2)[q] =
+            reinterpret_cast<const P *>(v + t * v_s0 + h * v_s1)[q];
     }
 }
 
@@ -207,9 +212,10 @@ __global__ void cachingVecKernel(char *kc, char *vc, const char *k, const char *
 // for the last group's). KEEP: the cache rows stored evict_last (common.cuh's storeVec; 16-byte pieces).
 template <typename P, typename I, int TZ = 1, bool KEEP = false>
 __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *v, const I *slots, int heads, int block,
-                                 unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0, long long k_s1,
-                                 long long v_s0, long long v_s1, long long kc_s0, long long kc_s1, long long kc_s2,
-                                 long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err, long long tokens) {
+                                 unsigned bmul, int bsh, int capacity, long long slot_stride, long long k_s0,
+                                 long long k_s1, long long v_s0, long long v_s1, long long kc_s0, long long kc_s1,
+                                 long long kc_s2, long long vc_s0, long long vc_s1, long long vc_s2, DeviceError *err,
+                                 long long tokens) {
     opEntry();
     const int q = threadIdx.x, h = blockIdx.y * blockDim.y + threadIdx.y;
     const long long hr = h < heads ? h : 0;
@@ -227,7 +233,8 @@ __global__ void cachingRowKernel(char *kc, char *vc, const char *k, const char *
     for (int j = 0; j < TZ; ++j) {
         const bool live = TZ == 1 || static_cast<long long>(blockIdx.x) * TZ + j < tokens;
         const bool ok = live && h < heads && s[j] >= 0 && s[j] < capacity;
-        const unsigned sc = ok ? static_cast<unsigned>(s[j]) : 0u, blk = (__umulhi(sc, bmul) + sc) >> bsh, row = sc - blk * block;
+        const unsigned sc = ok ? static_cast<unsigned>(s[j]) : 0u, blk = (__umulhi(sc, bmul) + sc) >> bsh,
+                       row = sc - blk * block;
         if (ok) {
             storeVec<KEEP>(reinterpret_cast<P *>(kc + blk * kc_s0 + h * kc_s1 + row * kc_s2) + q, kp[j]);
             storeVec<KEEP>(reinterpret_cast<P *>(vc + blk * vc_s0 + h * vc_s1 + row * vc_s2) + q, vp[j]);
@@ -290,10 +297,11 @@ __device__ __forceinline__ void rotateStore(T *yr, int hi_add, int algo, const V
 // index math. x's pieces are loaded before the position is read (they do not depend on it), then the
 // tables' rows: two memory round trips per token. At most 64 registers: 8 blocks of 128 threads an SM.
 template <typename T, typename S, int V, int P>
-__global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t, int tokens,
-                                int seq, int heads, int half, int algo, long long max_pos, long long sin_row,
-                                long long cos_row, long long xs_tok, long long xs_head, long long ys_tok, long long ys_head,
-                                long long pos_s0, long long pos_s1, bool pos_2d, DeviceError *err) {
+__global__ void __launch_bounds__(256, 4)
+    ropeTokenKernel(T *y, const T *x, const void *pos, bool i64, const S *sin_t, const S *cos_t, int tokens, int seq,
+                    int heads, int half, int algo, long long max_pos, long long sin_row, long long cos_row,
+                    long long xs_tok, long long xs_head, long long ys_tok, long long ys_head, long long pos_s0,
+                    long long pos_s1, bool pos_2d, DeviceError *err) {
     opEntry();
     using VT = Vec<T, V>;
     const int chunks = half / V, per_tok = heads * chunks;
@@ -312,11 +320,13 @@ __global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, cons
                     hi[k] = *reinterpret_cast<const VT *>(xr + hi_add);
                 }
             }
-            long long off = pos_2d ? static_cast<long long>(tok / seq) * pos_s0 + static_cast<long long>(tok % seq) * pos_s1
-                                   : static_cast<long long>(tok) * pos_s0;
+            long long off =
+                pos_2d ? static_cast<long long>(tok / seq) * pos_s0 + static_cast<long long>(tok % seq) * pos_s1
+                       : static_cast<long long>(tok) * pos_s0;
             long long p = readIndex(pos, i64, off);
             if (p < 0 || p >= max_pos) {
-                if (threadIdx.x == 0 && base == 0) reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
+                if (threadIdx.x == 0 && base == 0)
+                    reportError(err, kErrIndex, INFINIOP_OP_ROPE, kArgPosIds, p, max_pos);
                 break;
             }
             const S *sr = sin_t + p * sin_row, *cr = cos_t + p * cos_row;
@@ -343,9 +353,9 @@ __global__ void __launch_bounds__(256, 4) ropeTokenKernel(T *y, const T *x, cons
 // compile time, offsets in 32 bits (the host checks that they fit): a short kernel, for the latency of
 // small batches.
 template <typename T, typename S, int V, int P, int ALGO, typename I, bool KEEP>
-__global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const I *pos, const S *sin_t, const S *cos_t, int heads,
-                                                        int max_pos, int sin_row, int cos_row, int xs_tok, int xs_head, int ys_tok,
-                                                        int ys_head, int pos_s, DeviceError *err) {
+__global__ void __launch_bounds__(256, 4)
+    ropeRowKernel(T *y, const T *x, const I *pos, const S *sin_t, const S *cos_t, int heads, int max_pos, int sin_row,
+                  int cos_row, int xs_tok, int xs_head, int ys_tok, int ys_head, int pos_s, DeviceError *err) {
     opEntry();
     using VT = Vec<T, V>;
     const int tok = blockIdx.x, c = threadIdx.x, h0 = blockIdx.y * blockDim.y * P + threadIdx.y;
@@ -372,7 +382,9 @@ __global__ void __launch_bounds__(256, 4) ropeRowKernel(T *y, const T *x, const 
 #pragma unroll
     for (int k = 0; k < P; ++k) {
         const int h = h0 + k * blockDim.y;
-        if (h < heads) rotateStore<T, V, KEEP>(y + (h * ys_head + tok * ys_tok + lo_mul * c * V), hi_add, ALGO, lo[k], hi[k], cs, sn);
+        if (h < heads)
+            rotateStore<T, V, KEEP>(y + (h * ys_head + tok * ys_tok + lo_mul * c * V), hi_add, ALGO, lo[k], hi[k], cs,
+                                    sn);
     }
 }
 
@@ -398,7 +410,8 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
     Layout y = layoutOf(p.tensors[0]), idx = layoutOf(p.tensors[1]), w = layoutOf(p.tensors[2]);
     INFINI_RETURN_IF_ERROR(checks::embedding(y, idx, w));
     Dims didx{}, dy{};
-    if (!dimsOf(idx, &didx) || !dimsOf(y, &dy, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
+    if (!dimsOf(idx, &didx) || !dimsOf(y, &dy, 1))
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims);
     long long elem = static_cast<long long>(dtypeSize(w.dtype));
     long long tokens = static_cast<long long>(idx.numel()), dim = static_cast<long long>(w.shape[1]);
     long long row_bytes = dim * elem, w_row_bytes = static_cast<long long>(w.strides[0]) * elem;
@@ -410,11 +423,12 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
     Dims ci = didx, cy = dy;
     collapse(&ci);
     collapse(&cy);
-    const bool rows_flat = ci.ndim <= 1 && (cy.ndim == 0 || (cy.ndim == 1 && cy.strides[0] == dim)) &&
-                           row_bytes / 16 < (1LL << 30);
+    const bool rows_flat =
+        ci.ndim <= 1 && (cy.ndim == 0 || (cy.ndim == 1 && cy.strides[0] == dim)) && row_bytes / 16 < (1LL << 30);
     const long long idx_stride = ci.ndim == 1 ? ci.strides[0] : 0;
     // the row kernel's geometry: one piece a thread while that gives at most two blocks an SM, else two
-    const unsigned grid = static_cast<unsigned>(tokens < 65535 ? tokens : 65535);  // (a block takes several tokens past it)
+    const unsigned grid =
+        static_cast<unsigned>(tokens < 65535 ? tokens : 65535);  // (a block takes several tokens past it)
     const int pieces = static_cast<int>(std::min<long long>(row_bytes / 16, 1LL << 30));
     const bool one = static_cast<long long>(grid) * ((pieces + 127) / 128) <= 2LL * smCount();
     const dim3 row_blocks(static_cast<unsigned>((pieces + 128 * (one ? 1 : 2) - 1) / (128 * (one ? 1 : 2))), grid);
@@ -427,20 +441,25 @@ infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int, Made *m) {
             auto go = [&](auto itag) {
                 using I = decltype(itag);
                 auto kern = one ? embeddingRowKernel<I, 1> : embeddingRowKernel<I, 2>;
-                launchOp(kern, row_blocks, 128, 0, a.stream, static_cast<uint4 *>(a.data[0]), pw, static_cast<const I *>(a.data[1]),
-                    idx_stride, pieces, w_row_bytes, vocab, tokens, a.err);
+                launchOp(kern, row_blocks, 128, 0, a.stream, static_cast<uint4 *>(a.data[0]), pw,
+                         static_cast<const I *>(a.data[1]), idx_stride, pieces, w_row_bytes, vocab, tokens, a.err);
             };
-            if (i64) go(static_cast<long long>(0)); else go(0);
+            if (i64)
+                go(static_cast<long long>(0));
+            else
+                go(0);
             return launched(op);
         }
         if (v) {
             int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, row_bytes / 16)));
-            launchOp(embeddingKernel<16>, grid, threads, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
-                vocab, didx, dy, elem, a.err);
+            launchOp(embeddingKernel<16>, grid, threads, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes,
+                     w_row_bytes, vocab, didx, dy, elem, a.err);
         } else if (elem == 4) {
-            launchOp(embeddingKernel<4>, grid, 256, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
+            launchOp(embeddingKernel<4>, grid, 256, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
+                     vocab, didx, dy, elem, a.err);
         } else {
-            launchOp(embeddingKernel<2>, grid, 256, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes, vocab, didx, dy, elem, a.err);
+            launchOp(embeddingKernel<2>, grid, 256, 0, a.stream, py, pw, a.data[1], i64, tokens, row_bytes, w_row_bytes,
+                     vocab, didx, dy, elem, a.err);
         }
         return launched(op);
     };
@@ -466,8 +485,8 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
     bool vec = sin_row % 8 == 0 && cos_row % 8 == 0 && rowsAligned(dx, 8) && rowsAligned(dy, 8);
     long long nheads = static_cast<long long>(heads), nseq = static_cast<long long>(seq);
     long long xs_tok = 0, xs_head = 0, ys_tok = 0, ys_head = 0;
-    bool fast = tokenHeadStrides(dx, &xs_tok, &xs_head) && tokenHeadStrides(dy, &ys_tok, &ys_head) && tokens < (1LL << 31) &&
-                nseq > 0 && nheads * half < (1LL << 31);
+    bool fast = tokenHeadStrides(dx, &xs_tok, &xs_head) && tokenHeadStrides(dy, &ys_tok, &ys_head) &&
+                tokens < (1LL << 31) && nseq > 0 && nheads * half < (1LL << 31);
     // The row kernel takes the positions as one stride over the tokens (1-D, or 2-D [batch, seq] with the
     // batch stride seq rows), and every element offset it forms fits in 32 bits.
     bool pos_flat = !pos_2d || nseq == 1 || tokens == nseq || pos_s0 == nseq * pos_s1;
@@ -486,7 +505,8 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
             constexpr int V = kVec16<T>;
             bool v = vec && half % V == 0 &&
                      ((reinterpret_cast<uintptr_t>(py) | reinterpret_cast<uintptr_t>(px) |
-                       reinterpret_cast<uintptr_t>(a.data[3]) | reinterpret_cast<uintptr_t>(a.data[4])) & 15) == 0;
+                       reinterpret_cast<uintptr_t>(a.data[3]) | reinterpret_cast<uintptr_t>(a.data[4])) &
+                      15) == 0;
             if (v && fast) {
                 // The row kernel where a block row covers a token (P heads a thread) and row_ok: 1 head a
                 // thread below 512 tokens, else 2 (faster than the token kernel at every size); else the
@@ -508,18 +528,24 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                         // 512+ tokens (P == 2, the form `go` takes there): the outputs stored evict_last (common.cuh's
                         // storeVec)
                         constexpr bool K = P == 2;
-                        auto kern = algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I, K> : ropeRowKernel<T, S, VV, P, 1, I, K>;
-                        launchOp(kern, grid, block, 0, a.stream,
-                            py, px, static_cast<const I *>(a.data[2]), static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
-                            static_cast<int>(nheads), static_cast<int>(max_pos), static_cast<int>(sin_row), static_cast<int>(cos_row),
-                            static_cast<int>(xs_tok), static_cast<int>(xs_head), static_cast<int>(ys_tok), static_cast<int>(ys_head),
-                            static_cast<int>(pos_flat_s), a.err);
+                        auto kern =
+                            algo == 0 ? ropeRowKernel<T, S, VV, P, 0, I, K> : ropeRowKernel<T, S, VV, P, 1, I, K>;
+                        launchOp(kern, grid, block, 0, a.stream, py, px, static_cast<const I *>(a.data[2]),
+                                 static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
+                                 static_cast<int>(nheads), static_cast<int>(max_pos), static_cast<int>(sin_row),
+                                 static_cast<int>(cos_row), static_cast<int>(xs_tok), static_cast<int>(xs_head),
+                                 static_cast<int>(ys_tok), static_cast<int>(ys_head), static_cast<int>(pos_flat_s),
+                                 a.err);
                     };
-                    if (i64) launch(static_cast<long long>(0)); else launch(0);
+                    if (i64)
+                        launch(static_cast<long long>(0));
+                    else
+                        launch(0);
                     return true;
                 };
                 constexpr int P = 2;  // the token kernel: pieces a thread
-                int threads = static_cast<int>(std::min<long long>(256, ((nheads * (half / V) + P - 1) / P + 31) / 32 * 32));
+                int threads =
+                    static_cast<int>(std::min<long long>(256, ((nheads * (half / V) + P - 1) / P + 31) / 32 * 32));
                 unsigned grid = static_cast<unsigned>(std::min<long long>(tokens, 132LL * 16));
                 auto go = [&](auto stag) {
                     using S = decltype(stag);
@@ -527,36 +553,40 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
                     if (tokens <= 4 && row(stag, One{}, std::integral_constant<int, V / 2>{})) return;
                     if (tokens < 512 && row(stag, One{}, std::integral_constant<int, V>{})) return;
                     if (row(stag, std::integral_constant<int, 2>{}, std::integral_constant<int, V>{})) return;
-                    launchOp(ropeTokenKernel<T, S, V, P>, grid, threads, 0, a.stream,
-                        py, px, a.data[2], i64, static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
-                        static_cast<int>(tokens), static_cast<int>(nseq), static_cast<int>(nheads), static_cast<int>(half), algo,
-                        max_pos, sin_row, cos_row, xs_tok, xs_head, ys_tok, ys_head, pos_s0, pos_s1, pos_2d, a.err);
+                    launchOp(ropeTokenKernel<T, S, V, P>, grid, threads, 0, a.stream, py, px, a.data[2], i64,
+                             static_cast<const S *>(a.data[3]), static_cast<const S *>(a.data[4]),
+                             static_cast<int>(tokens), static_cast<int>(nseq), static_cast<int>(nheads),
+                             static_cast<int>(half), algo, max_pos, sin_row, cos_row, xs_tok, xs_head, ys_tok, ys_head,
+                             pos_s0, pos_s1, pos_2d, a.err);
                 };
-                if (s32) go(float{}); else go(T{});
+                if (s32)
+                    go(float{});
+                else
+                    go(T{});
                 return launched(op);
             }
             if (v) {
                 unsigned vgrid = blocksFor(total / V, 256, 132LL * 32);
                 if (s32) {
-                    launchOp(ropeVecKernel<T, float, V>, vgrid, 256, 0, a.stream, py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
-                        static_cast<const float *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
-                        pos_s0, pos_s1, pos_2d, a.err);
+                    launchOp(ropeVecKernel<T, float, V>, vgrid, 256, 0, a.stream, py, px, a.data[2], i64,
+                             static_cast<const float *>(a.data[3]), static_cast<const float *>(a.data[4]), tokens, nseq,
+                             nheads, half, algo, max_pos, sin_row, cos_row, dx, dy, pos_s0, pos_s1, pos_2d, a.err);
                 } else {
-                    launchOp(ropeVecKernel<T, T, V>, vgrid, 256, 0, a.stream, py, px, a.data[2], i64, static_cast<const T *>(a.data[3]),
-                        static_cast<const T *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
-                        pos_s0, pos_s1, pos_2d, a.err);
+                    launchOp(ropeVecKernel<T, T, V>, vgrid, 256, 0, a.stream, py, px, a.data[2], i64,
+                             static_cast<const T *>(a.data[3]), static_cast<const T *>(a.data[4]), tokens, nseq, nheads,
+                             half, algo, max_pos, sin_row, cos_row, dx, dy, pos_s0, pos_s1, pos_2d, a.err);
                 }
                 return launched(op);
             }
             unsigned grid = blocksFor(total, 256, 132LL * 32);
             if (s32) {
-                launchOp(ropeKernel<T, float>, grid, 256, 0, a.stream, py, px, a.data[2], i64, static_cast<const float *>(a.data[3]),
-                    static_cast<const float *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
-                    pos_s0, pos_s1, pos_2d, a.err);
+                launchOp(ropeKernel<T, float>, grid, 256, 0, a.stream, py, px, a.data[2], i64,
+                         static_cast<const float *>(a.data[3]), static_cast<const float *>(a.data[4]), tokens, nseq,
+                         nheads, half, algo, max_pos, sin_row, cos_row, dx, dy, pos_s0, pos_s1, pos_2d, a.err);
             } else {
-                launchOp(ropeKernel<T, T>, grid, 256, 0, a.stream, py, px, a.data[2], i64, static_cast<const T *>(a.data[3]),
-                    static_cast<const T *>(a.data[4]), tokens, nseq, nheads, half, algo, max_pos, sin_row, cos_row, dx, dy,
-                    pos_s0, pos_s1, pos_2d, a.err);
+                launchOp(ropeKernel<T, T>, grid, 256, 0, a.stream, py, px, a.data[2], i64,
+                         static_cast<const T *>(a.data[3]), static_cast<const T *>(a.data[4]), tokens, nseq, nheads,
+                         half, algo, max_pos, sin_row, cos_row, dx, dy, pos_s0, pos_s1, pos_2d, a.err);
             }
             return launched(op);
         };
@@ -565,8 +595,8 @@ infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int, Made *m) {
 
 infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
     const char *op = "paged_caching";
-    Layout kc = layoutOf(p.tensors[0]), vc = layoutOf(p.tensors[1]), kk = layoutOf(p.tensors[2]), vv = layoutOf(p.tensors[3]),
-           slots = layoutOf(p.tensors[4]);
+    Layout kc = layoutOf(p.tensors[0]), vc = layoutOf(p.tensors[1]), kk = layoutOf(p.tensors[2]),
+           vv = layoutOf(p.tensors[3]), slots = layoutOf(p.tensors[4]);
     INFINI_RETURN_IF_ERROR(checks::pagedCaching(kc, vc, kk, vv, slots));
     long long tokens = kk.shape[0], heads = kk.shape[1], d = kk.shape[2], block = kc.shape[2];
     long long capacity = static_cast<long long>(kc.shape[0]) * block;
@@ -576,27 +606,34 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
     // block's magic numbers for the row kernel: slot / block = (umulhi(slot, bmul) + slot) >> bsh
     int bsh = 0;
     while (bsh < 31 && (1LL << bsh) < block) ++bsh;
-    const unsigned bmul = block > 0 ? static_cast<unsigned>((((1ULL << 32) * static_cast<unsigned long long>((1LL << bsh) - block)) /
-                                                             static_cast<unsigned long long>(block)) + 1) : 0u;
+    const unsigned bmul =
+        block > 0 ? static_cast<unsigned>((((1ULL << 32) * static_cast<unsigned long long>((1LL << bsh) - block)) /
+                                           static_cast<unsigned long long>(block)) +
+                                          1)
+                  : 0u;
     auto launchT = [=](auto tag, const LaunchArgs &a) {
         using T = decltype(tag);
         long long rows = tokens * heads;
         unsigned grid = static_cast<unsigned>(rows < 65535 * 4 ? rows : 65535 * 4);
         int threads = static_cast<int>(std::min<long long>(256, std::max<long long>(32, (d + 31) / 32 * 32)));
         launchOp(cachingKernel<T>, grid, threads, 0, a.stream, static_cast<T *>(a.data[0]), static_cast<T *>(a.data[1]),
-            static_cast<const T *>(a.data[2]), static_cast<const T *>(a.data[3]), a.data[4], i64, tokens, heads, d, block,
-            capacity, ss, ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], kcs[2], vcs[0], vcs[1], vcs[2], a.err);
+                 static_cast<const T *>(a.data[2]), static_cast<const T *>(a.data[3]), a.data[4], i64, tokens, heads, d,
+                 block, capacity, ss, ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], kcs[2], vcs[0], vcs[1], vcs[2],
+                 a.err);
         return launched(op);
     };
     size_t elem = dtypeSize(kk.dtype);
-    if (elem != 2 && elem != 4) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: k must be a 16- or 32-bit float type", op);
+    if (elem != 2 && elem != 4)
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: k must be a 16- or 32-bit float type", op);
     long long e = static_cast<long long>(elem);
     bool vec = (d * e) % 16 == 0;
-    for (long long st : {ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], kcs[2], vcs[0], vcs[1], vcs[2]}) vec = vec && (st * e) % 16 == 0;
+    for (long long st : {ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], kcs[2], vcs[0], vcs[1], vcs[2]})
+        vec = vec && (st * e) % 16 == 0;
     m->launch = [=](const LaunchArgs &a) {
         if (tokens == 0 || heads == 0 || d == 0) return INFINI_STATUS_SUCCESS;
         bool v = vec && ((reinterpret_cast<uintptr_t>(a.data[0]) | reinterpret_cast<uintptr_t>(a.data[1]) |
-                          reinterpret_cast<uintptr_t>(a.data[2]) | reinterpret_cast<uintptr_t>(a.data[3])) & 15) == 0;
+                          reinterpret_cast<uintptr_t>(a.data[2]) | reinterpret_cast<uintptr_t>(a.data[3])) &
+                         15) == 0;
         if (v) {
             long long pieces = d * e / 16, total = tokens * heads * pieces;
             if (pieces <= 256 && tokens < (1LL << 31) && heads < (1LL << 31) && capacity < (1LL << 31)) {
@@ -606,13 +643,16 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                 auto go = [&](auto ptag, long long per_row) {
                     using P = decltype(ptag);
                     const long long most = sizeof(P) == 8 ? 128 : 256;  // threads a block
-                    unsigned hb = static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, most / per_row)));
+                    unsigned hb =
+                        static_cast<unsigned>(std::max<long long>(1, std::min<long long>(heads, most / per_row)));
                     unsigned groups = static_cast<unsigned>((heads + hb - 1) / hb);
                     dim3 blk(static_cast<unsigned>(per_row), hb);
                     // 16-byte pieces, between one and four waves of blocks a token: 4 tokens a thread, their loads
                     // before any store, in one wave (faster there than 1 or 2 a thread; not with one wave of blocks
                     // or more than four)
-                    const long long resident = static_cast<long long>(smCount()) * std::min<long long>(32, 2048 / (per_row * hb)), rows = tokens * groups;
+                    const long long resident = static_cast<long long>(smCount()) *
+                                               std::min<long long>(32, 2048 / (per_row * hb)),
+                                    rows = tokens * groups;
                     const int tz = sizeof(P) == 16 && rows > resident && rows <= 4 * resident ? 4 : 1;
                     dim3 grid(static_cast<unsigned>((tokens + tz - 1) / tz), groups);
                     auto launch = [&](auto itag) {
@@ -620,24 +660,32 @@ infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int, Made *m) {
                         // more rows than fit at once: the cache rows kept in the L2 for the attention that reads
                         // them (16-byte pieces; common.cuh's storeVec)
                         constexpr bool kKeep = sizeof(P) == 16;
-                        auto kern = tz == 4 ? cachingRowKernel<P, I, 4, kKeep>
-                                            : rows > resident ? cachingRowKernel<P, I, 1, kKeep> : cachingRowKernel<P, I, 1>;
-                        launchOp(kern, grid, blk, 0, a.stream,
-                            static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
-                            static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]), static_cast<int>(heads),
-                            static_cast<int>(block), bmul, bsh, static_cast<int>(capacity), ss, ks[0] * e, ks[1] * e, vs[0] * e,
-                            vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e, vcs[2] * e, a.err, tokens);
+                        auto kern = tz == 4           ? cachingRowKernel<P, I, 4, kKeep>
+                                    : rows > resident ? cachingRowKernel<P, I, 1, kKeep>
+                                                      : cachingRowKernel<P, I, 1>;
+                        launchOp(kern, grid, blk, 0, a.stream, static_cast<char *>(a.data[0]),
+                                 static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
+                                 static_cast<const char *>(a.data[3]), static_cast<const I *>(a.data[4]),
+                                 static_cast<int>(heads), static_cast<int>(block), bmul, bsh,
+                                 static_cast<int>(capacity), ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e,
+                                 kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e, vcs[2] * e, a.err, tokens);
                     };
-                    if (i64) launch(static_cast<long long>(0)); else launch(0);
+                    if (i64)
+                        launch(static_cast<long long>(0));
+                    else
+                        launch(0);
                 };
-                if (tokens <= 8 && pieces <= 64) go(uint2{}, 2 * pieces); else go(uint4{}, pieces);
+                if (tokens <= 8 && pieces <= 64)
+                    go(uint2{}, 2 * pieces);
+                else
+                    go(uint4{}, pieces);
                 return launched(op);
             }
             launchOp(cachingVecKernel, blocksFor(total, 256, 132LL * 32), 256, 0, a.stream,
-                static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]), static_cast<const char *>(a.data[2]),
-                static_cast<const char *>(a.data[3]), a.data[4], i64, tokens, heads, pieces, block, capacity, ss,
-                ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e, kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e,
-                vcs[2] * e, a.err);
+                     static_cast<char *>(a.data[0]), static_cast<char *>(a.data[1]),
+                     static_cast<const char *>(a.data[2]), static_cast<const char *>(a.data[3]), a.data[4], i64, tokens,
+                     heads, pieces, block, capacity, ss, ks[0] * e, ks[1] * e, vs[0] * e, vs[1] * e, kcs[0] * e,
+                     kcs[1] * e, kcs[2] * e, vcs[0] * e, vcs[1] * e, vcs[2] * e, a.err);
             return launched(op);
         }
         return elem == 4 ? launchT(float{}, a) : launchT(uint16_t{}, a);

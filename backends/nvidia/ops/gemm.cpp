@@ -33,9 +33,9 @@ infiniStatus_t ltFail(cublasStatus_t s, const char *what) {
     return fail(INFINI_STATUS_INTERNAL_ERROR, "gemm: %s failed (cublas status %d)", what, static_cast<int>(s));
 }
 
-#define LT_RETURN(expr)                                   \
-    do {                                                  \
-        cublasStatus_t s_ = (expr);                       \
+#define LT_RETURN(expr)                                            \
+    do {                                                           \
+        cublasStatus_t s_ = (expr);                                \
         if (s_ != CUBLAS_STATUS_SUCCESS) return ltFail(s_, #expr); \
     } while (0)
 
@@ -63,8 +63,8 @@ struct Plan {
     }
 };
 
-infiniStatus_t makeLayout(cublasLtMatrixLayout_t *out, cudaDataType_t type, long long rows, long long cols, long long ld,
-                          long long batch, long long batch_stride) {
+infiniStatus_t makeLayout(cublasLtMatrixLayout_t *out, cudaDataType_t type, long long rows, long long cols,
+                          long long ld, long long batch, long long batch_stride) {
     if (ld < rows) ld = rows;
     if (ld < 1) ld = 1;
     LT_RETURN(cublasLtMatrixLayoutCreate(out, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ld));
@@ -72,7 +72,8 @@ infiniStatus_t makeLayout(cublasLtMatrixLayout_t *out, cudaDataType_t type, long
         int32_t count = static_cast<int32_t>(batch);
         int64_t stride = batch_stride;
         LT_RETURN(cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
-        LT_RETURN(cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
+        LT_RETURN(cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                   sizeof(stride)));
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -89,7 +90,8 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
     size_t nd = c.ndim();
     long long M = a.shape[nd - 2], K = a.shape[nd - 1], N = b.shape[nd - 1];
     long long batch = nd == 3 ? static_cast<long long>(c.shape[0]) : 1;
-    if (!isFloatType(a.dtype)) return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: dtype %d is not float32, float16 or bfloat16", op, a.dtype);
+    if (!isFloatType(a.dtype))
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: dtype %d is not float32, float16 or bfloat16", op, a.dtype);
     long long c_si = c.strides[nd - 2];
     if (M <= 1) c_si = N;
     // an operand is row-major (stride 1 along its columns) or column-major (stride 1 along its rows)
@@ -112,9 +114,11 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
     bool a_row, b_row;
     long long lda, ldb;
     if (!orient(a, M, K, &a_row, &lda) || !orient(b, K, N, &b_row, &ldb)) {
-        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: a and b need stride 1 in one of their last two dimensions", op);
+        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: a and b need stride 1 in one of their last two dimensions",
+                    op);
     }
-    cudaDataType_t type = a.dtype == INFINI_DTYPE_F32 ? CUDA_R_32F : (a.dtype == INFINI_DTYPE_F16 ? CUDA_R_16F : CUDA_R_16BF);
+    cudaDataType_t type =
+        a.dtype == INFINI_DTYPE_F32 ? CUDA_R_32F : (a.dtype == INFINI_DTYPE_F16 ? CUDA_R_16F : CUDA_R_16BF);
     long long elem = a.dtype == INFINI_DTYPE_F32 ? 4 : 2;
     auto plan = std::make_shared<Plan>();
     LT_RETURN(cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -123,8 +127,10 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
     LT_RETURN(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)));
     LT_RETURN(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)));
     long long bs_a = nd == 3 ? a.strides[0] : 0, bs_b = nd == 3 ? b.strides[0] : 0, bs_c = nd == 3 ? c.strides[0] : 0;
-    INFINI_RETURN_IF_ERROR(b_row ? makeLayout(&plan->a, type, N, K, ldb, batch, bs_b) : makeLayout(&plan->a, type, K, N, ldb, batch, bs_b));
-    INFINI_RETURN_IF_ERROR(a_row ? makeLayout(&plan->b, type, K, M, lda, batch, bs_a) : makeLayout(&plan->b, type, M, K, lda, batch, bs_a));
+    INFINI_RETURN_IF_ERROR(b_row ? makeLayout(&plan->a, type, N, K, ldb, batch, bs_b)
+                                 : makeLayout(&plan->a, type, K, N, ldb, batch, bs_b));
+    INFINI_RETURN_IF_ERROR(a_row ? makeLayout(&plan->b, type, K, M, lda, batch, bs_a)
+                                 : makeLayout(&plan->b, type, M, K, lda, batch, bs_a));
     INFINI_RETURN_IF_ERROR(makeLayout(&plan->c, type, N, M, c_si, batch, bs_c));
     // 1-4 rows of A (decode): the memory-bound kernels of gemv.cu where they measured faster than cuBLASLt,
     // and the sizes and strides fit them. k-contiguous B (linear's weight): 1 row, and float32 2-4 rows
@@ -132,8 +138,8 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
     GemvArgs few{M, N, K, batch, nullptr, lda, bs_a, nullptr, ldb, bs_b, b_row, nullptr, c_si, bs_c, alpha, 0.0f};
     const bool wide = a.dtype == INFINI_DTYPE_F32;
     const long long weights = K * N;
-    const bool faster = b_row ? (wide ? (M >= 2 && weights >= (1LL << 24)) : (M == 1 && weights >= (1LL << 25)))
-                              : (M == 1 || wide);
+    const bool faster =
+        b_row ? (wide ? (M >= 2 && weights >= (1LL << 24)) : (M == 1 && weights >= (1LL << 25))) : (M == 1 || wide);
     const bool use_few = faster && a_row && gemvFits(few, static_cast<int>(elem));
     // cuBLASLt then serves only operands off 16-byte alignment (its pass-1 algorithm): one that needs no
     // workspace, so that the decode call allocates none
@@ -153,11 +159,12 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
             }
             // split-K partial sums reduced in float32 only (a bfloat16/float16 reduction loses bits torch keeps)
             uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
-            cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes, sizeof(schemes));
+            cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes,
+                                                 sizeof(schemes));
             cublasLtMatmulHeuristicResult_t result{};
             int found = 0;
-            cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt, plan->op, plan->a, plan->b, plan->c, plan->c, pref, 1,
-                                                               &result, &found);
+            cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt, plan->op, plan->a, plan->b, plan->c, plan->c, pref,
+                                                               1, &result, &found);
             cublasLtMatmulPreferenceDestroy(pref);
             if (st == CUBLAS_STATUS_SUCCESS && found > 0) {
                 if (pass == 0) {
@@ -170,7 +177,8 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
             }
         }
         if (!plan->has16 && !plan->has_any) {
-            return fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s: cuBLASLt has no algorithm for %s @ %s", op, a.str().c_str(), b.str().c_str());
+            return fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s: cuBLASLt has no algorithm for %s @ %s", op, a.str().c_str(),
+                        b.str().c_str());
         }
     }
     Dims dc{}, dcin{};
@@ -201,10 +209,12 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m) {
             return launchGemv(dtype, g, x.stream);
         }
         const bool al16 = ab16 && (reinterpret_cast<uintptr_t>(pc) & 15) == 0;
-        const cublasLtMatmulAlgo_t *algo = al16 && plan->has16 ? &plan->algo16 : (plan->has_any ? &plan->algo_any : nullptr);
-        if (algo == nullptr) return fail(INFINI_STATUS_NOT_IMPLEMENTED, "gemm: no cuBLASLt algorithm for these pointers' alignment");
-        LT_RETURN(cublasLtMatmul(lt, plan->op, &alpha, pb, plan->a, pa, plan->b, &beta_run, pc, plan->c, pc, plan->c, algo,
-                                 x.workspace, x.workspace_size, x.stream));
+        const cublasLtMatmulAlgo_t *algo =
+            al16 && plan->has16 ? &plan->algo16 : (plan->has_any ? &plan->algo_any : nullptr);
+        if (algo == nullptr)
+            return fail(INFINI_STATUS_NOT_IMPLEMENTED, "gemm: no cuBLASLt algorithm for these pointers' alignment");
+        LT_RETURN(cublasLtMatmul(lt, plan->op, &alpha, pb, plan->a, pa, plan->b, &beta_run, pc, plan->c, pc, plan->c,
+                                 algo, x.workspace, x.workspace_size, x.stream));
         return INFINI_STATUS_SUCCESS;
     };
     return INFINI_STATUS_SUCCESS;

@@ -22,7 +22,7 @@ namespace cg = cooperative_groups;
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kUnroll = 4;   // 16-byte weight loads a thread has in flight
+constexpr int kUnroll = 4;  // 16-byte weight loads a thread has in flight
 // row-major B: threads across a row (8 x 16 bytes: the fastest measured of 8, 16 and 32 with 256 or 512 threads)
 // and threads a block
 constexpr int kRowsAcross = 8;
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(kThreads) gemvDotKernel(GemvArgs p, int wpr) {
 template <typename T, int M, int CT, int NT>
 __global__ void __launch_bounds__(NT) gemvRowsKernel(GemvArgs p, long long k_slice) {
     constexpr int V = kVec16<T>;
-    constexpr int C = CT * V;   // columns a block
+    constexpr int C = CT * V;    // columns a block
     constexpr int RT = NT / CT;  // rows at a time
     __shared__ float sums[RT][C];
     __shared__ float partial[M][C];
@@ -219,11 +219,13 @@ infiniStatus_t launchRows(const GemvArgs &p, cudaStream_t stream) {
     // slice at least kUnroll passes of the block's rows
     int slices = 1;
     if (clustersAvailable()) {
-        while (slices < 8 && col_blocks * p.batch * slices < 3LL * smCount() && p.K >= 2LL * slices * RT * kUnroll) slices *= 2;
+        while (slices < 8 && col_blocks * p.batch * slices < 3LL * smCount() && p.K >= 2LL * slices * RT * kUnroll)
+            slices *= 2;
     }
     const long long k_slice = (p.K + slices - 1) / slices;
     dim3 grid(static_cast<unsigned>(slices), static_cast<unsigned>(col_blocks), static_cast<unsigned>(p.batch));
-    launchEx(gemvRowsKernel<T, M, CT, NT>, grid, NT, 0, stream, slices > 1 ? slices : 0, false, p, k_slice);  // (plain: not a dependent)
+    launchEx(gemvRowsKernel<T, M, CT, NT>, grid, NT, 0, stream, slices > 1 ? slices : 0, false, p,
+             k_slice);  // (plain: not a dependent)
     return launched("gemm");
 }
 

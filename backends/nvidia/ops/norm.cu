@@ -36,9 +36,13 @@ constexpr int kSmallRowThreads(int per, bool cached, bool plain) { return cached
 // spill), faster than 8 blocks with the weights after the reduction where the rows take several waves (not
 // where 8 blocks an SM take them in one wave and 6 would need two).
 constexpr int kNormMinBlocks(int threads, bool few, bool many) { return many ? 6 : threads == 256 && !few ? 8 : 1; }
-template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false, bool MANY = false>
-__global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMinBlocks(kSmallRowThreads(PER, CACHED, PLAIN), FEW, MANY)) normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
-                           RowsOf<PLAIN> dy, RowsOf<PLAIN> dres, RowsOf<PLAIN> da, RowsOf<PLAIN> db, float inv_n) {  // inv_n = 1 / n
+template <Norm K, typename T, typename W, int N, int PER, bool CACHED, bool PLAIN = false, bool FEW = false,
+          bool MANY = false>
+__global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN),
+                                  kNormMinBlocks(kSmallRowThreads(PER, CACHED, PLAIN), FEW, MANY))
+    normKernel(T *y, T *res, const T *a, const T *b, const W *w, const W *bias, long long n, float eps,
+               RowsOf<PLAIN> dy, RowsOf<PLAIN> dres, RowsOf<PLAIN> da, RowsOf<PLAIN> db,
+               float inv_n) {  // inv_n = 1 / n
     opEntry();
     __shared__ float smem[32];
     long long row = blockIdx.x;
@@ -86,7 +90,7 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
                 }
                 float t[N];
                 unpackF(xr[i], t);  // (bf16: bit operations, which the compiler does not keep alive
-#pragma unroll                       //  until the output as it does the conversions)
+#pragma unroll                      //  until the output as it does the conversions)
                 for (int e = 0; e < N; ++e) sum += t[e] * t[e];
             }
         }
@@ -149,7 +153,8 @@ __global__ void __launch_bounds__(kSmallRowThreads(PER, CACHED, PLAIN), kNormMin
             return acc;
         };
         const float mean = blockSum(heldSum([](float t) { return t; }), smem) * inv_n;
-        const float scale = rsqrtf(blockSum(heldSum([mean](float t) { return (t - mean) * (t - mean); }), smem) * inv_n + eps);
+        const float scale =
+            rsqrtf(blockSum(heldSum([mean](float t) { return (t - mean) * (t - mean); }), smem) * inv_n + eps);
 #pragma unroll
         for (int i = 0; i < PER; ++i) {
             if (tid + i * step < nvi) {
@@ -230,7 +235,8 @@ template <Norm K>
 infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, const Layout &a, const Layout &b,
                         const Layout &w, bool has_bias, float eps, Made *m) {
     Dims dy{}, dres{}, da{}, db{};
-    if (!dimsOf(y, &dy, 1) || !dimsOf(a, &da, 1) || (K == Norm::kAddRms && (!dimsOf(res, &dres, 1) || !dimsOf(b, &db, 1)))) {
+    if (!dimsOf(y, &dy, 1) || !dimsOf(a, &da, 1) ||
+        (K == Norm::kAddRms && (!dimsOf(res, &dres, 1) || !dimsOf(b, &db, 1)))) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
     }
     for (Dims *d : {&dy, &dres, &da, &db}) collapse(d);
@@ -263,8 +269,9 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                 auto run = [&](auto kern, long long want) {
                     int threads = static_cast<int>(std::min<long long>(1024, (want + 31) / 32 * 32));
                     threads = std::min(threads, maxThreads(kern));
-                    launchOp(kern, grid, threads, 0, x.stream, py, pres, pa, pb, static_cast<const Wt *>(pw), static_cast<const Wt *>(pbias),
-                        n, eps, RowsArg{dy}, RowsArg{dres}, RowsArg{da}, RowsArg{db}, 1.0f / static_cast<float>(n));
+                    launchOp(kern, grid, threads, 0, x.stream, py, pres, pa, pb, static_cast<const Wt *>(pw),
+                             static_cast<const Wt *>(pbias), n, eps, RowsArg{dy}, RowsArg{dres}, RowsArg{da},
+                             RowsArg{db}, 1.0f / static_cast<float>(n));
                 };
                 if constexpr (NN > 1) {
                     // a cached kernel must cover the row: its register limit may allow fewer threads
@@ -281,14 +288,17 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                     if (plain && per == 1 && cached(normKernel<K, T, Wt, NN, 1, true, true>, 1)) return;
                     if constexpr (K == Norm::kRms) {  // (add_rms_norm's three rows of registers spill in this form)
                         bool many = rows >= 3LL * 8 * smCount();  // several waves at 8 blocks an SM
-                        if (plain && many && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true, false, true>, 2)) return;
+                        if (plain && many && per == 2 &&
+                            cached(normKernel<K, T, Wt, NN, 2, true, true, false, true>, 2))
+                            return;
                     }
                     if (plain && per == 2 && cached(normKernel<K, T, Wt, NN, 2, true, true>, 2)) return;
                     if (per != 0 && cached(normKernel<K, T, Wt, NN, 4, true>, 4)) return;
                     run(normKernel<K, T, Wt, NN, kMaxVecs, false>, rowThreads(nv, rows));
                 } else {
                     int threads = rowThreads(nv, rows);
-                    if (nv <= static_cast<long long>(kMaxVecs) * std::min(threads, maxThreads(normKernel<K, T, Wt, NN, kMaxVecs, true>))) {
+                    if (nv <= static_cast<long long>(kMaxVecs) *
+                                  std::min(threads, maxThreads(normKernel<K, T, Wt, NN, kMaxVecs, true>))) {
                         run(normKernel<K, T, Wt, NN, kMaxVecs, true>, threads);
                     } else {
                         run(normKernel<K, T, Wt, NN, kMaxVecs, false>, threads);
@@ -296,9 +306,15 @@ infiniStatus_t makeNorm(const char *op, const Layout &y, const Layout &res, cons
                 }
             };
             if (w32) {
-                if (v) go(float{}, std::integral_constant<int, N>{}); else go(float{}, std::integral_constant<int, 1>{});
+                if (v)
+                    go(float{}, std::integral_constant<int, N>{});
+                else
+                    go(float{}, std::integral_constant<int, 1>{});
             } else {
-                if (v) go(T{}, std::integral_constant<int, N>{}); else go(T{}, std::integral_constant<int, 1>{});
+                if (v)
+                    go(T{}, std::integral_constant<int, N>{});
+                else
+                    go(T{}, std::integral_constant<int, 1>{});
             }
             return launched(op);
         };

@@ -12,10 +12,10 @@ struct NvOp : InfiniopDescriptor {
     DeviceError *err;  // the device's error record, looked up once
 };
 
-constexpr Factory kFactories[INFINIOP_OP_COUNT] = {
-    makeAdd, makeMul, makeSilu, makeRelu, makeGelu, makeSwiGLU, makeSiluAndMul, makeRMSNorm, makeAddRMSNorm,
-    makeLayerNorm, makeSoftmax, makeCausalSoftmax, makeEmbedding, makeRoPE, makeTopkSoftmax, makeRandomSample,
-    makePagedCaching, makeGemm, makeAttention, makePagedAttention, makePagedAttentionPrefill};
+#define INFINI_NVIDIA_FACTORY(E, C) make##C,
+constexpr Factory kFactories[INFINIOP_OP_COUNT] = {INFINIOP_FOR_EACH_OP(INFINI_NVIDIA_FACTORY)};
+#undef INFINI_NVIDIA_FACTORY
+static_assert(sizeof(kFactories) / sizeof(kFactories[0]) == INFINIOP_OP_COUNT, "one factory per operator");
 
 infiniStatus_t runNvOp(InfiniopDescriptor *self, void *workspace, size_t workspace_size, void *const *data,
                        infinirtStream_t stream) {
@@ -36,7 +36,8 @@ void destroyNvOp(InfiniopDescriptor *self) { delete static_cast<NvOp *>(self); }
 
 infiniStatus_t launched(const char *op) {
     cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) return fail(INFINI_STATUS_INTERNAL_ERROR, "%s: kernel launch failed: %s", op, cudaGetErrorString(err));
+    if (err != cudaSuccess)
+        return fail(INFINI_STATUS_INTERNAL_ERROR, "%s: kernel launch failed: %s", op, cudaGetErrorString(err));
     return INFINI_STATUS_SUCCESS;
 }
 

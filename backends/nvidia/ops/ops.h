@@ -74,27 +74,10 @@ struct Made {
 
 using Factory = infiniStatus_t (*)(const infiniopOpParams_t &p, int device, Made *made);
 
-infiniStatus_t makeAdd(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeMul(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeSilu(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeRelu(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeGelu(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeSwiGLU(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeSiluAndMul(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeRMSNorm(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeAddRMSNorm(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeLayerNorm(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeCausalSoftmax(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeEmbedding(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeRoPE(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makePagedCaching(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeGemm(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makeAttention(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makePagedAttention(const infiniopOpParams_t &p, int device, Made *m);
-infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &p, int device, Made *m);
+// One factory per operator (make<CName>, from ops/list.h), each in the op's .cu file.
+#define INFINI_NVIDIA_FACTORY(E, C) infiniStatus_t make##C(const infiniopOpParams_t &p, int device, Made *m);
+INFINIOP_FOR_EACH_OP(INFINI_NVIDIA_FACTORY)
+#undef INFINI_NVIDIA_FACTORY
 
 // dst[i] = src ? scale * src[i] : 0 over n elements of a float dtype, both addressed through Dims
 // (elementwise.cu): gemm's c_in and its K = 0 case.
@@ -124,16 +107,28 @@ infiniStatus_t launchGemv(infiniDtype_t dtype, const GemvArgs &p, cudaStream_t s
 infiniStatus_t launched(const char *op);
 
 // Calls f(T{}) for a float dtype (float, __half, __nv_bfloat16), else fails naming the op.
-#define INFINI_NV_DISPATCH_FLOAT(dtype, op, ...)                                                                   \
-    [&]() -> infiniStatus_t {                                                                                   \
-        switch (dtype) {                                                                                        \
-            case INFINI_DTYPE_F32: { using T = float; __VA_ARGS__; return INFINI_STATUS_SUCCESS; }              \
-            case INFINI_DTYPE_F16: { using T = __half; __VA_ARGS__; return INFINI_STATUS_SUCCESS; }             \
-            case INFINI_DTYPE_BF16: { using T = __nv_bfloat16; __VA_ARGS__; return INFINI_STATUS_SUCCESS; }     \
-            default:                                                                                            \
-                return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: dtype %d is not float32, float16 or bfloat16", \
-                            op, static_cast<int>(dtype));                                                       \
-        }                                                                                                       \
+#define INFINI_NV_DISPATCH_FLOAT(dtype, op, ...)                                                                    \
+    [&]() -> infiniStatus_t {                                                                                       \
+        switch (dtype) {                                                                                            \
+            case INFINI_DTYPE_F32: {                                                                                \
+                using T = float;                                                                                    \
+                __VA_ARGS__;                                                                                        \
+                return INFINI_STATUS_SUCCESS;                                                                       \
+            }                                                                                                       \
+            case INFINI_DTYPE_F16: {                                                                                \
+                using T = __half;                                                                                   \
+                __VA_ARGS__;                                                                                        \
+                return INFINI_STATUS_SUCCESS;                                                                       \
+            }                                                                                                       \
+            case INFINI_DTYPE_BF16: {                                                                               \
+                using T = __nv_bfloat16;                                                                            \
+                __VA_ARGS__;                                                                                        \
+                return INFINI_STATUS_SUCCESS;                                                                       \
+            }                                                                                                       \
+            default:                                                                                                \
+                return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: dtype %d is not float32, float16 or bfloat16", op, \
+                            static_cast<int>(dtype));                                                               \
+        }                                                                                                           \
     }()
 
 }  // namespace infini::nvidia::ops

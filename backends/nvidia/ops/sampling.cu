@@ -154,9 +154,9 @@ __device__ __forceinline__ void visitVocab(const T *xr, long long vocab, F &&f) 
 // whole row. A block per row is bound by its SM's instruction issue (tens of microseconds a vocabulary row); C
 // blocks divide the passes by C.
 template <typename T, int C>
-__global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *out, const T *x, const float *rv, long long vocab,
-                                                                    long long xs0, long long rs0, long long os0, long long kk,
-                                                                    float topp, float temp, bool sample) {
+__global__ void __launch_bounds__(kSampleThreads)
+    randomSampleKernel(long long *out, const T *x, const float *rv, long long vocab, long long xs0, long long rs0,
+                       long long os0, long long kk, float topp, float temp, bool sample) {
     namespace cg = cooperative_groups;
     waitForPrerequisites();  // a dependent that waits only (launchOp's note)
     __shared__ float smem[32];
@@ -178,10 +178,16 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
     // sync: the cluster's barrier (every block's shared memory writes before it are seen after it); at(p, r):
     // p's counterpart in rank r's shared memory
     auto sync = [] {
-        if constexpr (C > 1) cg::this_cluster().sync(); else __syncthreads();
+        if constexpr (C > 1)
+            cg::this_cluster().sync();
+        else
+            __syncthreads();
     };
     auto at = [](auto *p, int r) {
-        if constexpr (C > 1) return cg::this_cluster().map_shared_rank(p, r); else return p;
+        if constexpr (C > 1)
+            return cg::this_cluster().map_shared_rank(p, r);
+        else
+            return p;
     };
     // arg-max (ties: lower index) and the softmax normalizer, in one pass: each thread keeps its
     // running max and its sum of exp((v - max) / temperature), rescaled when the max rises
@@ -288,7 +294,10 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
                 });
                 flush();
             }
-            if (solo) __syncthreads(); else sync();  // every block's histogram is complete
+            if (solo)
+                __syncthreads();
+            else
+                sync();   // every block's histogram is complete
             if (!solo) {  // the cluster's histogram: bin b summed over the ranks in rank order, a thread a bin
                 for (int b = threadIdx.x; b < 256; b += blockDim.x) {
                     unsigned c = 0;
@@ -361,7 +370,10 @@ __global__ void __launch_bounds__(kSampleThreads) randomSampleKernel(long long *
                 }
             }
             // (cluster: no block clears its histogram while another may still read it)
-            if (solo) __syncthreads(); else sync();
+            if (solo)
+                __syncthreads();
+            else
+                sync();
             // stop_at: enough digits once at most stop_at elements lie at or above the prefix (the
             // candidates are sorted afterwards, so the k-th key itself need not be pinned down)
             if (stop_at > 0 && st.above_count + st.key_count <= stop_at) break;
@@ -541,8 +553,9 @@ infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, int, Made *m) {
         m->launch = [=](const LaunchArgs &a) {
             if (tokens == 0) return INFINI_STATUS_SUCCESS;
             unsigned grid = static_cast<unsigned>((tokens + 7) / 8);
-            launchOp(topkSoftmaxKernel<T>, grid, 256, 0, a.stream, static_cast<float *>(a.data[0]), static_cast<long long *>(a.data[1]),
-                static_cast<const T *>(a.data[2]), tokens, experts, k, renormalize, xs0, ws0, is0);
+            launchOp(topkSoftmaxKernel<T>, grid, 256, 0, a.stream, static_cast<float *>(a.data[0]),
+                     static_cast<long long *>(a.data[1]), static_cast<const T *>(a.data[2]), tokens, experts, k,
+                     renormalize, xs0, ws0, is0);
             return launched(op);
         };
     });
@@ -556,10 +569,12 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
     INFINI_RETURN_IF_ERROR(checks::randomSample(out, x, rv, temperature));
     long long batch = x.ndim() == 2 ? x.shape[0] : 1, vocab = x.last();
     // (the kernel's bins and candidate indices are 32-bit)
-    if (vocab > 0x7fffffffLL) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: a vocabulary of %lld exceeds 2^31 - 1", op, vocab);
+    if (vocab > 0x7fffffffLL)
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: a vocabulary of %lld exceeds 2^31 - 1", op, vocab);
     bool sample = topk > 1 && topp > 0;
     long long kk = std::min<long long>(std::max<long long>(topk, 1), vocab);
-    long long xs0 = x.ndim() == 2 ? x.strides[0] : 0, rs0 = rv.ndim() ? rv.strides[0] : 0, os0 = out.ndim() ? out.strides[0] : 0;
+    long long xs0 = x.ndim() == 2 ? x.strides[0] : 0, rs0 = rv.ndim() ? rv.strides[0] : 0,
+              os0 = out.ndim() ? out.strides[0] : 0;
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
         // a row over a cluster of C blocks: the most of 8, 4, 2 whose clusters for every row run at once and
         // that leaves every block at least 4096 elements; else a block a row (chosen here, once)
@@ -567,12 +582,15 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
         const int C = cl && vocab >= 4096LL * 8 && batch <= sampleClusters<T, 8>()   ? 8
                       : cl && vocab >= 4096LL * 4 && batch <= sampleClusters<T, 4>() ? 4
                       : cl && vocab >= 4096LL * 2 && batch <= sampleClusters<T, 2>() ? 2
-                                                                                      : 1;
-        auto kern = C == 8 ? randomSampleKernel<T, 8> : C == 4 ? randomSampleKernel<T, 4> : C == 2 ? randomSampleKernel<T, 2> : randomSampleKernel<T, 1>;
+                                                                                     : 1;
+        auto kern = C == 8   ? randomSampleKernel<T, 8>
+                    : C == 4 ? randomSampleKernel<T, 4>
+                    : C == 2 ? randomSampleKernel<T, 2>
+                             : randomSampleKernel<T, 1>;
         m->launch = [=](const LaunchArgs &a) {
             if (batch == 0) return INFINI_STATUS_SUCCESS;
-            launchEx(kern, dim3(static_cast<unsigned>(batch * C)), kSampleThreads, 0, a.stream, C > 1 ? C : 0, opsDependent(),
-                     static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
+            launchEx(kern, dim3(static_cast<unsigned>(batch * C)), kSampleThreads, 0, a.stream, C > 1 ? C : 0,
+                     opsDependent(), static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
                      static_cast<const float *>(a.data[2]), vocab, xs0, rs0, os0, kk, topp, temperature, sample);
             return launched(op);
         };

@@ -114,8 +114,8 @@ __device__ __forceinline__ void scaleStore(T *p, const Vec<T, N> &piece, float s
 // when N > 1). causal: row r of a [.., q, kv] tensor keeps j <= (r % q) + kv - q, the rest is 0.
 // CACHED: the host checked that the line fits in registers (N > 1, nv <= kMaxVecs * threads).
 template <typename T, int N, bool CACHED, bool PLAIN>
-__global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long long sx, RowsOf<PLAIN> dy, RowsOf<PLAIN> dx,
-                              long long causal_q) {
+__global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long long sx, RowsOf<PLAIN> dy,
+                              RowsOf<PLAIN> dx, long long causal_q) {
     opEntry();
     __shared__ float smem[32];
     long long row = blockIdx.x;
@@ -221,7 +221,6 @@ __global__ void softmaxKernel(T *y, const T *x, long long n, long long sy, long 
     }
 }
 
-
 // Lines held in registers as stored (16-byte pieces, kClusterVecs a thread): the line is read once,
 // and a block of up to 512 threads stays within 64 registers so that two share an SM (one loading
 // while the other writes). Lines longer than one block keeps (a vocabulary row) are split over a cluster of C blocks
@@ -240,7 +239,8 @@ __device__ __forceinline__ void clusterMaxSum(float &m, float &s, float2 *slots,
     namespace cg = cooperative_groups;
     cg::cluster_group cl = cg::this_cluster();
     clusterWait();
-    if (static_cast<int>(threadIdx.x) < C) cl.map_shared_rank(slots, static_cast<int>(threadIdx.x))[rank] = make_float2(m, s);
+    if (static_cast<int>(threadIdx.x) < C)
+        cl.map_shared_rank(slots, static_cast<int>(threadIdx.x))[rank] = make_float2(m, s);
     clusterArrive();
     clusterWait();
     float gm = -INFINITY, gs = 0.0f;
@@ -268,22 +268,30 @@ __device__ __forceinline__ void maxInto(float &acc, const Vec<float, 4> &p) {
 __device__ __forceinline__ float maxOf(__nv_bfloat162 a) { return fmaxf(__low2float(a), __high2float(a)); }
 __device__ __forceinline__ float maxOf(__half2 a) { return fmaxf(__low2float(a), __high2float(a)); }
 __device__ __forceinline__ float maxOf(float a) { return a; }
-template <typename T> struct MaxAcc { using type = float; static __device__ float init() { return -INFINITY; } };
-template <> struct MaxAcc<__nv_bfloat16> {
+template <typename T>
+struct MaxAcc {
+    using type = float;
+    static __device__ float init() { return -INFINITY; }
+};
+template <>
+struct MaxAcc<__nv_bfloat16> {
     using type = __nv_bfloat162;
     static __device__ type init() { return __float2bfloat162_rn(-INFINITY); }
 };
-template <> struct MaxAcc<__half> {
+template <>
+struct MaxAcc<__half> {
     using type = __half2;
     static __device__ type init() { return __float2half2_rn(-INFINITY); }
 };
 
 template <typename T, bool CLUSTER, bool CAUSAL>
-__global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, const T *x, int n, Dims dy, Dims dx,
-                                                                          long long causal_q, int C, int per) {
+__global__ void __launch_bounds__(kClusterThreads, 2)
+    softmaxPackedKernel(T *y, const T *x, int n, Dims dy, Dims dx, long long causal_q, int C, int per) {
     // the clustered launches are dependents that wait but do not trigger (launchOp's note)
-    if constexpr (!CLUSTER) opEntry();
-    else waitForPrerequisites();
+    if constexpr (!CLUSTER)
+        opEntry();
+    else
+        waitForPrerequisites();
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900 || !CLUSTER)
     constexpr int N = kVec16<T>;
     using V = Vec<T, N>;
@@ -329,7 +337,8 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
     for (int i = 0; i < kClusterVecs; ++i) {
         int v = vbeg + i * step;
         if (v < vend) {
-            expInPlace<CAUSAL>(raw[i], v * N, limit, lm, lmL, s);  // (a thread whose live elements are all -inf adds 0s)
+            expInPlace<CAUSAL>(raw[i], v * N, limit, lm, lmL,
+                               s);  // (a thread whose live elements are all -inf adds 0s)
         }
     }
     blockMaxSum(m, s, smem);
@@ -360,8 +369,8 @@ __global__ void __launch_bounds__(kClusterThreads, 2) softmaxPackedKernel(T *y, 
 constexpr int kBulkThreads = 256, kBulkPartBytes = 64 * 1024;
 
 template <typename T, bool CAUSAL>
-__global__ void __launch_bounds__(kBulkThreads) softmaxBulkKernel(T *y, const T *x, int n, Dims dy, Dims dx, long long causal_q, int C,
-                                                         int per) {
+__global__ void __launch_bounds__(kBulkThreads)
+    softmaxBulkKernel(T *y, const T *x, int n, Dims dy, Dims dx, long long causal_q, int C, int per) {
     waitForPrerequisites();  // a dependent that waits only (launchOp's note)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int N = kVec16<T>;
@@ -435,8 +444,8 @@ __device__ __forceinline__ void sendPair(float2 v, const float2 *slot, const uns
     uint32_t raddr, rbar;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(raddr) : "r"(smemAddr(slot)), "r"(target));
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rbar) : "r"(smemAddr(bar)), "r"(target));
-    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(raddr), "f"(v.x), "f"(v.y),
-                 "r"(rbar)
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(raddr),
+                 "f"(v.x), "f"(v.y), "r"(rbar)
                  : "memory");
 #endif
 }
@@ -453,7 +462,9 @@ struct WriteScale {
     float f;
     __device__ explicit WriteScale(float scale) : f(scale) {}
     template <int N>
-    __device__ __forceinline__ void store(T *p, const Vec<T, N> &piece) const { scaleStore<T, N>(p, piece, f); }
+    __device__ __forceinline__ void store(T *p, const Vec<T, N> &piece) const {
+        scaleStore<T, N>(p, piece, f);
+    }
 };
 template <>
 struct WriteScale<__nv_bfloat16> {
@@ -507,7 +518,8 @@ __device__ __forceinline__ void expFinite(Vec<T, N> &raw, float mL, float &s) {
 // bulk kernel. <R, S, MINB> = <4, 4, 6> and <8, 8, 4> (launchHold) measured fastest of the splits tried; more
 // blocks an SM spill, all of a part in registers is slower.
 template <typename T, int R, int S, int MINB>
-__global__ void __launch_bounds__(kHoldThreads, MINB) softmaxHoldKernel(T *y, const T *x, int n, Dims dy, Dims dx, int C, int per) {
+__global__ void __launch_bounds__(kHoldThreads, MINB)
+    softmaxHoldKernel(T *y, const T *x, int n, Dims dy, Dims dx, int C, int per) {
     waitForPrerequisites();  // a dependent that waits only (launchOp's note)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int N = kVec16<T>, WV = 32 * (R + S);
@@ -515,8 +527,8 @@ __global__ void __launch_bounds__(kHoldThreads, MINB) softmaxHoldKernel(T *y, co
     namespace cg = cooperative_groups;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
     __shared__ __align__(8) unsigned long long bar[kHoldWarps];  // warp w's copy
-    __shared__ __align__(8) unsigned long long xbar;               // the cluster's pairs
-    __shared__ float2 slots[8 * kHoldWarps];                      // (max, sum) of warp w of block r: slots[r 8 + w]
+    __shared__ __align__(8) unsigned long long xbar;             // the cluster's pairs
+    __shared__ float2 slots[8 * kHoldWarps];                     // (max, sum) of warp w of block r: slots[r 8 + w]
     const int rank = static_cast<int>(cg::this_cluster().block_rank()), tid = static_cast<int>(threadIdx.x);
     const int warp = tid / 32, lane = tid % 32;
     const long long row = blockIdx.x / C;
@@ -586,7 +598,8 @@ __global__ void __launch_bounds__(kHoldThreads, MINB) softmaxHoldKernel(T *y, co
     if (lane < C) sendPair(make_float2(wm, ws), &slots[rank * kHoldWarps + warp], &xbar, lane);  // lane r to block r
     mbarWait(smemAddr(&xbar), 0);
     const int np = C * kHoldWarps;  // 16, 32 or 64 pairs: lane i takes pairs i and i + 32
-    const float2 none = make_float2(-INFINITY, 0.0f), pa = lane < np ? slots[lane] : none, pb = lane + 32 < np ? slots[lane + 32] : none;
+    const float2 none = make_float2(-INFINITY, 0.0f), pa = lane < np ? slots[lane] : none,
+                 pb = lane + 32 < np ? slots[lane + 32] : none;
     const float gm = warpMax(fmaxf(pa.x, pb.x));
     const float gs = warpSum(pa.y * shiftFactor(pa.x, gm) + pb.y * shiftFactor(pb.x, gm));
     const WriteScale<T> scale(gm == -INFINITY ? NAN : shiftFactor(lm, gm) / gs);
@@ -597,7 +610,8 @@ __global__ void __launch_bounds__(kHoldThreads, MINB) softmaxHoldKernel(T *y, co
     }
 #pragma unroll
     for (int j = 0; j < S; ++j) {
-        if (sbeg + lane + j * 32 < cnt) scale.store(reinterpret_cast<T *>(yr + sbeg + lane + j * 32), sp[lane + j * 32]);
+        if (sbeg + lane + j * 32 < cnt)
+            scale.store(reinterpret_cast<T *>(yr + sbeg + lane + j * 32), sp[lane + j * 32]);
     }
 #endif
 }
@@ -623,13 +637,14 @@ __device__ __forceinline__ float lineReduce(float v, float *sm, Op op) {
 // in place of the inputs as in softmaxPackedKernel. G = 1: 4 lines a block; else a line a block.
 // Lines `sx` / `sy` elements apart (the host collapsed their dims to one); rows < 2^31.
 template <typename T, int VPL, int G>
-__global__ void __launch_bounds__(128) softmaxWarpKernel(T *y, const T *x, int n, int rows, long long sy, long long sx,
-                                                         int causal_q) {
+__global__ void __launch_bounds__(128)
+    softmaxWarpKernel(T *y, const T *x, int n, int rows, long long sy, long long sx, int causal_q) {
     opEntry();
     constexpr int N = kVec16<T>, L = 32 * G;
     using V = Vec<T, N>;
     __shared__ float sm[2 * G];
-    const int row = G == 1 ? static_cast<int>(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) : static_cast<int>(blockIdx.x);
+    const int row =
+        G == 1 ? static_cast<int>(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) : static_cast<int>(blockIdx.x);
     if (row >= rows) return;
     const int lane = G == 1 ? static_cast<int>(threadIdx.x % 32) : static_cast<int>(threadIdx.x), nv = n / N;
     const V *xr = reinterpret_cast<const V *>(x + row * sx);
@@ -691,13 +706,15 @@ inline int fewestBlocks(long long nv, long long max_pieces, long long *per) {
 // 2^31), a line a cluster of the fewest blocks (2, 4 or 8) whose parts its blocks hold (32 (R + S) pieces a
 // warp): 1 launched, 0 the launch refused, -1 the lines too long for it.
 template <typename T, int R, int S, int MINB>
-int launchHoldSplit(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx, cudaStream_t stream) {
+int launchHoldSplit(T *py, const T *px, long long rows, long long n, const Dims &dy, const Dims &dx,
+                    cudaStream_t stream) {
     long long per = 0;
     const int C = fewestBlocks(n / kVec16<T>, 32LL * (R + S) * kHoldWarps, &per);
     if (C == 0) return -1;
     if (rows * C >= (1LL << 31)) return 0;
-    if (launchEx(softmaxHoldKernel<T, R, S, MINB>, dim3(static_cast<unsigned>(rows * C)), kHoldThreads, 32 * S * kHoldWarps * sizeof(Vec<T, kVec16<T>>),
-                 stream, C, opsDependent(), py, px, static_cast<int>(n), dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
+    if (launchEx(softmaxHoldKernel<T, R, S, MINB>, dim3(static_cast<unsigned>(rows * C)), kHoldThreads,
+                 32 * S * kHoldWarps * sizeof(Vec<T, kVec16<T>>), stream, C, opsDependent(), py, px,
+                 static_cast<int>(n), dy, dx, C, static_cast<int>(per)) != cudaSuccess) {
         cudaGetLastError();  // (not launched: the caller takes another kernel)
         return 0;
     }
@@ -734,8 +751,8 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             if (v && nv >= 256 && nv <= static_cast<long long>(kClusterThreads) * kClusterVecs && rows < (1LL << 31) &&
                 rows * packed_threads >= (1LL << 18)) {
                 auto kern = causal_q > 0 ? softmaxPackedKernel<T, false, true> : softmaxPackedKernel<T, false, false>;
-                launchOp(kern, static_cast<unsigned>(rows), static_cast<unsigned>((packed_threads + 31) / 32 * 32), 0, a.stream,
-                    py, px, static_cast<int>(n), dy, dx, causal_q, 1, static_cast<int>(nv));
+                launchOp(kern, static_cast<unsigned>(rows), static_cast<unsigned>((packed_threads + 31) / 32 * 32), 0,
+                         a.stream, py, px, static_cast<int>(n), dy, dx, causal_q, 1, static_cast<int>(nv));
                 return launched(op);
             }
             // A line longer than one block keeps: a cluster of the fewest blocks (2, 4 or 8) with at most 256
@@ -749,9 +766,12 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                 int ni = static_cast<int>(n), ri = static_cast<int>(rows), qi = static_cast<int>(causal_q);
                 long long ry = dy.ndim ? dy.strides[0] : 0, rx = dx.ndim ? dx.strides[0] : 0;
                 unsigned lines = static_cast<unsigned>(rows);
-                if (nv <= 32) launchOp(softmaxWarpKernel<T, 1, 1>, (lines + 3) / 4, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
-                else if (nv <= 128) launchOp(softmaxWarpKernel<T, 1, 4>, lines, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
-                else launchOp(softmaxWarpKernel<T, 2, 4>, lines, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
+                if (nv <= 32)
+                    launchOp(softmaxWarpKernel<T, 1, 1>, (lines + 3) / 4, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
+                else if (nv <= 128)
+                    launchOp(softmaxWarpKernel<T, 1, 4>, lines, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
+                else
+                    launchOp(softmaxWarpKernel<T, 2, 4>, lines, 128, 0, a.stream, py, px, ni, ri, ry, rx, qi);
                 return launched(op);
             }
             int C = 0, threads = 0;
@@ -759,7 +779,8 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             if (v && nv > static_cast<long long>(kMaxVecs) * 1024 && n < (1LL << 31) && clustersAvailable()) {
                 for (int c : {2, 4, 8}) {
                     long long pc = (nv + c - 1) / c;
-                    if (pc <= 256LL * kClusterVecs || (c == 8 && pc <= static_cast<long long>(kClusterThreads) * kClusterVecs)) {
+                    if (pc <= 256LL * kClusterVecs ||
+                        (c == 8 && pc <= static_cast<long long>(kClusterThreads) * kClusterVecs)) {
                         C = c;
                         per = pc;
                         threads = static_cast<int>(((pc + kClusterVecs - 1) / kClusterVecs + 31) / 32 * 32);
@@ -771,7 +792,8 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             // Many such lines (blocks of the register kernel's cluster at least 4 an SM), not causal: a line a
             // cluster, each block's part half in registers, half in shared memory (launchHold; faster than the
             // bulk kernel below)
-            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() && launchHold(py, px, rows, n, dy, dx, a.stream)) {
+            if (C > 0 && causal_q == 0 && rows * C >= 4LL * smCount() &&
+                launchHold(py, px, rows, n, dy, dx, a.stream)) {
                 return launched(op);
             }
             // Many such causal lines (or lines launchHold does not take): clusters of the
@@ -784,14 +806,15 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
             long long pc = 0;
             const int c = fewestBlocks(nv, kBulkPartBytes / 16, &pc);
             if (C > 0 && c > 0 && rows * C >= 4LL * smCount() && bulk_smem[causal].ensure(bulk_kern, kBulkPartBytes)) {
-                launchEx(bulk_kern, dim3(static_cast<unsigned>(rows * c)), kBulkThreads, static_cast<size_t>(pc * 16), a.stream, c, opsDependent(), py, px,
-                         static_cast<int>(n), dy, dx, causal_q, c, static_cast<int>(pc));
+                launchEx(bulk_kern, dim3(static_cast<unsigned>(rows * c)), kBulkThreads, static_cast<size_t>(pc * 16),
+                         a.stream, c, opsDependent(), py, px, static_cast<int>(n), dy, dx, causal_q, c,
+                         static_cast<int>(pc));
                 return launched(op);
             }
             if (C > 0) {
                 auto kern = causal_q > 0 ? softmaxPackedKernel<T, true, true> : softmaxPackedKernel<T, true, false>;
-                launchEx(kern, dim3(static_cast<unsigned>(rows * C)), threads, 0, a.stream, C, opsDependent(), py, px, static_cast<int>(n), dy, dx,
-                         causal_q, C, static_cast<int>(per));
+                launchEx(kern, dim3(static_cast<unsigned>(rows * C)), threads, 0, a.stream, C, opsDependent(), py, px,
+                         static_cast<int>(n), dy, dx, causal_q, C, static_cast<int>(per));
             } else {
                 // a block a line; lines collapsed to one dimension get their row strides, not two Dims
                 auto run = [&](auto plain) {
@@ -802,17 +825,23 @@ infiniStatus_t makeLines(const char *op, infiniDtype_t dtype, long long rows, lo
                         int threads = rowThreads(nv, rows);
                         int cached_threads = std::min(threads, maxThreads(softmaxKernel<T, N, true, P>));
                         if (nv <= static_cast<long long>(kMaxVecs) * cached_threads) {
-                            launchOp(softmaxKernel<T, N, true, P>, grid, cached_threads, 0, a.stream, py, px, n, 1, 1, ry, rx, causal_q);
+                            launchOp(softmaxKernel<T, N, true, P>, grid, cached_threads, 0, a.stream, py, px, n, 1, 1,
+                                     ry, rx, causal_q);
                         } else {
-                            launchOp(softmaxKernel<T, N, false, P>, grid, std::min(threads, maxThreads(softmaxKernel<T, N, false, P>)), 0,
-                                a.stream, py, px, n, 1, 1, ry, rx, causal_q);
+                            launchOp(softmaxKernel<T, N, false, P>, grid,
+                                     std::min(threads, maxThreads(softmaxKernel<T, N, false, P>)), 0, a.stream, py, px,
+                                     n, 1, 1, ry, rx, causal_q);
                         }
                     } else {
-                        launchOp(softmaxKernel<T, 1, false, P>, grid, std::min(rowThreads(n, rows), maxThreads(softmaxKernel<T, 1, false, P>)), 0,
-                            a.stream, py, px, n, sy, sx, ry, rx, causal_q);
+                        launchOp(softmaxKernel<T, 1, false, P>, grid,
+                                 std::min(rowThreads(n, rows), maxThreads(softmaxKernel<T, 1, false, P>)), 0, a.stream,
+                                 py, px, n, sy, sx, ry, rx, causal_q);
                     }
                 };
-                if (dy.ndim <= 1 && dx.ndim <= 1) run(std::true_type{}); else run(std::false_type{});
+                if (dy.ndim <= 1 && dx.ndim <= 1)
+                    run(std::true_type{});
+                else
+                    run(std::false_type{});
             }
             return launched(op);
         };
@@ -826,7 +855,8 @@ infiniStatus_t makeSoftmax(const infiniopOpParams_t &p, int, Made *m) {
     Layout y = layoutOf(p.tensors[0]), x = layoutOf(p.tensors[1]);
     int64_t dim;
     INFINI_RETURN_IF_ERROR(checks::softmaxDim(y, x, p.i[0], &dim));
-    Layout ym = y.movedLast(static_cast<size_t>(dim)), xm = x.movedLast(static_cast<size_t>(dim));  // lines along dim as rows
+    Layout ym = y.movedLast(static_cast<size_t>(dim)),
+           xm = x.movedLast(static_cast<size_t>(dim));  // lines along dim as rows
     Dims dy{}, dx{};
     if (xm.ndim() > 0 && (!dimsOf(ym, &dy, 1) || !dimsOf(xm, &dx, 1))) {
         return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
@@ -845,7 +875,8 @@ infiniStatus_t makeCausalSoftmax(const infiniopOpParams_t &p, int, Made *m) {
     INFINI_RETURN_IF_ERROR(checks::causalSoftmax(y, x));
     size_t q = x.shape[x.ndim() - 2], kv = x.last();
     Dims dy{}, dx{};
-    if (!dimsOf(y, &dy, 1) || !dimsOf(x, &dx, 1)) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
+    if (!dimsOf(y, &dy, 1) || !dimsOf(x, &dx, 1))
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: at most %d dimensions", op, kMaxDims + 1);
     collapse(&dy);
     collapse(&dx);
     long long n = static_cast<long long>(kv);

@@ -128,15 +128,15 @@ struct Problem {
     const uint16_t *Cin;
     ptrdiff_t in_si, in_sj;
     float alpha, beta;
-    };
+};
 
 // Rows k and k + 1 of 32 columns (x0, x1) as VNNI pairs: columns 0-15 into the tile row at `row`,
 // columns 16-31 into the same row of the next tile.
 inline void storePairs(uint16_t *row, __m512i x0, __m512i x1) {
-    const __m512i lo = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37, 5, 36,
-                                        4, 35, 3, 34, 2, 33, 1, 32, 0);
-    const __m512i hi = _mm512_set_epi16(63, 31, 62, 30, 61, 29, 60, 28, 59, 27, 58, 26, 57, 25, 56, 24, 55, 23, 54, 22, 53,
-                                        21, 52, 20, 51, 19, 50, 18, 49, 17, 48, 16);
+    const __m512i lo = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37,
+                                        5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
+    const __m512i hi = _mm512_set_epi16(63, 31, 62, 30, 61, 29, 60, 28, 59, 27, 58, 26, 57, 25, 56, 24, 55, 23, 54, 22,
+                                        53, 21, 52, 20, 51, 19, 50, 18, 49, 17, 48, 16);
     _mm512_storeu_si512(row, _mm512_permutex2var_epi16(x0, lo, x1));
     _mm512_storeu_si512(row + kTile, _mm512_permutex2var_epi16(x0, hi, x1));
 }
@@ -399,7 +399,8 @@ void runKBlocked(const Problem &p) {
             }
             for (size_t j = 0; j < np; ++j) {
                 for (size_t q = 0; q < pairs; ++q) {
-                    storeBlock(p, q * 32, std::min<size_t>(32, p.M - q * 32), (b0 + j) * 32, cacc + q * 32 * ldc + j * 32, ldc);
+                    storeBlock(p, q * 32, std::min<size_t>(32, p.M - q * 32), (b0 + j) * 32,
+                               cacc + q * 32 * ldc + j * 32, ldc);
                 }
             }
         }
@@ -426,9 +427,24 @@ bool amxAvailable() {
 void amxGemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B,
                  ptrdiff_t b_sk, ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin,
                  ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
-    Problem p{M, N, K, (K + 31) / 32, reinterpret_cast<const uint16_t *>(A), a_si, a_sk,
-              reinterpret_cast<const uint16_t *>(B), b_sk, b_sj, reinterpret_cast<uint16_t *>(C), c_si, c_sj,
-              reinterpret_cast<const uint16_t *>(Cin), in_si, in_sj, alpha, beta};
+    Problem p{M,
+              N,
+              K,
+              (K + 31) / 32,
+              reinterpret_cast<const uint16_t *>(A),
+              a_si,
+              a_sk,
+              reinterpret_cast<const uint16_t *>(B),
+              b_sk,
+              b_sj,
+              reinterpret_cast<uint16_t *>(C),
+              c_si,
+              c_sj,
+              reinterpret_cast<const uint16_t *>(Cin),
+              in_si,
+              in_sj,
+              alpha,
+              beta};
     size_t panels = (N + 31) / 32, panel_elems = p.ksteps * 2 * kTile, kpad = p.ksteps * 32;
     size_t threads = parallelism();
     constexpr size_t kGroup = 8;  // panels per block: 256 columns of C

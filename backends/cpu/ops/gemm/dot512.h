@@ -42,7 +42,8 @@ struct DotBf16 {
 
 // out[m][r] = A row m . B row r for the tile's MR rows of A (lda apart) and NR rows of B.
 template <typename Op, int MR, int NR>
-inline void dotTile512(const typename Op::E *a, size_t lda, size_t K, const typename Op::E *const *b, float (*out)[NR]) {
+inline void dotTile512(const typename Op::E *a, size_t lda, size_t K, const typename Op::E *const *b,
+                       float (*out)[NR]) {
     __m512 acc[MR][NR];
     for (int m = 0; m < MR; ++m)
         for (int r = 0; r < NR; ++r) acc[m][r] = _mm512_setzero_ps();
@@ -66,7 +67,8 @@ inline void dotTile512(const typename Op::E *a, size_t lda, size_t K, const type
 
 // dotTile512<Op, mr, NR> for a run-time mr in [1, MR].
 template <typename Op, int MR, int NR>
-inline void dotRows512(size_t mr, const typename Op::E *a, size_t lda, size_t K, const typename Op::E *const *b, float (*out)[NR]) {
+inline void dotRows512(size_t mr, const typename Op::E *a, size_t lda, size_t K, const typename Op::E *const *b,
+                       float (*out)[NR]) {
     if constexpr (MR > 1) {
         if (mr < MR) return dotRows512<Op, MR - 1, NR>(mr, a, lda, K, b, out);
     }
@@ -76,8 +78,8 @@ inline void dotRows512(size_t mr, const typename Op::E *a, size_t lda, size_t K,
 // All M rows of A against B's rows [NR t0, NR t1) (b_sj apart; N in all): write(i, m, j, nr) takes row m's
 // sums for columns j .. j + nr from the tile's row out[i].
 template <typename Op, int MR, int NR, typename Write>
-void dotPart512(size_t t0, size_t t1, size_t M, size_t N, size_t K, const typename Op::E *a, size_t lda, const typename Op::E *B,
-             ptrdiff_t b_sj, Write write) {
+void dotPart512(size_t t0, size_t t1, size_t M, size_t N, size_t K, const typename Op::E *a, size_t lda,
+                const typename Op::E *B, ptrdiff_t b_sj, Write write) {
     for (size_t t = t0; t < t1; ++t) {
         const size_t j = NR * t, nr = std::min<size_t>(NR, N - j);
         const typename Op::E *rows[NR];

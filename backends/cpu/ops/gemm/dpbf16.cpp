@@ -31,10 +31,12 @@ namespace infini::cpu::ops::INFINI_CPU_ISA {
 
 namespace {
 
-constexpr int kRows = 14;    // rows of A a micro-kernel takes: 14 x 2 accumulators + 2 of B + 1 of A
-constexpr int kPanel = 32;   // columns of B a panel holds (two vectors of 16 lanes)
+constexpr int kRows = 14;   // rows of A a micro-kernel takes: 14 x 2 accumulators + 2 of B + 1 of A
+constexpr int kPanel = 32;  // columns of B a panel holds (two vectors of 16 lanes)
 
-inline uint32_t pairOf(bf16 lo, bf16 hi) { return static_cast<uint32_t>(lo.bits) | (static_cast<uint32_t>(hi.bits) << 16); }
+inline uint32_t pairOf(bf16 lo, bf16 hi) {
+    return static_cast<uint32_t>(lo.bits) | (static_cast<uint32_t>(hi.bits) << 16);
+}
 
 // ap[blk][p][r] = (A[blk R + r][2p], A[..][2p + 1]), zero past M and K.
 void packA(const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, size_t M, size_t K, size_t P, size_t R, uint32_t *ap) {
@@ -63,23 +65,28 @@ void packA(const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, size_t M, size_t K, si
 
 // A row-major B's pairs [p0, p0 + pc) for the `np` panels from column j0 (the last may be partial, N
 // ends it): kp[panel][p - p0][n], reading each pair of rows across all the panels in turn (sequential).
-void packRows(const bf16 *B, ptrdiff_t b_sk, size_t K, size_t N, size_t p0, size_t pc, size_t j0, size_t np, uint32_t *kp, size_t pstride) {
-    const __m512i lo = _mm512_setr_epi32(0x200000, 0x210001, 0x220002, 0x230003, 0x240004, 0x250005, 0x260006, 0x270007,
-                                         0x280008, 0x290009, 0x2a000a, 0x2b000b, 0x2c000c, 0x2d000d, 0x2e000e, 0x2f000f);
+void packRows(const bf16 *B, ptrdiff_t b_sk, size_t K, size_t N, size_t p0, size_t pc, size_t j0, size_t np,
+              uint32_t *kp, size_t pstride) {
+    const __m512i lo =
+        _mm512_setr_epi32(0x200000, 0x210001, 0x220002, 0x230003, 0x240004, 0x250005, 0x260006, 0x270007, 0x280008,
+                          0x290009, 0x2a000a, 0x2b000b, 0x2c000c, 0x2d000d, 0x2e000e, 0x2f000f);
     const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi16(16));
     const bf16 zero{0};
     for (size_t p = p0; p < p0 + pc; ++p) {
         const size_t k = 2 * p;
-        const bf16 *r0 = B + static_cast<ptrdiff_t>(k) * b_sk, *r1 = k + 1 < K ? B + static_cast<ptrdiff_t>(k + 1) * b_sk : nullptr;
+        const bf16 *r0 = B + static_cast<ptrdiff_t>(k) * b_sk,
+                   *r1 = k + 1 < K ? B + static_cast<ptrdiff_t>(k + 1) * b_sk : nullptr;
         for (size_t q = 0; q < np; ++q) {
             const size_t j = j0 + q * kPanel, cols = std::min<size_t>(kPanel, N - j);
             uint32_t *dst = kp + q * pstride + (p - p0) * kPanel;
             if (cols == kPanel) {
-                const __m512i v0 = _mm512_loadu_si512(r0 + j), v1 = r1 != nullptr ? _mm512_loadu_si512(r1 + j) : _mm512_setzero_si512();
+                const __m512i v0 = _mm512_loadu_si512(r0 + j),
+                              v1 = r1 != nullptr ? _mm512_loadu_si512(r1 + j) : _mm512_setzero_si512();
                 _mm512_storeu_si512(dst, _mm512_permutex2var_epi16(v0, lo, v1));
                 _mm512_storeu_si512(dst + 16, _mm512_permutex2var_epi16(v0, hi, v1));
             } else {
-                for (size_t n = 0; n < kPanel; ++n) dst[n] = n < cols ? pairOf(r0[j + n], r1 != nullptr ? r1[j + n] : zero) : 0;
+                for (size_t n = 0; n < kPanel; ++n)
+                    dst[n] = n < cols ? pairOf(r0[j + n], r1 != nullptr ? r1[j + n] : zero) : 0;
             }
         }
     }
@@ -101,7 +108,8 @@ inline void transpose16(const bf16 *src, ptrdiff_t ld, uint32_t *dst, size_t ldd
     }
     for (int c = 0; c < 4; ++c) {  // the 4 x 4 lanes of r[c], r[4 + c], r[8 + c], r[12 + c] transposed: words 4L + c
         const __m512i u0 = _mm512_shuffle_i32x4(r[c], r[4 + c], 0x44), u1 = _mm512_shuffle_i32x4(r[c], r[4 + c], 0xee);
-        const __m512i u2 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0x44), u3 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0xee);
+        const __m512i u2 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0x44),
+                      u3 = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0xee);
         _mm512_storeu_si512(dst + (0 + c) * ldd, _mm512_shuffle_i32x4(u0, u2, 0x88));
         _mm512_storeu_si512(dst + (4 + c) * ldd, _mm512_shuffle_i32x4(u0, u2, 0xdd));
         _mm512_storeu_si512(dst + (8 + c) * ldd, _mm512_shuffle_i32x4(u1, u3, 0x88));
@@ -110,9 +118,11 @@ inline void transpose16(const bf16 *src, ptrdiff_t ld, uint32_t *dst, size_t ldd
 }
 
 // bp[p][n] = (B[2p][j0 + n], B[2p + 1][j0 + n]) for the panel's `cols` columns, zero past them and K.
-void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P, size_t j0, size_t cols, uint32_t *bp) {
+void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P, size_t j0, size_t cols,
+               uint32_t *bp) {
     const bf16 zero{0};
-    if (cols == kPanel && b_sk == 1 && b_sj > 0 && b_sj < (1 << 25)) {  // linear's weight [N, K]: a pair is one 32-bit word of a row
+    if (cols == kPanel && b_sk == 1 && b_sj > 0 &&
+        b_sj < (1 << 25)) {  // linear's weight [N, K]: a pair is one 32-bit word of a row
         const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                                 _mm512_set1_epi32(static_cast<int>(b_sj)));
         const bf16 *base0 = B + static_cast<ptrdiff_t>(j0) * b_sj, *base1 = base0 + 16 * b_sj;
@@ -129,7 +139,8 @@ void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P
             _mm512_storeu_si512(bp + p * kPanel + 16, _mm512_i32gather_epi32(rows, base1 + 2 * p, 2));
         }
         if (full < P) {
-            for (size_t n = 0; n < kPanel; ++n) bp[full * kPanel + n] = pairOf(B[static_cast<ptrdiff_t>(j0 + n) * b_sj + (K - 1)], zero);
+            for (size_t n = 0; n < kPanel; ++n)
+                bp[full * kPanel + n] = pairOf(B[static_cast<ptrdiff_t>(j0 + n) * b_sj + (K - 1)], zero);
         }
         return;
     }
@@ -145,18 +156,21 @@ void packPanel(const bf16 *B, ptrdiff_t b_sk, ptrdiff_t b_sj, size_t K, size_t P
                 continue;
             }
             const bf16 *col = B + static_cast<ptrdiff_t>(j0 + n) * b_sj;
-            bp[p * kPanel + n] = pairOf(col[static_cast<ptrdiff_t>(k) * b_sk], k + 1 < K ? col[static_cast<ptrdiff_t>(k + 1) * b_sk] : zero);
+            bp[p * kPanel + n] = pairOf(col[static_cast<ptrdiff_t>(k) * b_sk],
+                                        k + 1 < K ? col[static_cast<ptrdiff_t>(k + 1) * b_sk] : zero);
         }
     }
 }
 
 // out[n c_sj] = alpha sums[n] + beta in[n in_sj] (in may be null), rounded to bf16 once, for n < w.
-void writeRow(const float *sums, size_t w, float alpha, const bf16 *in, ptrdiff_t in_sj, float beta, bf16 *out, ptrdiff_t c_sj) {
+void writeRow(const float *sums, size_t w, float alpha, const bf16 *in, ptrdiff_t in_sj, float beta, bf16 *out,
+              ptrdiff_t c_sj) {
     size_t n = 0;
     if (c_sj == 1 && in == nullptr) {
         const __m512 va = _mm512_set1_ps(alpha);
         for (; n + 16 <= w; n += 16)
-            _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + n), (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(_mm512_loadu_ps(sums + n), va)));
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + n),
+                                (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(_mm512_loadu_ps(sums + n), va)));
     }
     for (; n < w; ++n) {
         float v = alpha * sums[n];
@@ -195,8 +209,8 @@ void microAdd(size_t P, const uint32_t *ap, const uint32_t *bp, float *accm, siz
 
 // The block's rows x the columns from bp over all P pairs, C written (writeRow) for `rows` x `cols`.
 template <int R, int NB>
-void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t cols, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj,
-           const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
+void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t cols, bf16 *C, ptrdiff_t c_si,
+           ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
     __m512 acc[R][NB];
     for (int r = 0; r < R; ++r)
         for (int v = 0; v < NB; ++v) acc[r][v] = _mm512_setzero_ps();
@@ -211,9 +225,9 @@ void micro(size_t P, const uint32_t *ap, const uint32_t *bp, size_t rows, size_t
 
 }  // namespace
 
-void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B, ptrdiff_t b_sj,
-                   bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha,
-                   float beta) {
+void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B,
+                   ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si,
+                   ptrdiff_t in_sj, float alpha, float beta) {
     if (M == 0 || N == 0) return;
     if (beta == 0.0f) Cin = nullptr;
     // A read in place where its k is contiguous (the tiles' last step loads by a mask), else copied
@@ -224,24 +238,29 @@ void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, 
         thread_local std::vector<bf16> acopy;
         acopy.resize(M * K);
         for (size_t m = 0; m < M; ++m)
-            for (size_t k = 0; k < K; ++k) acopy[m * K + k] = A[static_cast<ptrdiff_t>(m) * a_si + static_cast<ptrdiff_t>(k) * a_sk];
+            for (size_t k = 0; k < K; ++k)
+                acopy[m * K + k] = A[static_cast<ptrdiff_t>(m) * a_si + static_cast<ptrdiff_t>(k) * a_sk];
         a = acopy.data();
         lda = K;
     }
     constexpr size_t MR = 4, NR = 6;  // (dot512.h)
     parallelFor((N + NR - 1) / NR, NR * M * K, [&](size_t t0, size_t t1) {
-        dotPart512<DotBf16, MR, NR>(t0, t1, M, N, K, a, lda, B, b_sj, [&](const float *sums, size_t m, size_t j, size_t nr) {
-            const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j) * in_sj;
-            writeRow(sums, nr, alpha, in, in_sj, beta, C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j) * c_sj, c_sj);
-        });
+        dotPart512<DotBf16, MR, NR>(
+            t0, t1, M, N, K, a, lda, B, b_sj, [&](const float *sums, size_t m, size_t j, size_t nr) {
+                const bf16 *in = Cin == nullptr
+                                     ? nullptr
+                                     : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j) * in_sj;
+                writeRow(sums, nr, alpha, in, in_sj, beta,
+                         C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j) * c_sj, c_sj);
+            });
     });
 }
 
 bool dpbf16Available() { return true; }
 
-void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B, ptrdiff_t b_sk,
-                    ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj,
-                    float alpha, float beta) {
+void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B,
+                    ptrdiff_t b_sk, ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin,
+                    ptrdiff_t in_si, ptrdiff_t in_sj, float alpha, float beta) {
     if (M == 0 || N == 0) return;
     // blocks of 16 rows (each half panel in turn) where they leave fewer rows unused than blocks of 14
     // (5-7% faster at 32-128 rows)
@@ -282,8 +301,11 @@ void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si,
             }
             const size_t w = std::min(N, q1 * kPanel) - j0;
             for (size_t m = 0; m < M; ++m) {  // (row m's sums: accm + m ld, the blocks being R rows of ld each)
-                const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j0) * in_sj;
-                writeRow(accm.data() + m * ld, w, alpha, in, in_sj, beta, C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j0) * c_sj, c_sj);
+                const bf16 *in = Cin == nullptr
+                                     ? nullptr
+                                     : Cin + static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j0) * in_sj;
+                writeRow(accm.data() + m * ld, w, alpha, in, in_sj, beta,
+                         C + static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j0) * c_sj, c_sj);
             }
         });
         return;
@@ -298,11 +320,15 @@ void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si,
                 const size_t m0 = blk * R, rows = std::min<size_t>(R, M - m0);
                 const uint32_t *a = ap + blk * P * R;
                 bf16 *c = C + static_cast<ptrdiff_t>(m0) * c_si + static_cast<ptrdiff_t>(j0) * c_sj;
-                const bf16 *in = Cin == nullptr ? nullptr : Cin + static_cast<ptrdiff_t>(m0) * in_si + static_cast<ptrdiff_t>(j0) * in_sj;
+                const bf16 *in = Cin == nullptr
+                                     ? nullptr
+                                     : Cin + static_cast<ptrdiff_t>(m0) * in_si + static_cast<ptrdiff_t>(j0) * in_sj;
                 if (sixteen) {
                     for (size_t h = 0; h < 2 && 16 * h < cols; ++h) {
-                        micro<16, 1>(P, a, bpack.data() + 16 * h, rows, std::min<size_t>(16, cols - 16 * h), c + static_cast<ptrdiff_t>(16 * h) * c_sj,
-                                     c_si, c_sj, in == nullptr ? nullptr : in + static_cast<ptrdiff_t>(16 * h) * in_sj, in_si, in_sj, alpha, beta);
+                        micro<16, 1>(P, a, bpack.data() + 16 * h, rows, std::min<size_t>(16, cols - 16 * h),
+                                     c + static_cast<ptrdiff_t>(16 * h) * c_sj, c_si, c_sj,
+                                     in == nullptr ? nullptr : in + static_cast<ptrdiff_t>(16 * h) * in_sj, in_si,
+                                     in_sj, alpha, beta);
                     }
                 } else {
                     micro<kRows, 2>(P, a, bpack.data(), rows, cols, c, c_si, c_sj, in, in_si, in_sj, alpha, beta);
@@ -316,13 +342,13 @@ void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si,
 
 bool dpbf16Available() { return false; }
 
-void dpbf16DotBf16(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, bf16 *, ptrdiff_t, ptrdiff_t,
-                   const bf16 *, ptrdiff_t, ptrdiff_t, float, float) {
+void dpbf16DotBf16(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, bf16 *,
+                   ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float) {
     std::abort();  // unreachable: dpbf16Available() is false in this build
 }
 
-void dpbf16GemmBf16(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, bf16 *, ptrdiff_t,
-                    ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float) {
+void dpbf16GemmBf16(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t,
+                    bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float) {
     std::abort();  // unreachable: dpbf16Available() is false in this build
 }
 

@@ -20,8 +20,8 @@ void dpbf16GemmBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si,
 // The same with B's k contiguous (linear's weight: B read in place as dot products, no packing), for up
 // to kDpbf16DotMaxRows rows of A: past it the packed product of dpbf16GemmBf16 is as fast or faster.
 constexpr size_t kDpbf16DotMaxRows = 256;
-void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B, ptrdiff_t b_sj,
-                   bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si, ptrdiff_t in_sj, float alpha,
-                   float beta);
+void dpbf16DotBf16(size_t M, size_t N, size_t K, const bf16 *A, ptrdiff_t a_si, ptrdiff_t a_sk, const bf16 *B,
+                   ptrdiff_t b_sj, bf16 *C, ptrdiff_t c_si, ptrdiff_t c_sj, const bf16 *Cin, ptrdiff_t in_si,
+                   ptrdiff_t in_sj, float alpha, float beta);
 
 }  // namespace infini::cpu::ops::INFINI_CPU_ISA

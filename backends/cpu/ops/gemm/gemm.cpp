@@ -81,8 +81,10 @@ BlasView blasView(const Layout &t, size_t rows, size_t cols) {
     ptrdiff_t sr = t.strides[t.ndim() - 2], sc = t.strides[t.ndim() - 1];
     // the stride of a dimension of size 1 is never used (torch's is arbitrary there; csrc passes such a
     // matrix as it is): a single column is row-major, a single row column-major
-    if (cols <= 1) sc = 1;
-    else if (rows <= 1) sr = 1;
+    if (cols <= 1)
+        sc = 1;
+    else if (rows <= 1)
+        sr = 1;
     BlasView v;
     if (sc == 1 && (rows <= 1 || sr >= static_cast<ptrdiff_t>(cols))) {
         v = {true, false, static_cast<int>(std::max<ptrdiff_t>(sr, std::max<size_t>(cols, 1)))};
@@ -119,20 +121,22 @@ bool widen(float *dst, const T *src, ptrdiff_t sr, ptrdiff_t sc, size_t rows, si
 // columns, so that each thread reads its own part of the larger operand and all of the smaller one (a
 // row split with fewer rows than columns has every thread read all of B: several times slower on
 // many cores).
-void parallelSgemm(bool ta, bool tb, size_t M, size_t N, size_t K, float alpha, const float *A, int lda,
-                   const float *B, int ldb, float *C, int ldc) {
+void parallelSgemm(bool ta, bool tb, size_t M, size_t N, size_t K, float alpha, const float *A, int lda, const float *B,
+                   int ldb, float *C, int ldc) {
     SgemmFn sgemm = loadSgemm(nullptr);
     auto call = [&](size_t m0, size_t m1, size_t n0, size_t n1) {
         const float *a = ta ? A + m0 : A + m0 * static_cast<size_t>(lda);
         const float *b = tb ? B + n0 * static_cast<size_t>(ldb) : B + n0;
-        sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                          static_cast<int>(m1 - m0), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, a, lda, b,
-                          ldb, 0.0f, C + m0 * static_cast<size_t>(ldc) + n0, ldc);
+        sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m1 - m0),
+              static_cast<int>(n1 - n0), static_cast<int>(K), alpha, a, lda, b, ldb, 0.0f,
+              C + m0 * static_cast<size_t>(ldc) + n0, ldc);
     };
     if (M > N) {
-        parallelFor((M + 15) / 16, 16 * N * K / 64, [&](size_t b0, size_t b1) { call(b0 * 16, std::min(M, b1 * 16), 0, N); });
+        parallelFor((M + 15) / 16, 16 * N * K / 64,
+                    [&](size_t b0, size_t b1) { call(b0 * 16, std::min(M, b1 * 16), 0, N); });
     } else {
-        parallelFor((N + 63) / 64, 64 * M * K / 64, [&](size_t b0, size_t b1) { call(0, M, b0 * 64, std::min(N, b1 * 64)); });
+        parallelFor((N + 63) / 64, 64 * M * K / 64,
+                    [&](size_t b0, size_t b1) { call(0, M, b0 * 64, std::min(N, b1 * 64)); });
     }
 }
 
@@ -161,7 +165,8 @@ infiniStatus_t makeGemm(const infiniopOpParams_t &p, Kernel *k) {
     BlasView va = blasView(a, M, K), vb = blasView(b, K, N);
     bool f32 = a.dtype == INFINI_DTYPE_F32;
     if (f32 && (!va.ok || !vb.ok)) {
-        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: a and b need stride 1 in one of their last two dimensions", op);
+        return fail(INFINI_STATUS_BAD_TENSOR_STRIDES, "%s: a and b need stride 1 in one of their last two dimensions",
+                    op);
     }
     ptrdiff_t bsa = nd == 3 ? a.strides[0] : 0, bsb = nd == 3 ? b.strides[0] : 0, bsc = nd == 3 ? c.strides[0] : 0;
     ptrdiff_t bsi = has_cin && nd == 3 ? cin.strides[0] : 0;

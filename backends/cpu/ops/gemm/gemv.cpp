@@ -115,7 +115,8 @@ inline void micro(const float *a, size_t lda, const T *b, size_t ldb, size_t k0,
 inline int roundRows(size_t rows) { return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 ? 4 : rows <= 8 ? 8 : 16; }
 
 template <typename T>
-inline void microOf(int mr, const float *a, size_t lda, const T *b, size_t ldb, size_t k0, size_t k1, float *acc, size_t ldacc) {
+inline void microOf(int mr, const float *a, size_t lda, const T *b, size_t ldb, size_t k0, size_t k1, float *acc,
+                    size_t ldacc) {
     switch (mr) {
         case 1: micro<1>(a, lda, b, ldb, k0, k1, acc, ldacc); break;
         case 2: micro<2>(a, lda, b, ldb, k0, k1, acc, ldacc); break;
@@ -197,8 +198,8 @@ void gemvRowMajorB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptr
 bool gemvShape(size_t, size_t, bool) { return false; }
 
 template <typename T>
-void gemvRowMajorB(size_t, size_t, size_t, const T *, ptrdiff_t, ptrdiff_t, const T *, ptrdiff_t, T *, ptrdiff_t, const T *,
-                   ptrdiff_t, ptrdiff_t, float, float) {
+void gemvRowMajorB(size_t, size_t, size_t, const T *, ptrdiff_t, ptrdiff_t, const T *, ptrdiff_t, T *, ptrdiff_t,
+                   const T *, ptrdiff_t, ptrdiff_t, float, float) {
     std::abort();  // unreachable: gemvShape() is false in this build
 }
 
@@ -265,13 +266,15 @@ void gemvDotB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_
         const size_t lda = a_sk == 1 ? static_cast<size_t>(a_si) : K;
         constexpr size_t MR = 4, NR = 6;  // (dot512.h)
         parallelFor((N + NR - 1) / NR, NR * M * K, [&](size_t t0, size_t t1) {
-            dotPart512<DotF32, MR, NR>(t0, t1, M, N, K, af, lda, B, b_sj, [&](const float *sums, size_t m, size_t j, size_t nr) {
-                for (size_t r = 0; r < nr; ++r) {
-                    float v = alpha * sums[r];
-                    if (Cin != nullptr) v += beta * Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj];
-                    C[static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j + r) * c_sj] = v;
-                }
-            });
+            dotPart512<DotF32, MR, NR>(
+                t0, t1, M, N, K, af, lda, B, b_sj, [&](const float *sums, size_t m, size_t j, size_t nr) {
+                    for (size_t r = 0; r < nr; ++r) {
+                        float v = alpha * sums[r];
+                        if (Cin != nullptr)
+                            v += beta * Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj];
+                        C[static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j + r) * c_sj] = v;
+                    }
+                });
         });
         return;
     }
@@ -290,7 +293,9 @@ void gemvDotB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_
             for (size_t m = 0; m < M; ++m) {
                 for (size_t r = 0; r < nr; ++r) {
                     float v = alpha * out[m][r];
-                    if (Cin != nullptr) v += beta * toFloat(Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj]);
+                    if (Cin != nullptr)
+                        v += beta *
+                             toFloat(Cin[static_cast<ptrdiff_t>(m) * in_si + static_cast<ptrdiff_t>(j + r) * in_sj]);
                     C[static_cast<ptrdiff_t>(m) * c_si + static_cast<ptrdiff_t>(j + r) * c_sj] = fromFloat<T>(v);
                 }
             }
@@ -298,17 +303,17 @@ void gemvDotB(size_t M, size_t N, size_t K, const T *A, ptrdiff_t a_si, ptrdiff_
     });
 }
 
-template void gemvDotB<float>(size_t, size_t, size_t, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t, float *,
-                              ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t, ptrdiff_t, float, float);
+template void gemvDotB<float>(size_t, size_t, size_t, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t,
+                              float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t, ptrdiff_t, float, float);
 template void gemvDotB<f16>(size_t, size_t, size_t, const f16 *, ptrdiff_t, ptrdiff_t, const f16 *, ptrdiff_t, f16 *,
                             ptrdiff_t, ptrdiff_t, const f16 *, ptrdiff_t, ptrdiff_t, float, float);
-template void gemvDotB<bf16>(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, bf16 *,
-                             ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float);
+template void gemvDotB<bf16>(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t,
+                             bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float);
 
-template void gemvRowMajorB<float>(size_t, size_t, size_t, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t,
-                                   float *, ptrdiff_t, const float *, ptrdiff_t, ptrdiff_t, float, float);
-template void gemvRowMajorB<f16>(size_t, size_t, size_t, const f16 *, ptrdiff_t, ptrdiff_t, const f16 *, ptrdiff_t, f16 *,
-                                 ptrdiff_t, const f16 *, ptrdiff_t, ptrdiff_t, float, float);
+template void gemvRowMajorB<float>(size_t, size_t, size_t, const float *, ptrdiff_t, ptrdiff_t, const float *,
+                                   ptrdiff_t, float *, ptrdiff_t, const float *, ptrdiff_t, ptrdiff_t, float, float);
+template void gemvRowMajorB<f16>(size_t, size_t, size_t, const f16 *, ptrdiff_t, ptrdiff_t, const f16 *, ptrdiff_t,
+                                 f16 *, ptrdiff_t, const f16 *, ptrdiff_t, ptrdiff_t, float, float);
 template void gemvRowMajorB<bf16>(size_t, size_t, size_t, const bf16 *, ptrdiff_t, ptrdiff_t, const bf16 *, ptrdiff_t,
                                   bf16 *, ptrdiff_t, const bf16 *, ptrdiff_t, ptrdiff_t, float, float);
 

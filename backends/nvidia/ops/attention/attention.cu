@@ -23,9 +23,10 @@ __global__ void appendKernel(T *kc, T *vc, const T *k, const T *v, long long kv_
 // The same 16 bytes a thread (rows of cpr 16-byte pieces; strides in bytes, multiples of 16; grid (x, kv_heads)),
 // the key and value pieces of two rows loaded before they are stored (appendKernel's element a thread is several
 // times slower than a copy).
-__global__ void __launch_bounds__(256) appendKernel16(char *kc, char *vc, const char *k, const char *v, int seq, int cpr, long long pos,
-                                                      long long kc_s0, long long kc_s1, long long vc_s0, long long vc_s1,
-                                                      long long k_s0, long long k_s1, long long v_s0, long long v_s1) {
+__global__ void __launch_bounds__(256)
+    appendKernel16(char *kc, char *vc, const char *k, const char *v, int seq, int cpr, long long pos, long long kc_s0,
+                   long long kc_s1, long long vc_s0, long long vc_s1, long long k_s0, long long k_s1, long long v_s0,
+                   long long v_s1) {
     opEntry();  // (the tiled kernel after it may be placed)
     const long long h = blockIdx.y;
     const int n = seq * cpr, step = static_cast<int>(gridDim.x) * 256;
@@ -89,7 +90,8 @@ bool makeDenseDecode(AttnParams p, const Layout &kc, const Layout &vc, infiniDty
     // (its keys [0, pos + rows) rounded up to a page) must lie inside them
     auto fits = [&](long long b) { return (p.pos + p.rows + b - 1) / b * b <= max_seq; };
     const int B = fits(16) ? 16 : (fits(8) ? 8 : 0);
-    if (B == 0 || p.rows >= 16 || p.rows == 0 || p.pos + p.rows + 1 > kIotaCount || max_seq / B > kIotaCount) return false;
+    if (B == 0 || p.rows >= 16 || p.rows == 0 || p.pos + p.rows + 1 > kIotaCount || max_seq / B > kIotaCount)
+        return false;
     p.k_s0 = B * kc.strides[1];
     p.k_s1 = kc.strides[0];
     p.k_s2 = kc.strides[1];
@@ -115,7 +117,9 @@ Launch denseDecodeOr(Launch dec, Launch other, long long pos) {
         const bool al = aligned16(a.data[0]) && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[3]);
         if (!iota || !al) return other(a);
         // paged_attention's tensors: out, q, k_cache, v_cache, block_tables, seq_lens, alibi
-        void *data[7] = {a.data[0], a.data[3], a.data[1], a.data[2], const_cast<int *>(iota), const_cast<int *>(iota + pos + 1), nullptr};
+        void *data[7] = {
+            a.data[0], a.data[3], a.data[1], a.data[2], const_cast<int *>(iota), const_cast<int *>(iota + pos + 1),
+            nullptr};
         LaunchArgs b = a;
         b.data = data;
         return dec(b);
@@ -132,8 +136,8 @@ using namespace attn;
 
 infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
     const char *op = "attention";
-    Layout out = layoutOf(prm.tensors[0]), kc = layoutOf(prm.tensors[1]), vc = layoutOf(prm.tensors[2]), q = layoutOf(prm.tensors[3]),
-           k = layoutOf(prm.tensors[4]), v = layoutOf(prm.tensors[5]);
+    Layout out = layoutOf(prm.tensors[0]), kc = layoutOf(prm.tensors[1]), vc = layoutOf(prm.tensors[2]),
+           q = layoutOf(prm.tensors[3]), k = layoutOf(prm.tensors[4]), v = layoutOf(prm.tensors[5]);
     long long pos = prm.i[0];
     INFINI_RETURN_IF_ERROR(checks::attention(out, kc, vc, q, k, v, pos));
     size_t heads = q.shape[0], seq = q.shape[1], d = q.shape[2];
@@ -156,13 +160,14 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
     p.op = INFINIOP_OP_ATTENTION;
     bool aligned = alignedRows({p.k_s0, p.k_s1, p.v_s0, p.v_s1}, 8);
     Made attend;
-    INFINI_RETURN_IF_ERROR(planAndMake<Mode::kDense>(op, p, q.dtype, pos + static_cast<long long>(seq), 3, 1, 2, -1, -1, -1, -1,
-                                                     aligned, &attend));
+    INFINI_RETURN_IF_ERROR(planAndMake<Mode::kDense>(op, p, q.dtype, pos + static_cast<long long>(seq), 3, 1, 2, -1, -1,
+                                                     -1, -1, aligned, &attend));
     long long kvh = k.shape[0], nseq = seq, dd = d;
     auto ks = k.strides, vs = v.strides, kcs = kc.strides, vcs = vc.strides;
     Launch run_attend = attend.launch, flash;
     size_t flash_ws = 0;
-    if (makeFlash<Mode::kDense>(p, q.dtype, false, &flash, &flash_ws)) run_attend = flashOr(std::move(flash), std::move(run_attend));
+    if (makeFlash<Mode::kDense>(p, q.dtype, false, &flash, &flash_ws))
+        run_attend = flashOr(std::move(flash), std::move(run_attend));
     m->workspace = attend.workspace;
     Made dec;
     if (makeDenseDecode(p, kc, vc, q.dtype, &dec)) {
@@ -174,21 +179,25 @@ infiniStatus_t makeAttention(const infiniopOpParams_t &prm, int, Made *m) {
         // the four tensors start on 16 bytes (checked per call)
         const long long es = sizeof(T), cpr = dd * es / 16;
         bool vec = dd * es % 16 == 0 && nseq * cpr < (1LL << 30) && kvh <= 65535;
-        for (long long st : {ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], vcs[0], vcs[1]}) vec = vec && st * es % 16 == 0;
+        for (long long st : {ks[0], ks[1], vs[0], vs[1], kcs[0], kcs[1], vcs[0], vcs[1]})
+            vec = vec && st * es % 16 == 0;
         m->launch = [=](const LaunchArgs &a) {
             long long total = kvh * nseq * dd;
-            if (total > 0 && vec && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[4]) && aligned16(a.data[5])) {
+            if (total > 0 && vec && aligned16(a.data[1]) && aligned16(a.data[2]) && aligned16(a.data[4]) &&
+                aligned16(a.data[5])) {
                 const long long n = nseq * cpr;
                 dim3 grid(static_cast<unsigned>(std::min((n + 511) / 512, 4096LL)), static_cast<unsigned>(kvh));
-                launchOp(appendKernel16, grid, 256, 0, a.stream, static_cast<char *>(a.data[1]), static_cast<char *>(a.data[2]),
-                         static_cast<const char *>(a.data[4]), static_cast<const char *>(a.data[5]),
-                         static_cast<int>(nseq), static_cast<int>(cpr), pos, kcs[0] * es, kcs[1] * es,
-                         vcs[0] * es, vcs[1] * es, ks[0] * es, ks[1] * es, vs[0] * es, vs[1] * es);
+                launchOp(appendKernel16, grid, 256, 0, a.stream, static_cast<char *>(a.data[1]),
+                         static_cast<char *>(a.data[2]), static_cast<const char *>(a.data[4]),
+                         static_cast<const char *>(a.data[5]), static_cast<int>(nseq), static_cast<int>(cpr), pos,
+                         kcs[0] * es, kcs[1] * es, vcs[0] * es, vcs[1] * es, ks[0] * es, ks[1] * es, vs[0] * es,
+                         vs[1] * es);
                 INFINI_RETURN_IF_ERROR(launched(op));
             } else if (total > 0) {
                 launchOp(appendKernel<T>, blocksFor(total, 256, 132LL * 16), 256, 0, a.stream,
-                    static_cast<T *>(a.data[1]), static_cast<T *>(a.data[2]), static_cast<const T *>(a.data[4]),
-                    static_cast<const T *>(a.data[5]), kvh, nseq, dd, pos, kcs[0], kcs[1], vcs[0], vcs[1], ks[0], ks[1], vs[0], vs[1]);
+                         static_cast<T *>(a.data[1]), static_cast<T *>(a.data[2]), static_cast<const T *>(a.data[4]),
+                         static_cast<const T *>(a.data[5]), kvh, nseq, dd, pos, kcs[0], kcs[1], vcs[0], vcs[1], ks[0],
+                         ks[1], vs[0], vs[1]);
                 INFINI_RETURN_IF_ERROR(launched(op));
             }
             return run_attend(a);

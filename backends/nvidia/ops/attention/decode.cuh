@@ -58,10 +58,11 @@ __device__ __forceinline__ DecodeBlock decodeBlock(const AttnParams &p, const vo
 // lseMerge over the block's warps' partial results for head h, element e (every warp writes its own in
 // shared memory, tcFinish or decodeKernel: ALL may be set).
 template <bool ALL, int W, int R, int D>
-__device__ __forceinline__ float blockWarpsAt(const float (&sm_acc)[W][R][D], const float (&sm_ml)[W][R][2],
-                                              int h, int e, float &mm, float &ll) {
-    return lseMerge<W, ALL>(W, [&](int w) { return make_float2(sm_ml[w][h][0], sm_ml[w][h][1]); },
-                               [&](int w) { return sm_acc[w][h][e]; }, mm, ll);
+__device__ __forceinline__ float blockWarpsAt(const float (&sm_acc)[W][R][D], const float (&sm_ml)[W][R][2], int h,
+                                              int e, float &mm, float &ll) {
+    return lseMerge<W, ALL>(
+        W, [&](int w) { return make_float2(sm_ml[w][h][0], sm_ml[w][h][1]); }, [&](int w) { return sm_acc[w][h][e]; },
+        mm, ll);
 }
 
 // The cluster's merge (CL), one barrier: each block merges its warps for its heads h < hc and stores the
@@ -104,8 +105,9 @@ __device__ __forceinline__ void mergeCluster(const AttnParams &p, T *out, const 
     for (int i = static_cast<int>(threadIdx.x); i < mine * D; i += kThreads) {
         const int k = i / D, e = i % D;
         float mm, ll;
-        const float o = lseMerge<0, true>(nr, [&](int r) { return make_float2(rcv_ml[k * nr + r][0], rcv_ml[k * nr + r][1]); },
-                                    [&](int r) { return rcv[k * nr + r][e]; }, mm, ll);
+        const float o = lseMerge<0, true>(
+            nr, [&](int r) { return make_float2(rcv_ml[k * nr + r][0], rcv_ml[k * nr + r][1]); },
+            [&](int r) { return rcv[k * nr + r][e]; }, mm, ll);
         out[seq * p.o_row + (head0 + rank + k * nr) * p.o_head + e] = fromF<T>(ll > 0.0f ? o / ll : 0.0f);
     }
 }
@@ -146,10 +148,9 @@ __device__ __forceinline__ void mergeWarps(const AttnParams &p, T *out, const fl
 constexpr int decodeMinBlocks(int G) { return G == 1 ? 4 : 0; }
 
 template <typename T, int D, int G>
-__global__ void __launch_bounds__(kDecWarps * 32, decodeMinBlocks(G)) decodeKernel(AttnParams p, T *out, const T *q, const T *kc,
-                                                                const T *vc, const void *bt, const void *lens,
-                                                                const float *alibi, float *part_out, float *part_ml,
-                                                                DeviceError *err) {
+__global__ void __launch_bounds__(kDecWarps * 32, decodeMinBlocks(G))
+    decodeKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc, const void *bt, const void *lens,
+                 const float *alibi, float *part_out, float *part_ml, DeviceError *err) {
     constexpr int LPT = D / 8, TPW = 32 / LPT, L = G == 4 ? 4 : 8, S = L * TPW;
     __shared__ float sm_acc[kDecWarps][G][D];
     __shared__ float sm_ml[kDecWarps][G][2];
@@ -243,7 +244,7 @@ __global__ void __launch_bounds__(kDecWarps * 32, decodeMinBlocks(G)) decodeKern
 #pragma unroll
             for (int o = LPT; o < 32; o <<= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
             float mn = fmaxf(m[h], mx);
-            if (mn == -INFINITY) continue;  // nothing visible yet
+            if (mn == -INFINITY) continue;    // nothing visible yet
             float alpha = __expf(m[h] - mn);  // 0 when m was -inf
             m[h] = mn;
             l[h] *= alpha;

@@ -10,7 +10,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
     if (!alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2, p.q_row, p.q_head}, 8)) return false;
     if (p.rows > 65535 || p.rows == 0 || p.max_tokens > (1LL << 30) || p.block_size <= 0) return false;
     // 4+ query heads per kv head: the tensor-core kernel, 8 heads a block
-    bool tc = !has_alibi && p.num_blocks < (1LL << 31) && p.group >= 4 && (p.d == 64 || p.d == 128) && p.block_shift >= 3;
+    bool tc =
+        !has_alibi && p.num_blocks < (1LL << 31) && p.group >= 4 && (p.d == 64 || p.d == 128) && p.block_shift >= 3;
     // else query heads per block: 4 (measured faster than 2 or 1 for grouped heads)
     int G = tc ? kTcRows : (p.group >= 4 ? 4 : (p.group >= 2 ? 2 : 1));
     p.hpasses = static_cast<int>((p.group + G - 1) / G);
@@ -67,7 +68,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
         const float *alibi = has_alibi ? static_cast<const float *>(a.data[6]) : nullptr;
         float *part_out = static_cast<float *>(a.workspace);
         float *part_ml = part_out ? part_out + p.rows * p.heads * p.parts * p.d : nullptr;
-        unsigned gp = static_cast<unsigned>(p.parts), gk = static_cast<unsigned>(p.kv_heads * p.hpasses), gs = static_cast<unsigned>(p.rows);
+        unsigned gp = static_cast<unsigned>(p.parts), gk = static_cast<unsigned>(p.kv_heads * p.hpasses),
+                 gs = static_cast<unsigned>(p.rows);
         dim3 grid(gp, gk, gs);
         // the tensor-core kernel: with much work (bulk) by bulk copies; with little its loads skip L1 and,
         // where cl, the partitions of (sequence, kv head) are one cluster that merges them
@@ -75,33 +77,42 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
             constexpr int DD = decltype(dtag)::value;
             static SmemAllowance ring_smem;
             if (bulk && ring_smem.ensure(decodeBulkKernel<T, DD>, kBulkRing<T, DD>)) {
-                launchEx(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, a.stream, 0, opsDependent(), p, out, q, kc, vc, a.data[4],
-                         a.data[5], part_out, part_ml, a.err);
+                launchEx(decodeBulkKernel<T, DD>, grid, kDecWarps * 32, kBulkRing<T, DD>, a.stream, 0, opsDependent(),
+                         p, out, q, kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
             } else {  // (if the ring's shared memory is refused: the register kernel)
-                auto kern = warps == 8 ? (cl ? decodeTcKernel<T, DD, true, true, 8> : decodeTcKernel<T, DD, false, true, 8>)
-                            : cl       ? decodeTcKernel<T, DD, true, true>
-                            : little   ? decodeTcKernel<T, DD, false, true>
-                                       : decodeTcKernel<T, DD, false, false>;
-                launchEx(kern, grid, warps * 32, 0, a.stream, cl ? static_cast<int>(gp) : 0, opsDependent(), p, out, q, kc, vc, a.data[4],
-                         a.data[5], part_out, part_ml, a.err);
+                auto kern = warps == 8
+                                ? (cl ? decodeTcKernel<T, DD, true, true, 8> : decodeTcKernel<T, DD, false, true, 8>)
+                            : cl     ? decodeTcKernel<T, DD, true, true>
+                            : little ? decodeTcKernel<T, DD, false, true>
+                                     : decodeTcKernel<T, DD, false, false>;
+                launchEx(kern, grid, warps * 32, 0, a.stream, cl ? static_cast<int>(gp) : 0, opsDependent(), p, out, q,
+                         kc, vc, a.data[4], a.data[5], part_out, part_ml, a.err);
             }
         };
         auto go = [&](auto dtag, auto gtag) {
             constexpr int DD = decltype(dtag)::value, GG = decltype(gtag)::value;
-            launchOp(decodeKernel<T, DD, GG>, grid, kDecWarps * 32, 0, a.stream, p, out, q, kc, vc, a.data[4], a.data[5], alibi,
-                     part_out, part_ml, a.err);
+            launchOp(decodeKernel<T, DD, GG>, grid, kDecWarps * 32, 0, a.stream, p, out, q, kc, vc, a.data[4],
+                     a.data[5], alibi, part_out, part_ml, a.err);
         };
         auto byD = [&](auto gtag) {
-            if (p.d == 64) go(std::integral_constant<int, 64>{}, gtag);
-            else if (p.d == 128) go(std::integral_constant<int, 128>{}, gtag);
-            else go(std::integral_constant<int, 256>{}, gtag);
+            if (p.d == 64)
+                go(std::integral_constant<int, 64>{}, gtag);
+            else if (p.d == 128)
+                go(std::integral_constant<int, 128>{}, gtag);
+            else
+                go(std::integral_constant<int, 256>{}, gtag);
         };
         if (tc) {
-            if (p.d == 64) runTc(std::integral_constant<int, 64>{});
-            else runTc(std::integral_constant<int, 128>{});
-        } else if (G == 4) byD(std::integral_constant<int, 4>{});
-        else if (G == 2) byD(std::integral_constant<int, 2>{});
-        else byD(std::integral_constant<int, 1>{});
+            if (p.d == 64)
+                runTc(std::integral_constant<int, 64>{});
+            else
+                runTc(std::integral_constant<int, 128>{});
+        } else if (G == 4)
+            byD(std::integral_constant<int, 4>{});
+        else if (G == 2)
+            byD(std::integral_constant<int, 2>{});
+        else
+            byD(std::integral_constant<int, 1>{});
         if (p.parts > 1 && !cl) {
             dim3 cg(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows));
             launchOp(combineKernel<T>, cg, 128, 0, a.stream, p, out, part_out, part_ml);

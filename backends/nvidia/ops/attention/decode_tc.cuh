@@ -33,7 +33,9 @@ template <bool NA>
 __device__ __forceinline__ uint4 loadKV(const void *p) {
     uint4 r;
     if constexpr (NA) {
-        asm("ld.global.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+        asm("ld.global.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+            : "l"(p));
     } else {
         asm("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
     }
@@ -46,12 +48,14 @@ __device__ __forceinline__ uint4 loadKV(const void *p) {
 // fewer registers): words 0-1 feed k-step 2jj, words 2-3 k-step 2jj+1. tcQueryLoad: warp 0's loads (zeros
 // elsewhere), tcQueryStore: into shared memory; tcQuery: both.
 template <typename T, int KP>
-__device__ __forceinline__ void tcQueryLoad(uint4 (&qw)[KP], const AttnParams &p, const T *q, long long seq, long long head0, int hc) {
+__device__ __forceinline__ void tcQueryLoad(uint4 (&qw)[KP], const AttnParams &p, const T *q, long long seq,
+                                            long long head0, int hc) {
     const int lane = threadIdx.x % 32, g = lane / 4, c = lane % 4;
 #pragma unroll
     for (int jj = 0; jj < KP; ++jj) {
-        qw[jj] = threadIdx.x / 32 == 0 && g < hc ? *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c)
-                                                 : make_uint4(0, 0, 0, 0);
+        qw[jj] = threadIdx.x / 32 == 0 && g < hc
+                     ? *reinterpret_cast<const uint4 *>(q + seq * p.q_row + (head0 + g) * p.q_head + 32 * jj + 8 * c)
+                     : make_uint4(0, 0, 0, 0);
     }
 }
 template <int KP>
@@ -62,8 +66,8 @@ __device__ __forceinline__ void tcQueryStore(uint4 (&sm_q)[KP][32], const uint4 
     }
 }
 template <typename T, int KP>
-__device__ __forceinline__ void tcQuery(uint4 (&sm_q)[KP][32], const AttnParams &p, const T *q, long long seq, long long head0,
-                                        int hc) {
+__device__ __forceinline__ void tcQuery(uint4 (&sm_q)[KP][32], const AttnParams &p, const T *q, long long seq,
+                                        long long head0, int hc) {
     uint4 qw[KP];
     tcQueryLoad<T, KP>(qw, p, q, seq, head0, hc);
     tcQueryStore<KP>(sm_q, qw);
@@ -89,8 +93,8 @@ __device__ __forceinline__ void tcScores(float (&sc)[2][2], const uint4 (&sm_q)[
 // The online softmax over a step's scores (bit 2 tile + e of vis: whether token tile * 8 + 2c + e counts),
 // then O += P V from the value pieces vr (tokens 2c, 2c+1, 2c+8, 2c+9 at d = 64 i + 8 g).
 template <typename T, int NT, int VP>
-__device__ __forceinline__ void tcUpdate(float (&sc)[2][2], unsigned vis, float scale, const uint4 (&vr)[4][VP], float &m, float &l,
-                                         float (&acc)[NT][2]) {
+__device__ __forceinline__ void tcUpdate(float (&sc)[2][2], unsigned vis, float scale, const uint4 (&vr)[4][VP],
+                                         float &m, float &l, float (&acc)[NT][2]) {
     float mx = -INFINITY;
 #pragma unroll
     for (int tile = 0; tile < 2; ++tile) {
@@ -155,11 +159,13 @@ __device__ __forceinline__ void tcFinish(float l, float m, const float (&acc)[NT
 // against the length once it is in (one memory round trip, not three). Each warp walks steps of 16 tokens, a
 // step's loads all issued before any is used (two steps' loads at once, 242 registers, measured slower).
 template <int W>
-constexpr int tcMinBlocks() { return W == 4 ? 3 : 1; }
+constexpr int tcMinBlocks() {
+    return W == 4 ? 3 : 1;
+}
 template <typename T, int D, bool CL, bool NA, int W = kDecWarps>
-__global__ void __launch_bounds__(W * 32, tcMinBlocks<W>()) decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                                          const void *bt, const void *lens, float *part_out,
-                                                                          float *part_ml, DeviceError *err) {
+__global__ void __launch_bounds__(W * 32, tcMinBlocks<W>())
+    decodeTcKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc, const void *bt, const void *lens,
+                   float *part_out, float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     constexpr int KP = D / 32, NT = D / 8, VP = NT / 8;  // key pieces a token, n-tiles, value pieces a token
     __shared__ float sm_acc[W][kTcRows][D];
@@ -232,7 +238,8 @@ __global__ void __launch_bounds__(W * 32, tcMinBlocks<W>()) decodeTcKernel(AttnP
 #pragma unroll
         for (int tile = 0; tile < 2; ++tile) {
 #pragma unroll
-            for (int e = 0; e < 2; ++e) vis |= (s0 + tile * 8 + 2 * c + e < t1 && !(tile ? badb : bada)) ? 1u << (2 * tile + e) : 0u;
+            for (int e = 0; e < 2; ++e)
+                vis |= (s0 + tile * 8 + 2 * c + e < t1 && !(tile ? badb : bada)) ? 1u << (2 * tile + e) : 0u;
         }
         tcUpdate<T, NT, VP>(sc, vis, p.scale, vr, m, l, acc);
         ida = na;
@@ -261,9 +268,9 @@ template <typename T, int D>
 constexpr int kBulkRing = kDecWarps * kBulkSlots * 32 * D * static_cast<int>(sizeof(T));
 
 template <typename T, int D>
-__global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                                  const void *bt, const void *lens, float *part_out,
-                                                                  float *part_ml, DeviceError *err) {
+__global__ void __launch_bounds__(kDecWarps * 32)
+    decodeBulkKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc, const void *bt, const void *lens,
+                     float *part_out, float *part_ml, DeviceError *err) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int NS = kBulkSlots, KP = D / 32, NT = D / 8, VP = NT / 8, ROW = D * static_cast<int>(sizeof(T));
     constexpr int SLOT = 32 * ROW;  // a slot: 16 key rows, then 16 value rows
@@ -310,7 +317,8 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
         unsigned bits = lane < 2 ? ((1u << copied) - 1u) << (8 * tile) : 0u;
         bits |= __shfl_xor_sync(0xffffffffu, bits, 1);
         if (lane < 4 && (lane & 2) && copied < 8) {
-            for (int i = copied * ROW / 16; i < 8 * ROW / 16; ++i) reinterpret_cast<uint4 *>(dst)[i] = make_uint4(0, 0, 0, 0);
+            for (int i = copied * ROW / 16; i < 8 * ROW / 16; ++i)
+                reinterpret_cast<uint4 *>(dst)[i] = make_uint4(0, 0, 0, 0);
             fenceToBulk();
         }
         if (lane == 0) valid[warp][k] = bits;
@@ -346,7 +354,8 @@ __global__ void __launch_bounds__(kDecWarps * 32) decodeBulkKernel(AttnParams p,
         for (int u = 0; u < 4; ++u) {
 #pragma unroll
             for (int i = 0; i < VP; ++i) {
-                vr[u][i] = *reinterpret_cast<const uint4 *>(vs + ((u >> 1) * 8 + 2 * c + (u & 1)) * ROW + (64 * i + 8 * g) * sizeof(T));
+                vr[u][i] = *reinterpret_cast<const uint4 *>(vs + ((u >> 1) * 8 + 2 * c + (u & 1)) * ROW +
+                                                            (64 * i + 8 * g) * sizeof(T));
             }
         }
         tcUpdate<T, NT, VP>(sc, ((vm >> (2 * c)) & 3u) | (((vm >> (8 + 2 * c)) & 3u) << 2), p.scale, vr, m, l, acc);

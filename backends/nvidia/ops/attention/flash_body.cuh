@@ -13,12 +13,12 @@ namespace infini::nvidia::ops::attn {
 // The tiled kernel's work for one tile of rows (tl) and one block of heads (hb): flashKernel's, and that of
 // flashSplitKernel's two forms.
 template <Mode M, typename T, int D, int G4, int WG>
-__device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *q, const T *kc, const T *vc, const void *bt,
-                                          DeviceError *err, const FlashTile tl, int hb, FlashRun &run) {
+__device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *q, const T *kc, const T *vc,
+                                          const void *bt, DeviceError *err, const FlashTile tl, int hb, FlashRun &run) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     constexpr int W = kFlashWarps, KP = D / 32, NT = D / 8, CPR = D / 8, KR = kFlashKRow<D>, VR = kFlashVRow<D>;
-    constexpr int NI = kFlashKeys * CPR / (W * 32);    // 16-byte pieces a thread copies a tile (each of keys, values)
-    constexpr int NS = kFlashKeys / 16;                // 16-token steps a tile
+    constexpr int NI = kFlashKeys * CPR / (W * 32);  // 16-byte pieces a thread copies a tile (each of keys, values)
+    constexpr int NS = kFlashKeys / 16;              // 16-token steps a tile
     constexpr float kLog2e = 1.4426950408889634f;
     constexpr int KT = WG ? (D / 64) * kFlashHalf : kFlashKeys * KR, VT = WG ? KT : kFlashKeys * VR;  // bytes a stage
     constexpr int PF = kFlashPF<WG>, NST = kFlashNST<WG>;
@@ -44,7 +44,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
     const long long bt_row = static_cast<long long>(tl.seq) * p.bt_s0;
     const int tid = static_cast<int>(threadIdx.x);
     const int ch = tid % CPR, row0 = tid / CPR;
-    constexpr int RS = W * 32 / CPR;  // rows between a thread's pieces
+    constexpr int RS = W * 32 / CPR;                                 // rows between a thread's pieces
     longlong2 *offs = reinterpret_cast<longlong2 *>(vs + NST * VT);  // (paged only: kFlashSmem reserves it there)
     long long blk_next = -1;
     auto loadId = [&](int j) {  // the block-table entry of token j * 64 + tid (threads 0..63)
@@ -86,7 +86,8 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
     auto nextKeyEnd = [&]() { return kMB && run.has_next && run.next.qpos0 >= 0 ? run.next.qpos0 + run.next.nr : 0; };
     auto nextAhead = [&]() { return min(PF, (nextKeyEnd() + kFlashKeys - 1) / kFlashKeys); };
     auto issueFrom = [&](const T *kbase, const T *vbase, int kend, int j, int st) {
-        const T *kj = kbase + static_cast<long long>(j * kFlashKeys) * p.k_s1, *vj = vbase + static_cast<long long>(j * kFlashKeys) * p.v_s1;
+        const T *kj = kbase + static_cast<long long>(j * kFlashKeys) * p.k_s1,
+                *vj = vbase + static_cast<long long>(j * kFlashKeys) * p.v_s1;
 #pragma unroll
         for (int i = 0; i < NI; ++i) {
             const int row = row0 + i * RS;
@@ -117,7 +118,8 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
     auto issue = [&](int j, int st) { issueFrom(kb, vb, key_end, j, st); };
     // WG: the warp's query rows into its part of the rows' buffer, with (before) the first tile's copies: in its
     // cp.async group (WG 1), under its full mbarrier (WG 2); zeros past the warp's rows
-    unsigned char *rbufs = vs + NST * VT + kFlashOffs + warp * (16 * D * 2), *rbuf = rbufs + (run.k & 1) * kFlashRowsBuf<D>;
+    unsigned char *rbufs = vs + NST * VT + kFlashOffs + warp * (16 * D * 2),
+                  *rbuf = rbufs + (run.k & 1) * kFlashRowsBuf<D>;
     constexpr int RPP = 32 / CPR;  // rows a pass of the warp over a buffer of 16 rows
     // (WG 2: a tile of rows' query rows are issued with its first key tile, by the tile before it where that
     // issued it: the next one's into the other buffer)
@@ -127,7 +129,8 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
 #pragma unroll
         for (int i = 0; i < 16 / RPP; ++i) {
             const int r = lane / CPR + RPP * i;
-            cpAsync16(smemAddr(buf + r * (D * 2) + (((lane % CPR) ^ (r & 7)) << 4)), r < n ? qr + r * p.q_row : q, r < n);
+            cpAsync16(smemAddr(buf + r * (D * 2) + (((lane % CPR) ^ (r & 7)) << 4)), r < n ? qr + r * p.q_row : q,
+                      r < n);
         }
     };
     if (WG != 0 && run.ahead == 0 && ntiles > 0) issueQ(tl, head, rbuf);
@@ -155,10 +158,11 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
             const long long nkvh = run.next_hb / hpb, nsq = M == Mode::kPrefill ? nx.seq * p.kv_seq : 0;
             waitEmpty(X);
             if (x == ntiles) {
-                issueQ(nx, nkvh * p.group + (run.next_hb % hpb) * G4 + warp % G4, rbufs + ((run.k + 1) & 1) * kFlashRowsBuf<D>);
+                issueQ(nx, nkvh * p.group + (run.next_hb % hpb) * G4 + warp % G4,
+                       rbufs + ((run.k + 1) & 1) * kFlashRowsBuf<D>);
             }
-            issueFrom(kc + nsq + nkvh * p.k_s0 + row0 * p.k_s1 + ch * 8, vc + nsq + nkvh * p.v_s0 + row0 * p.v_s1 + ch * 8, nextKeyEnd(),
-                      x - ntiles, X % NST);
+            issueFrom(kc + nsq + nkvh * p.k_s0 + row0 * p.k_s1 + ch * 8,
+                      vc + nsq + nkvh * p.v_s0 + row0 * p.v_s1 + ch * 8, nextKeyEnd(), x - ntiles, X % NST);
             cpAsyncArrive(full0 + 8 * (X % NST));
         }
     };
@@ -205,11 +209,12 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
 #pragma unroll
         for (int jj = 0; jj < KP; ++jj) {
             qa[jj] = g < wn ? *reinterpret_cast<const uint4 *>(qr + g * p.q_row + 32 * jj) : make_uint4(0, 0, 0, 0);
-            qb[jj] = g + 8 < wn ? *reinterpret_cast<const uint4 *>(qr + (g + 8) * p.q_row + 32 * jj) : make_uint4(0, 0, 0, 0);
+            qb[jj] = g + 8 < wn ? *reinterpret_cast<const uint4 *>(qr + (g + 8) * p.q_row + 32 * jj)
+                                : make_uint4(0, 0, 0, 0);
         }
     }
-    const int pa = tl.qpos0 + wr0 + g, pb = pa + 8;            // positions of the lane's rows
-    const int wfirst = tl.qpos0 + wr0;                         // the warp's first row's position
+    const int pa = tl.qpos0 + wr0 + g, pb = pa + 8;           // positions of the lane's rows
+    const int wfirst = tl.qpos0 + wr0;                        // the warp's first row's position
     const int wlast = wn > 0 ? tl.qpos0 + wr0 + wn - 1 : -1;  // and its last's
     const float sl2 = p.scale * kLog2e;
     float acc[NT][4];
@@ -294,9 +299,11 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
         if constexpr (kMB) {
             const int J = run.gbase + j;
             mbarWait(full0 + 8 * (J % NST), (J / NST) & 1);  // tile j is in
-            fenceProxyAsync();                                // (the tensor cores read it next)
-            if constexpr (decltype(tail)::value) issueRing(j + PF);
-            else issueOwn(j + PF);
+            fenceProxyAsync();                               // (the tensor cores read it next)
+            if constexpr (decltype(tail)::value)
+                issueRing(j + PF);
+            else
+                issueOwn(j + PF);
         } else if constexpr (WG != 0) {
             cpAsyncWait<PF - 1>();  // tile j is in (later ones may not be)
             fenceProxyAsync();      // (the tensor cores read it next)
@@ -321,13 +328,14 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
         // tile of the block (masked where past its rows): a wgmma in a branch is serialized by the compiler
         // (so is one whose descriptor or accumulators were written in a branch within its pipeline, which costs
         // the form its gain over mma.sync).
-        float(&accf)[NT * 4] = reinterpret_cast<float(&)[NT * 4]>(acc);
+        float (&accf)[NT * 4] = reinterpret_cast<float (&)[NT * 4]>(acc);
         uint32_t pf[NS][4];  // the pending P's fragments
         // the descriptors of tile j's keys (a k-step each) and values (16 tokens each), all made before the first
         // wgmma and kept until the last lands
         uint64_t dk[D / 16], dv[NS];
         auto descs = [&](int jk, int jv) {
-            const uint32_t kt = smemAddr(ks + ((run.gbase + jk) % NST) * KT), vt = smemAddr(vs + ((run.gbase + jv) % NST) * VT);
+            const uint32_t kt = smemAddr(ks + ((run.gbase + jk) % NST) * KT),
+                           vt = smemAddr(vs + ((run.gbase + jv) % NST) * VT);
             // (an offset added to the start address field: shared addresses stay under its 256 KiB)
             const uint64_t kd = wgmmaDesc(kt, 16, 1024), vd = wgmmaDesc(vt, kFlashHalf, 1024);
 #pragma unroll
@@ -368,7 +376,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
         };
         // tile j's softmax once S_j has landed: its probabilities into pn, the accumulators' factors
         auto softmaxTile = [&](float (&sc)[NS][2][4], int j, uint32_t (&pn)[NS][4], float &al0, float &al1, auto mask) {
-            float(&scf)[NS * 8] = reinterpret_cast<float(&)[NS * 8]>(sc);
+            float (&scf)[NS * 8] = reinterpret_cast<float (&)[NS * 8]>(sc);
 #pragma unroll
             for (int i = 0; i < NS * 8; ++i) wgmmaHold(scf[i]);
             float b0, b1;
@@ -390,7 +398,7 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
                 float sc[NS][2][4], al0, al1;
                 descs(0, 0);
                 wgmmaFence();
-                issueS(reinterpret_cast<float(&)[NS * 8]>(sc));
+                issueS(reinterpret_cast<float (&)[NS * 8]>(sc));
                 wgmmaWait<0>();
 #pragma unroll
                 for (int kk = 0; kk < D / 16; ++kk) wgmmaHold(dk[kk]);
@@ -402,12 +410,13 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
                 uint32_t pn[NS][4];
                 descs(j, j - 1);
                 wgmmaFence();
-                issueS(reinterpret_cast<float(&)[NS * 8]>(sc));
+                issueS(reinterpret_cast<float (&)[NS * 8]>(sc));
                 issuePV();
                 wgmmaWait<1>();  // S_j has landed
                 softmaxTile(sc, j, pn, al0, al1, mask);
                 landPV();
-                if constexpr (kMB) mbarArrive(empty0 + 8 * ((run.gbase + j - 1) % NST));  // (done with tile j - 1's stage)
+                if constexpr (kMB)
+                    mbarArrive(empty0 + 8 * ((run.gbase + j - 1) % NST));  // (done with tile j - 1's stage)
                 rescale(al0, al1);
 #pragma unroll
                 for (int st = 0; st < NS; ++st) {
@@ -443,13 +452,15 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
 #pragma unroll
                 for (int st = 0; st < NS; ++st) {
 #pragma unroll
-                    for (int tile = 0; tile < 2; ++tile) sc[st][tile][0] = sc[st][tile][1] = sc[st][tile][2] = sc[st][tile][3] = 0.0f;
+                    for (int tile = 0; tile < 2; ++tile)
+                        sc[st][tile][0] = sc[st][tile][1] = sc[st][tile][2] = sc[st][tile][3] = 0.0f;
                     if (kb0 + st * 16 <= wlast) {
 #pragma unroll
                         for (int tile = 0; tile < 2; ++tile) {
 #pragma unroll
                             for (int jj = 0; jj < KP; ++jj) {
-                                const uint4 kw = *reinterpret_cast<const uint4 *>(kt + (st * 16 + tile * 8 + g) * KR + jj * 64 + c * 16);
+                                const uint4 kw = *reinterpret_cast<const uint4 *>(kt + (st * 16 + tile * 8 + g) * KR +
+                                                                                  jj * 64 + c * 16);
                                 mma16816x4<T>(sc[st][tile], qa[jj].x, qb[jj].x, qa[jj].y, qb[jj].y, kw.x, kw.y);
                                 mma16816x4<T>(sc[st][tile], qa[jj].z, qb[jj].z, qa[jj].w, qb[jj].w, kw.z, kw.w);
                             }
@@ -497,7 +508,8 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
         const float inv = l > 0.0f ? 1.0f / l : 0.0f;
         T *o = out + static_cast<long long>(tl.r0 + wr0 + r) * p.o_row + head * p.o_head + 2 * c;
 #pragma unroll
-        for (int nt = 0; nt < NT; ++nt) *reinterpret_cast<uint32_t *>(o + 8 * nt) = packPair<T>(acc[nt][e] * inv, acc[nt][e + 1] * inv);
+        for (int nt = 0; nt < NT; ++nt)
+            *reinterpret_cast<uint32_t *>(o + 8 * nt) = packPair<T>(acc[nt][e] * inv, acc[nt][e + 1] * inv);
     };
     if constexpr (WG != 0) {
         // the rows through the warp's buffer (its query rows were read long before): fragments by stmatrix, then
@@ -507,8 +519,9 @@ __device__ __forceinline__ void flashBody(const AttnParams &p, T *out, const T *
         const int mat = lane >> 3, r = (lane & 7) + 8 * (mat & 1);
 #pragma unroll
         for (int nt = 0; nt < NT; nt += 2) {
-            stMatrix4(smemAddr(rbuf + r * (D * 2) + (((nt + (mat >> 1)) ^ (r & 7)) << 4)), packPair<T>(acc[nt][0] * i0, acc[nt][1] * i0),
-                      packPair<T>(acc[nt][2] * i1, acc[nt][3] * i1), packPair<T>(acc[nt + 1][0] * i0, acc[nt + 1][1] * i0),
+            stMatrix4(smemAddr(rbuf + r * (D * 2) + (((nt + (mat >> 1)) ^ (r & 7)) << 4)),
+                      packPair<T>(acc[nt][0] * i0, acc[nt][1] * i0), packPair<T>(acc[nt][2] * i1, acc[nt][3] * i1),
+                      packPair<T>(acc[nt + 1][0] * i0, acc[nt + 1][1] * i0),
                       packPair<T>(acc[nt + 1][2] * i1, acc[nt + 1][3] * i1));
         }
         __syncwarp();

@@ -8,9 +8,9 @@ namespace infini::nvidia::ops::attn {
 
 // flashGatherKernel's copy of sequence s into slot z (its block's pieces of kv head blockIdx.y).
 template <int D>
-__device__ __forceinline__ void gatherSequence(const AttnParams &p, const uint16_t *kc, const uint16_t *vc, const void *bt,
-                                               const void *lens, const void *cu, long long L, uint16_t *kg, uint16_t *vg,
-                                               DeviceError *err, long long s, long long z) {
+__device__ __forceinline__ void gatherSequence(const AttnParams &p, const uint16_t *kc, const uint16_t *vc,
+                                               const void *bt, const void *lens, const void *cu, long long L,
+                                               uint16_t *kg, uint16_t *vg, DeviceError *err, long long s, long long z) {
     constexpr int CPR = D / 8;  // 16-byte pieces a token
     const long long h = blockIdx.y;
     const long long start = readIndex(cu, p.cu64, s * p.cu_s0), stop = readIndex(cu, p.cu64, (s + 1) * p.cu_s0);
@@ -43,10 +43,10 @@ __device__ __forceinline__ void gatherSequence(const AttnParams &p, const uint16
 // flashSeqGathered and copies its pieces of each in turn, slot i the i-th of them (calls where none is gathered
 // thus cost only a wave of blocks that scan; a grid of blocks a slot cost such calls much more).
 template <int D>
-__global__ void __launch_bounds__(256) flashGatherKernel(AttnParams p, const uint16_t *kc, const uint16_t *vc, const void *bt,
-                                                         const void *lens, const void *cu, long long L, uint16_t *kg,
-                                                         uint16_t *vg, DeviceError *err) {
-    dependentsMayLaunch();   // (the tiled kernel after it may be placed)
+__global__ void __launch_bounds__(256)
+    flashGatherKernel(AttnParams p, const uint16_t *kc, const uint16_t *vc, const void *bt, const void *lens,
+                      const void *cu, long long L, uint16_t *kg, uint16_t *vg, DeviceError *err) {
+    dependentsMayLaunch();  // (the tiled kernel after it may be placed)
     // (launched as a dependent on Hopper: launchEx; it waits for the tile list, except where the blocks find their
     // own tiles: then the kernel before it only checks the lengths and was launched plainly, so the inputs are done)
     __shared__ int slot_seq[256];

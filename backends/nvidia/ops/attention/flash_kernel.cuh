@@ -8,14 +8,14 @@
 namespace infini::nvidia::ops::attn {
 
 template <Mode M, typename T, int D, int G4, int WG>
-__global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                                  const void *bt, const int4 *tiles, DeviceError *err,
-                                                                  const void *lens, const void *cu) {
+__global__ void __launch_bounds__(kFlashWarps * 32, 1)
+    flashKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc, const void *bt, const int4 *tiles,
+                DeviceError *err, const void *lens, const void *cu) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     // (launched as a dependent on Hopper: launchEx. A prefill whose blocks find their own tiles reads nothing the
     // check kernel before it (launched plainly) writes; its gathered form waits for the gather once it has its tile)
     if (!(M == Mode::kPrefill && p.self_tiles != kTilesList)) waitForPrerequisites();
-    constexpr int RB = 16 * (kFlashWarps / G4);  // rows a block
+    constexpr int RB = 16 * (kFlashWarps / G4);                                          // rows a block
     const int cnt = M == Mode::kPrefill && p.self_tiles == kTilesList ? tiles[0].x : 0;  // (after the wait above)
     if constexpr (WG == 2) {
         // Persistent (grid: at most one block an SM): the (heads / G4) x (row tiles) tiles in the order the hardware
@@ -63,9 +63,9 @@ __global__ void __launch_bounds__(kFlashWarps * 32, 1) flashKernel(AttnParams p,
 // decoupled form, the others' by the paged form. One launch for both (as three - gather, decoupled, paged - the
 // empty one costs a launch): a call all of one form costs what that form's kernel does.
 template <typename T, int D, int G4>
-__global__ void __launch_bounds__(kFlashWarps * 32, 1) flashSplitKernel(AttnParams p, AttnParams pg, T *out, const T *q, const T *kc,
-                                                                       const T *vc, const T *kg, const T *vg, const void *bt,
-                                                                       DeviceError *err, const void *lens, const void *cu) {
+__global__ void __launch_bounds__(kFlashWarps * 32, 1)
+    flashSplitKernel(AttnParams p, AttnParams pg, T *out, const T *q, const T *kc, const T *vc, const T *kg,
+                     const T *vg, const void *bt, DeviceError *err, const void *lens, const void *cu) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     bool gathered;
     const int4 t4 = flashOwnTile(p, lens, cu, 16 * (kFlashWarps / G4), static_cast<int>(blockIdx.y), true, gathered);

@@ -21,7 +21,8 @@ infiniStatus_t flashRun(const FlashPlan &f, const LaunchArgs &a) {
     // kernel: opsDependent)
     const bool wg = flashWgmma(), pdl = wg && opsDependent();
     const bool pre = M == Mode::kPrefill;
-    const void *q = a.data[pre ? 1 : 3], *kc = a.data[pre ? 2 : 1], *vc = a.data[pre ? 3 : 2], *bt = pre ? a.data[4] : nullptr;
+    const void *q = a.data[pre ? 1 : 3], *kc = a.data[pre ? 2 : 1], *vc = a.data[pre ? 3 : 2],
+               *bt = pre ? a.data[4] : nullptr;
     const void *lens = pre ? a.data[5] : nullptr, *cu = pre ? a.data[6] : nullptr;
     // the tiled kernel, form WW (its tiles by pk.self_tiles)
     auto flash = [&](auto ttag, auto dtag, auto gtag, auto wtag, const AttnParams &pk, const void *k, const void *v) {
@@ -40,15 +41,18 @@ infiniStatus_t flashRun(const FlashPlan &f, const LaunchArgs &a) {
         dim3 grid = WW == 2 ? dim3(static_cast<unsigned>(persist ? std::min<long long>(items, smCount()) : items), 1)
                             : dim3(static_cast<unsigned>(p.heads / GG), static_cast<unsigned>(cap));
         launchEx(kern, grid, kFlashWarps * 32, kFlashSmem<M, DD, WW>, a.stream, 0, pdl, pk, static_cast<T *>(a.data[0]),
-                 static_cast<const T *>(q), static_cast<const T *>(k), static_cast<const T *>(v), bt, tiles, a.err, lens, cu);
+                 static_cast<const T *>(q), static_cast<const T *>(k), static_cast<const T *>(v), bt, tiles, a.err,
+                 lens, cu);
     };
     auto byW = [&](auto ttag, auto dtag, auto gtag) {
         using I0 = std::integral_constant<int, 0>;
         using I1 = std::integral_constant<int, 1>;
         using I2 = std::integral_constant<int, 2>;
         if constexpr (M == Mode::kDense) {
-            if (!wg) flash(ttag, dtag, gtag, I0{}, p, kc, vc);
-            else flash(ttag, dtag, gtag, I2{}, p, kc, vc);
+            if (!wg)
+                flash(ttag, dtag, gtag, I0{}, p, kc, vc);
+            else
+                flash(ttag, dtag, gtag, I2{}, p, kc, vc);
         } else {
             // the checks of cu_seqlens_q and seq_lens, and the tile list where the blocks take it
             const bool list = !wg || p.self_tiles == kTilesList;
@@ -68,7 +72,8 @@ infiniStatus_t flashRun(const FlashPlan &f, const LaunchArgs &a) {
                 unsigned char *gk = static_cast<unsigned char *>(a.workspace) + g_off, *gv = gk + g_bytes;
                 const long long L = p.max_tokens, per = (L * (DD / 8) + 255) / 256;
                 const long long gx = std::min(per, form == 2 ? std::max(1LL, 512 / p.kv_heads) : 1024LL);
-                dim3 ggrid(static_cast<unsigned>(gx), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(form == 2 ? 1 : slots));
+                dim3 ggrid(static_cast<unsigned>(gx), static_cast<unsigned>(p.kv_heads),
+                           static_cast<unsigned>(form == 2 ? 1 : slots));
                 AttnParams pq = p;
                 if (form == 2) pq.self_tiles = kTilesGathered;
                 launchEx(flashGatherKernel<DD>, ggrid, 256, 0, a.stream, 0, pdl, pq, static_cast<const uint16_t *>(kc),
@@ -92,12 +97,17 @@ infiniStatus_t flashRun(const FlashPlan &f, const LaunchArgs &a) {
         }
     };
     auto byG = [&](auto ttag, auto dtag) {
-        if (G4 == 4) byW(ttag, dtag, std::integral_constant<int, 4>{});
-        else if (G4 == 2) byW(ttag, dtag, std::integral_constant<int, 2>{});
-        else byW(ttag, dtag, std::integral_constant<int, 1>{});
+        if (G4 == 4)
+            byW(ttag, dtag, std::integral_constant<int, 4>{});
+        else if (G4 == 2)
+            byW(ttag, dtag, std::integral_constant<int, 2>{});
+        else
+            byW(ttag, dtag, std::integral_constant<int, 1>{});
     };
-    if (p.d == 64) byG(TypeTag<TT>{}, std::integral_constant<int, 64>{});
-    else byG(TypeTag<TT>{}, std::integral_constant<int, 128>{});
+    if (p.d == 64)
+        byG(TypeTag<TT>{}, std::integral_constant<int, 64>{});
+    else
+        byG(TypeTag<TT>{}, std::integral_constant<int, 128>{});
     return launched(M == Mode::kPrefill ? "paged_attention_prefill" : "attention");
 }
 

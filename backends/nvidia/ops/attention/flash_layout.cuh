@@ -66,8 +66,9 @@ constexpr int kFlashOffs = 2 * kFlashKeys * 16;
 template <int D>
 constexpr int kFlashRowsBuf = kFlashWarps * 16 * D * 2;
 template <Mode M, int D, int WG>
-constexpr int kFlashSmem = WG ? kFlashNST<WG> * kFlashStage<D, WG> + 1024 + kFlashOffs + (WG == 2 ? 2 : 1) * kFlashRowsBuf<D>
-                              : kFlashNST<WG> * kFlashStage<D, WG> + (M == Mode::kPrefill ? kFlashOffs : 0);
+constexpr int kFlashSmem =
+    WG ? kFlashNST<WG> * kFlashStage<D, WG> + 1024 + kFlashOffs + (WG == 2 ? 2 : 1) * kFlashRowsBuf<D>
+       : kFlashNST<WG> * kFlashStage<D, WG> + (M == Mode::kPrefill ? kFlashOffs : 0);
 static_assert(2 * kFlashNST<2> * 8 <= kFlashOffs, "WG 2's mbarriers fit before the rows' buffer");
 
 // A block's running state over the tiles of rows it takes in turn (WG 2: flashKernel's blocks are persistent): the

@@ -39,7 +39,8 @@ template <Mode M>
 bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch, size_t *ws) {
     if (dtype != INFINI_DTYPE_F16 && dtype != INFINI_DTYPE_BF16) return false;
     if ((p.d != 64 && p.d != 128) || has_alibi || p.rows < 16 || !(p.scale >= 0.0f && p.scale < INFINITY)) return false;
-    if (!alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2, p.q_row, p.q_head, p.o_row, p.o_head}, 8)) return false;
+    if (!alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2, p.q_row, p.q_head, p.o_row, p.o_head}, 8))
+        return false;
     if (p.rows >= (1LL << 30) || p.max_tokens >= (1LL << 30) || p.pos + p.rows >= (1LL << 30)) return false;
     if (M == Mode::kPrefill && p.block_size <= 0) return false;
     const int G4 = p.group % 4 == 0 ? 4 : (p.group % 2 == 0 ? 2 : 1);
@@ -66,7 +67,8 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
             slots = split ? flashSplitSlots(p) : p.seqs;
         }
         const long long L = p.max_tokens;
-        const double total = 2.0 * static_cast<double>(slots) * static_cast<double>(p.kv_heads) * static_cast<double>(L) * p.d * 2.0;
+        const double total =
+            2.0 * static_cast<double>(slots) * static_cast<double>(p.kv_heads) * static_cast<double>(L) * p.d * 2.0;
         if (slots > 0 && slots <= 65535 && p.kv_heads <= 65535 && total <= kFlashGatherMax) {
             g_off = (*ws + 255) / 256 * 256;
             g_bytes = static_cast<size_t>(slots * p.kv_heads * L * p.d) * 2;
@@ -82,7 +84,9 @@ bool makeFlash(AttnParams p, infiniDtype_t dtype, bool has_alibi, Launch *launch
     p.self_tiles = pg.self_tiles = tmode;
     const FlashPlan f{p, pg, g_off, g_bytes, slots, cap, form, G4, rb};
     const bool bf = dtype == INFINI_DTYPE_BF16;
-    *launch = [f, bf](const LaunchArgs &a) { return bf ? flashRun<M, __nv_bfloat16>(f, a) : flashRun<M, __half>(f, a); };
+    *launch = [f, bf](const LaunchArgs &a) {
+        return bf ? flashRun<M, __nv_bfloat16>(f, a) : flashRun<M, __half>(f, a);
+    };
     return true;
 }
 

@@ -106,8 +106,8 @@ __device__ __forceinline__ long long rowInPage(const AttnParams &p, I t) {
 // (flashSeqGathered), so that the latter are taken first; gathered: the tile's, whose x is then the sequence's
 // gathered slot (its rank among them; a slot past flashSplitSlots, from a bad cu_seqlens_q, makes the tile a bad
 // sequence's). Block-uniform; every thread calls it.
-__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, int y, bool split,
-                                             bool &gathered) {
+__device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *lens, const void *cu, int rb, int y,
+                                             bool split, bool &gathered) {
     __shared__ unsigned long long warp_tot[8];
     __shared__ int4 found;
     __shared__ bool found_g;
@@ -127,8 +127,8 @@ __device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *le
     if (cnt > 0 && target >= start && target < start + cnt) {
         const int slot = static_cast<int>(off >> 40);
         const bool ok = q.ok && (!g || slot < flashSplitSlots(p));
-        found = prefillTile(g ? (ok ? slot : 0) : tid, static_cast<int>(q.lo), static_cast<int>(q.hi), ok ? q.qstart : LLONG_MIN,
-                            target - start, rb);
+        found = prefillTile(g ? (ok ? slot : 0) : tid, static_cast<int>(q.lo), static_cast<int>(q.hi),
+                            ok ? q.qstart : LLONG_MIN, target - start, rb);
         found_g = g;
     }
     __syncthreads();
@@ -136,13 +136,11 @@ __device__ __forceinline__ int4 flashOwnTile(const AttnParams &p, const void *le
     return found;
 }
 
-
 // A block's rows: sequence, first row, row count and the first row's position (-1: none of the
 // sequence's keys, the rows are written as zeros: a bad sequence, which flashTilesKernel reports).
 struct FlashTile {
     int seq, r0, nr, qpos0;
 };
-
 
 // The tiled kernel's row tiles for blocks of rb rows: prefill's at most one more a sequence than rows / rb
 // (flashTilesKernel lists them), attention's rows / rb rounded up.
@@ -155,8 +153,8 @@ __host__ __device__ inline long long flashRowTiles(const AttnParams &p, int rb) 
 // by arithmetic, a prefill's from flashTilesKernel's list (p.self_tiles kTilesList: cnt its count) or found by the
 // block (flashOwnTile; block-uniform, every thread calls it). False: no such tile (nor any past it).
 template <Mode M>
-__device__ __forceinline__ bool flashTileAt(const AttnParams &p, const int4 *tiles, int cnt, const void *lens, const void *cu,
-                                            int rb, long long gy, int y, FlashTile &t) {
+__device__ __forceinline__ bool flashTileAt(const AttnParams &p, const int4 *tiles, int cnt, const void *lens,
+                                            const void *cu, int rb, long long gy, int y, FlashTile &t) {
     if constexpr (M == Mode::kDense) {
         t.seq = 0;
         t.r0 = static_cast<int>(gy - 1 - y) * rb;

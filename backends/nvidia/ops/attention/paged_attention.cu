@@ -8,15 +8,17 @@ using namespace attn;
 
 infiniStatus_t makePagedAttention(const infiniopOpParams_t &prm, int, Made *m) {
     const char *op = "paged_attention";
-    Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]), vc = layoutOf(prm.tensors[3]),
-           bt = layoutOf(prm.tensors[4]), lens = layoutOf(prm.tensors[5]), alibi = layoutOf(prm.tensors[6]);
+    Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]),
+           vc = layoutOf(prm.tensors[3]), bt = layoutOf(prm.tensors[4]), lens = layoutOf(prm.tensors[5]),
+           alibi = layoutOf(prm.tensors[6]);
     bool has_alibi = prm.tensors[6] != nullptr;
     INFINI_RETURN_IF_ERROR(checks::pagedDecode(out, q, kc, vc, bt, lens, alibi, has_alibi));
-    AttnParams p = pagedParams(out, q, kc, vc, bt, lens, alibi, has_alibi, static_cast<float>(prm.f[0]), INFINIOP_OP_PAGED_ATTENTION);
+    AttnParams p = pagedParams(out, q, kc, vc, bt, lens, alibi, has_alibi, static_cast<float>(prm.f[0]),
+                               INFINIOP_OP_PAGED_ATTENTION);
     bool aligned = alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2}, 8);
     Made generic, fast;
-    INFINI_RETURN_IF_ERROR(planAndMake<Mode::kDecode>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, -1, has_alibi ? 6 : -1,
-                                                      aligned, &generic));
+    INFINI_RETURN_IF_ERROR(planAndMake<Mode::kDecode>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, -1,
+                                                      has_alibi ? 6 : -1, aligned, &generic));
     if (!makeDecodeFast(p, q.dtype, has_alibi, &fast)) {
         *m = std::move(generic);
         return INFINI_STATUS_SUCCESS;

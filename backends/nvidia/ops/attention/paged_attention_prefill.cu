@@ -13,8 +13,8 @@ namespace infini::nvidia::ops::attn {
 // It checks cu_seqlens_q (rising from 0 to the rows) and seq_lens (each at least its sequence's rows, at most the
 // block table's tokens) and reports the first error in sequence order: each sequence's check is its own, so
 // the threads' keys (s + 1) * 2 + (a length error) meet in a minimum (0: cu_seqlens_q[0] is not 0).
-__global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void *lens, const void *cu, int rb, int cap, int4 *tiles,
-                                                        DeviceError *err) {
+__global__ void __launch_bounds__(256)
+    flashTilesKernel(AttnParams p, const void *lens, const void *cu, int rb, int cap, int4 *tiles, DeviceError *err) {
     dependentsMayLaunch();  // (the tiled kernel or the gather, launched as dependents, may be placed: launchEx)
     __shared__ int warp_tot[8];
     __shared__ int base;
@@ -31,7 +31,8 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
     for (long long s0 = 0; s0 < p.seqs; s0 += 256) {
         const long long s = s0 + threadIdx.x;
         const PrefillSeq q = prefillSeq(p, lens, cu, s);
-        if (q.cu_bad || q.len_bad) atomicMin(&first_bad, static_cast<unsigned long long>(s + 1) * 2 + (q.cu_bad ? 0 : 1));
+        if (q.cu_bad || q.len_bad)
+            atomicMin(&first_bad, static_cast<unsigned long long>(s + 1) * 2 + (q.cu_bad ? 0 : 1));
         int total;
         const int off = blockScan256(prefillTileCount(q.lo, q.hi, rb), warp_tot, total);
         c_off[threadIdx.x] = off;
@@ -45,8 +46,10 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
             int a = 0, b = 255;
             while (a < b) {
                 const int m = (a + b + 1) / 2;
-                if (c_off[m] <= i) a = m;
-                else b = m - 1;
+                if (c_off[m] <= i)
+                    a = m;
+                else
+                    b = m - 1;
             }
             tiles[1 + base + i] = prefillTile(static_cast<int>(s0) + a, c_lo[a], c_hi[a], c_q[a], i - c_off[a], rb);
         }
@@ -65,7 +68,8 @@ __global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void
             if (key % 2 == 0) {
                 reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, readIndex(cu, p.cu64, (s + 1) * p.cu_s0));
             } else {
-                reportError(err, kErrSeqLen, p.op, kArgSeqLens, s, readIndex(lens, p.len64, s * p.len_s0), -1, p.max_tokens);
+                reportError(err, kErrSeqLen, p.op, kArgSeqLens, s, readIndex(lens, p.len64, s * p.len_s0), -1,
+                            p.max_tokens);
             }
         } else if (last != p.rows) {
             reportError(err, kErrCuSeqlens, p.op, kArgCuSeqlens, p.rows, last);
@@ -81,8 +85,9 @@ using namespace attn;
 
 infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Made *m) {
     const char *op = "paged_attention_prefill";
-    Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]), vc = layoutOf(prm.tensors[3]),
-           bt = layoutOf(prm.tensors[4]), lens = layoutOf(prm.tensors[5]), cu = layoutOf(prm.tensors[6]), alibi = layoutOf(prm.tensors[7]);
+    Layout out = layoutOf(prm.tensors[0]), q = layoutOf(prm.tensors[1]), kc = layoutOf(prm.tensors[2]),
+           vc = layoutOf(prm.tensors[3]), bt = layoutOf(prm.tensors[4]), lens = layoutOf(prm.tensors[5]),
+           cu = layoutOf(prm.tensors[6]), alibi = layoutOf(prm.tensors[7]);
     bool has_alibi = prm.tensors[7] != nullptr;
     INFINI_RETURN_IF_ERROR(checks::pagedPrefill(out, q, kc, vc, bt, lens, cu, alibi, has_alibi));
     size_t seqs = bt.shape[0];
@@ -90,11 +95,12 @@ infiniStatus_t makePagedAttentionPrefill(const infiniopOpParams_t &prm, int, Mad
                                INFINIOP_OP_PAGED_ATTENTION_PREFILL);
     p.cu64 = cu.dtype == INFINI_DTYPE_I64;
     p.cu_s0 = cu.strides[0];
-    if (seqs == 0 && p.rows > 0) return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has rows but there are no sequences", op);
+    if (seqs == 0 && p.rows > 0)
+        return fail(INFINI_STATUS_BAD_TENSOR_SHAPE, "%s: q has rows but there are no sequences", op);
     bool aligned = alignedRows({p.k_s0, p.k_s1, p.k_s2, p.v_s0, p.v_s1, p.v_s2}, 8);
     Made generic;
-    INFINI_RETURN_IF_ERROR(planAndMake<Mode::kPrefill>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, 6, has_alibi ? 7 : -1, aligned,
-                                                       &generic));
+    INFINI_RETURN_IF_ERROR(planAndMake<Mode::kPrefill>(op, p, q.dtype, p.max_tokens, 1, 2, 3, 4, 5, 6,
+                                                       has_alibi ? 7 : -1, aligned, &generic));
     Launch flash;
     size_t flash_ws = 0;
     if (!makeFlash<Mode::kPrefill>(p, q.dtype, has_alibi, &flash, &flash_ws)) {

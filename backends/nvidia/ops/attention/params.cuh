@@ -32,8 +32,8 @@ struct AttnParams {
     long long block_size, num_blocks, bt_s0, bt_s1, max_tokens;
     bool bt64, len64, cu64;
     long long len_s0, cu_s0;
-    long long pos;  // dense: where the new rows start
-    long long seqs; // paged
+    long long pos;     // dense: where the new rows start
+    long long seqs;    // paged
     long long kv_seq;  // the tiled prefill's gathered keys and values: elements between sequences
     long long alibi_s0;
     int parts, part_len, gc;  // partitions, tokens per partition, heads per pass
@@ -122,8 +122,8 @@ bool makeDecodeFast(AttnParams p, infiniDtype_t dtype, bool has_alibi, Made *mad
 
 // The tiled prefill's checks of cu_seqlens_q and seq_lens and its row-tile list (paged_attention_prefill.cu; launched
 // there by the general kernel's path and by flashRun).
-__global__ void __launch_bounds__(256) flashTilesKernel(AttnParams p, const void *lens, const void *cu, int rb, int cap, int4 *tiles,
-                                                        DeviceError *err);
+__global__ void __launch_bounds__(256)
+    flashTilesKernel(AttnParams p, const void *lens, const void *cu, int rb, int cap, int4 *tiles, DeviceError *err);
 
 // The tiled kernel's launch for mode M and dtype TT under plan f (flash_launch.cuh), instantiated in one unit each:
 // flash_prefill_f16.cu, flash_prefill_bf16.cu, flash_dense_f16.cu, flash_dense_bf16.cu.

@@ -18,7 +18,8 @@ struct RowMeta {
 };
 
 // A decode row's key count from its seq_lens entry n: 0 where n is outside [0, max_tokens] (reported if `report`).
-__device__ __forceinline__ long long decodeLength(const AttnParams &p, long long row, long long n, DeviceError *err, bool report) {
+__device__ __forceinline__ long long decodeLength(const AttnParams &p, long long row, long long n, DeviceError *err,
+                                                  bool report) {
     if (n < 0 || n > p.max_tokens) {
         if (report) reportError(err, kErrSeqLen, p.op, kArgSeqLens, row, n, 0, p.max_tokens);
         return 0;
@@ -42,7 +43,10 @@ __device__ RowMeta rowMeta(const AttnParams &p, long long row, const void *lens,
         long long lo = 0, hi = p.seqs;  // the s with cu[s] <= row < cu[s + 1]
         while (hi - lo > 1) {
             long long mid = (lo + hi) / 2;
-            if (readIndex(cu, p.cu64, mid * p.cu_s0) <= row) lo = mid; else hi = mid;
+            if (readIndex(cu, p.cu64, mid * p.cu_s0) <= row)
+                lo = mid;
+            else
+                hi = mid;
         }
         long long start = readIndex(cu, p.cu64, lo * p.cu_s0), stop = readIndex(cu, p.cu64, (lo + 1) * p.cu_s0);
         long long n = readIndex(lens, p.len64, lo * p.len_s0);
@@ -77,19 +81,18 @@ __device__ __forceinline__ const T *kvRow(const AttnParams &p, const T *base, lo
 // grid: (parts, kv_heads, rows). Writes the normalized output when parts == 1, else the partition's
 // unnormalized sums, max and denominator into the workspace.
 template <Mode M, typename T, int VEC, int GC>
-__global__ void __launch_bounds__(kThreads) attendKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc,
-                                                          const void *bt, const void *lens, const void *cu,
-                                                          const float *alibi, float *part_out, float *part_ml,
-                                                          DeviceError *err) {
+__global__ void __launch_bounds__(kThreads)
+    attendKernel(AttnParams p, T *out, const T *q, const T *kc, const T *vc, const void *bt, const void *lens,
+                 const void *cu, const float *alibi, float *part_out, float *part_ml, DeviceError *err) {
     extern __shared__ float smem[];
     long long part = blockIdx.x, g = blockIdx.y, row = blockIdx.z;
     RowMeta meta = rowMeta<M>(p, row, lens, cu, err, part == 0 && g == 0 && threadIdx.x == 0);
     long long t0 = part * p.part_len, t1 = min(meta.n, t0 + p.part_len);
     long long d = p.d;
     int ntok = t1 > t0 ? static_cast<int>(t1 - t0) : 0;
-    float *scores = smem;                         // [GC][part_len]
-    float *qs = scores + GC * p.part_len;         // [GC][d]
-    float *acc = qs + GC * d;                     // [GC][d]
+    float *scores = smem;                  // [GC][part_len]
+    float *qs = scores + GC * p.part_len;  // [GC][d]
+    float *acc = qs + GC * d;              // [GC][d]
     __shared__ float red[32];
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     for (int h0 = 0; h0 < p.group; h0 += GC) {
@@ -128,7 +131,8 @@ __global__ void __launch_bounds__(kThreads) attendKernel(AttnParams p, T *out, c
 #pragma unroll
             for (int hh = 0; hh < GC; ++hh) {
                 float sc = kr != nullptr ? dot[hh] * p.scale : -INFINITY;
-                if (alibi != nullptr && hh < hc) sc += alibi[(head0 + hh) * p.alibi_s0] * static_cast<float>(t - meta.qpos);
+                if (alibi != nullptr && hh < hc)
+                    sc += alibi[(head0 + hh) * p.alibi_s0] * static_cast<float>(t - meta.qpos);
                 scores[hh * p.part_len + j] = sc;
             }
         }
@@ -288,14 +292,16 @@ infiniStatus_t planAndMake(const char *op, AttnParams p, infiniDtype_t dtype, lo
             float *part_ml = part_out ? part_out + p.rows * p.heads * p.parts * p.d : nullptr;
             bool v = vec && ((reinterpret_cast<uintptr_t>(kc) | reinterpret_cast<uintptr_t>(vc)) & 15) == 0;
             // prefill: cu_seqlens_q and seq_lens checked (flashTilesKernel with no tile list)
-            if constexpr (M == Mode::kPrefill) flashTilesKernel<<<1, 256, 0, a.stream>>>(p, lens, cu, 1, 0, nullptr, a.err);
+            if constexpr (M == Mode::kPrefill)
+                flashTilesKernel<<<1, 256, 0, a.stream>>>(p, lens, cu, 1, 0, nullptr, a.err);
             dim3 grid(static_cast<unsigned>(p.parts), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(p.rows));
             auto go = [&](auto vtag, auto gtag) {
                 constexpr int VV = decltype(vtag)::value, GG = decltype(gtag)::value;
                 auto kern = attendKernel<M, T, VV, GG>;
-                static SmemAllowance allowance;  // the most shared memory any plan uses
+                static SmemAllowance allowance;      // the most shared memory any plan uses
                 allowance.ensure(kern, kSmemBytes);  // (if refused, the launch reports it)
-                kern<<<grid, kThreads, smem, a.stream>>>(p, out, q, kc, vc, bt, lens, cu, alibi, part_out, part_ml, a.err);
+                kern<<<grid, kThreads, smem, a.stream>>>(p, out, q, kc, vc, bt, lens, cu, alibi, part_out, part_ml,
+                                                         a.err);
             };
             auto byGroup = [&](auto vtag) {
                 switch (p.gc) {
@@ -305,10 +311,14 @@ infiniStatus_t planAndMake(const char *op, AttnParams p, infiniDtype_t dtype, lo
                     default: go(vtag, std::integral_constant<int, 1>{}); break;
                 }
             };
-            if (v) byGroup(std::integral_constant<int, V>{}); else byGroup(std::integral_constant<int, 1>{});
+            if (v)
+                byGroup(std::integral_constant<int, V>{});
+            else
+                byGroup(std::integral_constant<int, 1>{});
             if (p.parts > 1) {
-                combineKernel<T><<<dim3(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows)), 128, 0, a.stream>>>(
-                    p, out, part_out, part_ml);
+                combineKernel<T>
+                    <<<dim3(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.rows)), 128, 0, a.stream>>>(
+                        p, out, part_out, part_ml);
             }
             return launched(op);
         };

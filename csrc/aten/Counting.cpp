@@ -1,0 +1,160 @@
+// Counting.cpp: isin, histc and bincount, composed of ops that already run on the device (comparisons,
+// reductions, scatter_add), so no element leaves it; only bincount's output length needs the input's maximum on
+// the host, as on CUDA.
+#include <ATen/ATen.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+namespace infini_torch::aten {
+namespace {
+
+using at::Tensor;
+
+// Elements compared against the test values at a time: bounds the [chunk, tests] boolean matrix to ~64 MiB.
+constexpr int64_t kIsinCells = int64_t(1) << 26;
+
+void isinInto(const Tensor &elements, const Tensor &test, bool invert, const Tensor &out) {
+    TORCH_CHECK(out.device() == elements.device() && test.device() == elements.device(),
+                "isin: expected elements, test_elements and out on one device, got ", elements.device(), ", ",
+                test.device(), " and ", out.device());
+    TORCH_CHECK(out.scalar_type() == at::kBool, "isin: out must be bool, got ", out.scalar_type());
+    at::native::resize_output(out, elements.sizes());
+    if (out.numel() == 0) return;
+    c10::DeviceGuard guard(elements.device());
+    const Tensor flat = elements.reshape({-1, 1});
+    const Tensor tests = test.reshape({1, -1});
+    Tensor found = at::empty({flat.size(0)}, out.options());
+    if (tests.size(1) == 0) {
+        found.fill_(false);
+    } else {
+        const int64_t chunk = std::max<int64_t>(1, kIsinCells / tests.size(1));
+        for (int64_t start = 0; start < flat.size(0); start += chunk) {
+            const int64_t n = std::min(chunk, flat.size(0) - start);
+            Tensor part = found.narrow(0, start, n);
+            at::any_out(part, at::eq(flat.narrow(0, start, n), tests), 1);
+        }
+    }
+    if (invert) found.logical_not_();
+    out.copy_(found.view(elements.sizes()));
+}
+
+Tensor &isinOut(const Tensor &elements, const Tensor &test, bool /*assume_unique*/, bool invert, Tensor &out) {
+    isinInto(elements, test, invert, out);
+    return out;
+}
+
+Tensor isin(const Tensor &elements, const Tensor &test, bool assume_unique, bool invert) {
+    Tensor out = at::empty(elements.sizes(), elements.options().dtype(at::kBool));
+    return isinOut(elements, test, assume_unique, invert, out);
+}
+
+Tensor &isinScalarOut(const Tensor &elements, const at::Scalar &test, bool /*assume_unique*/, bool invert,
+                      Tensor &out) {
+    isinInto(elements, at::scalar_tensor(test, elements.options().dtype(at::result_type(elements, test))), invert, out);
+    return out;
+}
+
+Tensor isinScalar(const Tensor &elements, const at::Scalar &test, bool assume_unique, bool invert) {
+    Tensor out = at::empty(elements.sizes(), elements.options().dtype(at::kBool));
+    return isinScalarOut(elements, test, assume_unique, invert, out);
+}
+
+Tensor &isinScalarTensorOut(const at::Scalar &element, const Tensor &test, bool /*assume_unique*/, bool invert,
+                            Tensor &out) {
+    isinInto(at::scalar_tensor(element, test.options().dtype(at::result_type(test, element))), test, invert, out);
+    return out;
+}
+
+Tensor isinScalarTensor(const at::Scalar &element, const Tensor &test, bool assume_unique, bool invert) {
+    Tensor out = at::empty({}, test.options().dtype(at::kBool));
+    return isinScalarTensorOut(element, test, assume_unique, invert, out);
+}
+
+// histc as torch's CUDA kernel defines it: bins of equal width over [min, max] (both 0: the input's own range,
+// widened by 1 each way if that is one value), x == max in the last bin, values outside ignored; counts in the
+// input's dtype. The bin of x is (x - min) * bins / (max - min), evaluated in float32 / float64 as the CPU kernel
+// does (float32 for half and bfloat16, float64 for integers).
+Tensor &histcOut(const Tensor &self, int64_t bins, const at::Scalar &min_s, const at::Scalar &max_s, Tensor &out) {
+    TORCH_CHECK(bins > 0, "torch.histc: bins must be > 0, but got ", bins, " for bins");
+    TORCH_CHECK(out.device() == self.device(), "torch.histc: expected out on ", self.device(), ", got ", out.device());
+    TORCH_CHECK(out.scalar_type() == self.scalar_type(),
+                "torch.histc: input tensor and hist should have the same dtype", ", but got input ", self.scalar_type(),
+                " and hist ", out.scalar_type());
+    double lo = min_s.toDouble(), hi = max_s.toDouble();
+    TORCH_CHECK(!(std::isinf(lo) || std::isinf(hi) || std::isnan(lo) || std::isnan(hi)), "torch.histc: range of [", lo,
+                ", ", hi, "] is not finite");
+    TORCH_CHECK(lo <= hi, "torch.histc: max must be larger than min");
+    c10::DeviceGuard guard(self.device());
+    if (lo == hi && self.numel() > 0) {
+        lo = self.min().item<double>();
+        hi = self.max().item<double>();
+        TORCH_CHECK(!(std::isinf(lo) || std::isinf(hi) || std::isnan(lo) || std::isnan(hi)), "torch.histc: range of [",
+                    lo, ", ", hi, "] is not finite");
+    }
+    if (lo == hi) {
+        lo -= 1;
+        hi += 1;
+    }
+    at::native::resize_output(out, {bins});
+    const at::ScalarType st = self.scalar_type();
+    const at::ScalarType work =
+        (st == at::kFloat || st == at::kDouble) ? st : (at::isReducedFloatingType(st) ? at::kFloat : at::kDouble);
+    const Tensor x = self.reshape({-1}).to(work);
+    const Tensor pos = x.sub(lo).mul_(static_cast<double>(bins)).div_(hi - lo);
+    Tensor bin = pos.to(at::kLong).clamp_max_(bins - 1);
+    const Tensor inside = x.ge(lo).logical_and_(x.le(hi));
+    bin = at::where(inside, bin, bins);  // bin `bins` collects what is outside and is dropped
+    // counted in int64 and cast once: a count in a narrow float dtype would stop growing (256 + 1 in bfloat16)
+    Tensor counts = at::zeros({bins + 1}, out.options().dtype(at::kLong));
+    counts.scatter_add_(0, bin, at::ones({bin.numel()}, counts.options()));
+    out.copy_(counts.narrow(0, 0, bins));
+    return out;
+}
+
+Tensor histc(const Tensor &self, int64_t bins, const at::Scalar &min_s, const at::Scalar &max_s) {
+    Tensor out = at::empty({0}, self.options());
+    return histcOut(self, bins, min_s, max_s, out);
+}
+
+// bincount: counts (or summed weights, float for float weights, double otherwise) of each value of a 1-d
+// non-negative integer tensor, max(self.max() + 1, minlength) of them.
+Tensor bincount(const Tensor &self, const std::optional<Tensor> &weights_opt, int64_t minlength) {
+    const Tensor weights = weights_opt.has_value() ? *weights_opt : Tensor();
+    TORCH_CHECK(minlength >= 0, "bincount: minlength should be >= 0");
+    TORCH_CHECK(self.dim() == 1 && at::isIntegralType(self.scalar_type(), /*includeBool=*/false),
+                "bincount only supports 1-d non-negative integral inputs.");
+    TORCH_CHECK(!weights.defined() || (weights.dim() == 1 && weights.size(0) == self.size(0)),
+                "weights should be 1-d and have the same length as input");
+    TORCH_CHECK(!weights.defined() || weights.device() == self.device(), "bincount: expected weights on ",
+                self.device(), ", got ", weights.device());
+    c10::DeviceGuard guard(self.device());
+    const at::ScalarType dtype =
+        !weights.defined() ? at::kLong : (weights.scalar_type() == at::kFloat ? at::kFloat : at::kDouble);
+    int64_t n = minlength;
+    if (self.numel() > 0) {
+        TORCH_CHECK(self.min().item<int64_t>() >= 0, "bincount only supports 1-d non-negative integral inputs.");
+        n = std::max(n, self.max().item<int64_t>() + 1);
+    }
+    Tensor out = at::zeros({n}, self.options().dtype(dtype));
+    if (self.numel() == 0) return out;
+    const Tensor src = weights.defined() ? weights.to(dtype) : at::ones({self.numel()}, out.options());
+    out.scatter_add_(0, self.to(at::kLong), src);
+    return out;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+    m.impl("isin.Tensor_Tensor", TORCH_FN(isin));
+    m.impl("isin.Tensor_Tensor_out", TORCH_FN(isinOut));
+    m.impl("isin.Tensor_Scalar", TORCH_FN(isinScalar));
+    m.impl("isin.Tensor_Scalar_out", TORCH_FN(isinScalarOut));
+    m.impl("isin.Scalar_Tensor", TORCH_FN(isinScalarTensor));
+    m.impl("isin.Scalar_Tensor_out", TORCH_FN(isinScalarTensorOut));
+    m.impl("histc", TORCH_FN(histc));
+    m.impl("histc.out", TORCH_FN(histcOut));
+    m.impl("bincount", TORCH_FN(bincount));
+}
+
+}  // namespace infini_torch::aten

@@ -1,0 +1,102 @@
+"""isin, histc and bincount on the infini device against torch on CPU (or a float64 formula where torch's CPU kernel
+has no integer histc), and module.to("infini") keeping tied parameters tied."""
+
+import copy
+
+import pytest
+import torch
+from aten_utils import DEV, make, same
+
+import infinicore_torch  # noqa: F401
+
+DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int8]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_tensor(dtype, invert):
+    x = make((5, 7), dtype, low=-4, high=4).round()
+    test = make((9,), dtype, low=-4, high=4, seed=1).round()
+    ref = torch.isin(x, test, invert=invert)
+    same(torch.isin(x.to(DEV), test.to(DEV), invert=invert), ref)
+    out = torch.empty(0, dtype=torch.bool, device=DEV)
+    torch.isin(x.to(DEV), test.to(DEV), invert=invert, out=out)
+    same(out, ref)
+
+
+def test_isin_scalars_mixed_dtypes_and_empty():
+    x = torch.tensor([[1, 2, 3], [4, 5, 6]])
+    same(torch.isin(x.to(DEV), 5), torch.isin(x, 5))
+    same(torch.isin(3, x.to(DEV)), torch.isin(3, x))
+    same(torch.isin(x.to(DEV), torch.tensor([2.0, 5.5]).to(DEV)), torch.isin(x, torch.tensor([2.0, 5.5])))
+    same(
+        torch.isin(x.to(DEV), torch.tensor([], dtype=torch.long).to(DEV)),
+        torch.isin(x, torch.tensor([], dtype=torch.long)),
+    )
+    same(torch.isin(torch.empty(0, 3).to(DEV), x.float().to(DEV)), torch.isin(torch.empty(0, 3), x.float()))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("bins,lo,hi", [(10, 0, 0), (7, -1.0, 1.5), (1, -2, 2), (33, 0.25, 0.5)])
+def test_histc_float_matches_cpu(dtype, bins, lo, hi):
+    x = make((1000,), dtype, low=-3, high=3)
+    x[:5] = torch.tensor([lo, hi, -10.0, 10.0, (lo + hi) / 2], dtype=dtype)
+    same(torch.histc(x.to(DEV), bins, lo, hi), torch.histc(x, bins, lo, hi))
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8, torch.float16, torch.bfloat16])
+def test_histc_formula(dtype):
+    # torch's CPU histc has no integer or half kernel: the counts of the formula in float64 (bins of equal width over
+    # [min, max], max in the last bin, the rest ignored)
+    x = make((500,), dtype)
+    bins, lo, hi = 8, -20, 30
+    v = x.double()
+    b = ((v - lo) * bins / (hi - lo)).long().clamp(max=bins - 1)
+    inside = (v >= lo) & (v <= hi)
+    ref = torch.bincount(b[inside], minlength=bins).to(dtype)
+    same(torch.histc(x.to(DEV), bins, lo, hi), ref)
+    # min == max == 0: the data's own range
+    r = torch.histc(x.to(DEV), 5)
+    assert r.sum().item() == x.numel()
+
+
+def test_histc_bad_input():
+    x = torch.ones(4, device=DEV)
+    with pytest.raises(RuntimeError, match="bins must be > 0"):
+        torch.histc(x, 0)
+    with pytest.raises(RuntimeError, match="max must be larger than min"):
+        torch.histc(x, 4, 2, 1)
+
+
+@pytest.mark.parametrize("weights", [None, torch.float32, torch.float64, torch.int32])
+def test_bincount(weights):
+    x = torch.randint(0, 20, (300,), generator=torch.Generator().manual_seed(0))
+    w = None if weights is None else make((300,), weights)
+    for minlength in (0, 5, 40):
+        same(torch.bincount(x.to(DEV), None if w is None else w.to(DEV), minlength), torch.bincount(x, w, minlength))
+    same(torch.bincount(torch.empty(0, dtype=torch.long, device=DEV)), torch.bincount(torch.empty(0, dtype=torch.long)))
+
+
+def test_bincount_bad_input():
+    with pytest.raises(RuntimeError, match="non-negative"):
+        torch.bincount(torch.tensor([1, -1], device=DEV))
+    with pytest.raises(RuntimeError, match="1-d"):
+        torch.bincount(torch.zeros(2, 2, dtype=torch.long, device=DEV))
+
+
+def test_module_to_keeps_tied_parameters():
+    # as on CUDA, .to() moves a parameter in place (param.data = ...): a weight shared by two modules stays shared
+    torch.manual_seed(0)
+    emb = torch.nn.Embedding(10, 4)
+    head = torch.nn.Linear(4, 10, bias=False)
+    head.weight = emb.weight
+    model = torch.nn.Sequential(emb, head)
+    dev = copy.deepcopy(model).to(DEV)
+    assert dev[0].weight is dev[1].weight
+    assert len(list(dev.parameters())) == 1
+    ids = torch.tensor([[1, 2, 3]])
+    model(ids).sum().backward()
+    dev(ids.to(DEV)).sum().backward()
+    same(dev[0].weight.grad, model[0].weight.grad, rtol=1e-5, atol=1e-6)
+    back = dev.to("cpu")
+    assert back[0].weight is back[1].weight and back[0].weight.device.type == "cpu"
