@@ -139,6 +139,8 @@ def test_causal_lm_forward_and_generate(name, attn):
         assert s.shape == g_ref.shape and int(s.max()) < VOCAB and int(s.min()) >= 0
         one = dev.generate(ids.to(DEV), attention_mask=mask.to(DEV), do_sample=True, top_k=1, **kw)
         assert torch.equal(one.cpu(), g_ref)  # top-k 1 sampling is greedy
+        nucleus = dev.generate(ids.to(DEV), attention_mask=mask.to(DEV), do_sample=True, top_k=0, top_p=1e-9, **kw)
+        assert torch.equal(nucleus.cpu(), g_ref)  # top-p alone, so small that only the top token stays
 
 
 def train_step(model, device, fused):
@@ -197,6 +199,36 @@ def test_bert_with_padding_mask():
         got = dev(input_ids=ids.to(DEV), attention_mask=mask.to(DEV))
     torch.testing.assert_close(got.last_hidden_state.cpu(), ref.last_hidden_state, **TOL)
     torch.testing.assert_close(got.pooler_output.cpu(), ref.pooler_output, **TOL)
+
+
+def test_minilm_sentence_embedding():
+    # all-MiniLM-L6-v2's architecture (BERT, 6 layers, hidden 384, 12 heads) with random weights, pooled as
+    # sentence-transformers does: the mean over the unmasked tokens, L2-normalized; the real weights need a download
+    torch.manual_seed(0)
+    cfg = transformers.BertConfig(
+        vocab_size=VOCAB,
+        hidden_size=384,
+        num_hidden_layers=6,
+        num_attention_heads=12,
+        intermediate_size=1536,
+        max_position_embeddings=512,
+    )
+    cpu = transformers.BertModel(cfg, add_pooling_layer=False).eval()
+    dev = copy.deepcopy(cpu).to(DEV)
+
+    def embed(model, ids, mask):
+        hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state
+        m = mask.unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+        return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    ids, mask = batch(seed=6)
+    mask = mask.flip(1)
+    with torch.no_grad():
+        ref = embed(cpu, ids, mask)
+        got = embed(dev, ids.to(DEV), mask.to(DEV))
+    torch.testing.assert_close(got.cpu(), ref, **TOL)
+    torch.testing.assert_close((got @ got.T).cpu(), ref @ ref.T, **TOL)
 
 
 def test_t5_forward_generate_and_train():

@@ -29,26 +29,26 @@ typedef enum {
 
 /* X(ENUM_SUFFIX, CName) once per operator, in enum order: backends expand it into make<CName> declarations and
  * their factory tables, so a new row of the table reaches every backend's dispatch. */
-#define INFINIOP_FOR_EACH_OP(X)        \
-    X(ADD, Add)                        \
-    X(MUL, Mul)                        \
-    X(SILU, Silu)                      \
-    X(RELU, Relu)                      \
-    X(GELU, Gelu)                      \
-    X(SWIGLU, SwiGLU)                  \
-    X(SILU_AND_MUL, SiluAndMul)        \
-    X(RMS_NORM, RMSNorm)               \
-    X(ADD_RMS_NORM, AddRMSNorm)        \
-    X(LAYER_NORM, LayerNorm)           \
-    X(SOFTMAX, Softmax)                \
-    X(CAUSAL_SOFTMAX, CausalSoftmax)   \
-    X(EMBEDDING, Embedding)            \
-    X(ROPE, RoPE)                      \
-    X(TOPK_SOFTMAX, TopkSoftmax)       \
-    X(RANDOM_SAMPLE, RandomSample)     \
-    X(PAGED_CACHING, PagedCaching)     \
-    X(GEMM, Gemm)                      \
-    X(ATTENTION, Attention)            \
+#define INFINIOP_FOR_EACH_OP(X) \
+    X(ADD, Add) \
+    X(MUL, Mul) \
+    X(SILU, Silu) \
+    X(RELU, Relu) \
+    X(GELU, Gelu) \
+    X(SWIGLU, SwiGLU) \
+    X(SILU_AND_MUL, SiluAndMul) \
+    X(RMS_NORM, RMSNorm) \
+    X(ADD_RMS_NORM, AddRMSNorm) \
+    X(LAYER_NORM, LayerNorm) \
+    X(SOFTMAX, Softmax) \
+    X(CAUSAL_SOFTMAX, CausalSoftmax) \
+    X(EMBEDDING, Embedding) \
+    X(ROPE, RoPE) \
+    X(TOPK_SOFTMAX, TopkSoftmax) \
+    X(RANDOM_SAMPLE, RandomSample) \
+    X(PAGED_CACHING, PagedCaching) \
+    X(GEMM, Gemm) \
+    X(ATTENTION, Attention) \
     X(PAGED_ATTENTION, PagedAttention) \
     X(PAGED_ATTENTION_PREFILL, PagedAttentionPrefill)
 
