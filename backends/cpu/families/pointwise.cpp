@@ -2,6 +2,7 @@
 // walks the operands. Two loops: a typed one where every memory operand shares one float dtype and dim 0 is
 // unit-stride or broadcast (the hot case: it vectorizes for the common ops), and a general one converting each
 // operand by its dtype.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -113,26 +114,57 @@ inline float fastOp(const float *x, const float *s) {
     return 0.0f;
 }
 
+// Elements of one block of the typed loop: the inputs are converted into float buffers, the op runs over the
+// buffers and the result is converted back, each a unit-stride loop the compiler vectorizes (an operand's stride
+// is only known at run time, which keeps a fused strided loop scalar).
+constexpr int64_t kBlock = 256;
+
+// Operand values [j0, j0 + m) of a run as float: a constant, a broadcast value (stride 0), contiguous or strided.
+template <class T>
+inline void loadBlock(float *__restrict x, const char *in, int64_t inc, float c, int64_t j0, int64_t m) {
+    if (in == nullptr || inc == 0) {
+        const float v = in == nullptr ? c : ld<T>(in);
+        for (int64_t i = 0; i < m; ++i) x[i] = v;
+    } else if (inc == static_cast<int64_t>(sizeof(T))) {
+        const T *__restrict q = reinterpret_cast<const T *>(in) + j0;
+        for (int64_t i = 0; i < m; ++i) x[i] = toFloat(q[i]);
+    } else {
+        for (int64_t i = 0; i < m; ++i) x[i] = ld<T>(in + (j0 + i) * inc);
+    }
+}
+
+template <class T>
+inline void storeBlock(char *out, int64_t oinc, const float *__restrict r, int64_t j0, int64_t m) {
+    if (oinc == static_cast<int64_t>(sizeof(T))) {
+        T *__restrict q = reinterpret_cast<T *>(out) + j0;
+        for (int64_t i = 0; i < m; ++i) q[i] = fromFloat<T>(r[i]);
+    } else {
+        for (int64_t i = 0; i < m; ++i) st<T>(out + (j0 + i) * oinc, r[i]);
+    }
+}
+
+template <int OP, int NIN>
+inline void computeBlock(float *__restrict r, const float (*__restrict x)[kBlock], const float *s, int64_t m) {
+    for (int64_t i = 0; i < m; ++i) {
+        float v[3];
+        for (int k = 0; k < NIN; ++k) v[k] = x[k][i];
+        r[i] = fastOp<OP>(v, s);
+    }
+}
+
 template <int OP, class T, int NIN>
 void typedLoop(const Plan &plan) {
     const infiniopPointwiseArgs_t &a = plan.a;
     float s[4], cval[INFINIOP_MAX_OPERANDS];
     scalarsOf(a, s, cval);
     parallelRuns(a.iter, 2, [&](char **p, const int64_t *s0, int64_t n) {
-        char *out = p[0];
-        const char *in[3] = {};
-        int64_t inc[3] = {};
-        float c[3] = {};
-        for (int k = 0; k < NIN; ++k) {
-            in[k] = p[1 + k];
-            inc[k] = s0[1 + k];
-            c[k] = cval[1 + k];
-        }
-        const int64_t oinc = s0[0];
-        for (int64_t j = 0; j < n; ++j) {
-            float x[3];
-            for (int k = 0; k < NIN; ++k) x[k] = in[k] ? ld<T>(in[k] + j * inc[k]) : c[k];
-            st<T>(out + j * oinc, fastOp<OP>(x, s));
+        alignas(64) float x[3][kBlock];
+        alignas(64) float r[kBlock];
+        for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+            const int64_t m = std::min(kBlock, n - j0);
+            for (int k = 0; k < NIN; ++k) loadBlock<T>(x[k], p[1 + k], s0[1 + k], cval[1 + k], j0, m);
+            computeBlock<OP, NIN>(r, x, s, m);
+            storeBlock<T>(p[0], s0[0], r, j0, m);
         }
     });
 }
@@ -147,11 +179,46 @@ bool tryTyped(const Plan &plan, infiniDtype_t t) {
     }
 }
 
+// A cast between two of float32 / float16 / bfloat16 (autocast's and norms' up- and down-casts).
+template <class O, class I>
+void castLoop(const Plan &plan) {
+    parallelRuns(plan.a.iter, 1, [&](char **p, const int64_t *s0, int64_t n) {
+        alignas(64) float x[kBlock];
+        for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+            const int64_t m = std::min(kBlock, n - j0);
+            loadBlock<I>(x, p[1], s0[1], 0.0f, j0, m);
+            storeBlock<O>(p[0], s0[0], x, j0, m);
+        }
+    });
+}
+
+template <class O>
+bool tryCastFrom(const Plan &plan, infiniDtype_t in) {
+    switch (in) {
+        case INFINI_DTYPE_F32: castLoop<O, float>(plan); return true;
+        case INFINI_DTYPE_BF16: castLoop<O, bf16>(plan); return true;
+        case INFINI_DTYPE_F16: castLoop<O, f16>(plan); return true;
+        default: return false;
+    }
+}
+
+bool floatCast(const Plan &plan) {
+    const infiniopIter_t &it = plan.a.iter;
+    if (plan.a.op != INFINIOP_PW_COPY || it.noperands != 2 || it.data[1] == nullptr) return false;
+    switch (it.dtype[0]) {
+        case INFINI_DTYPE_F32: return tryCastFrom<float>(plan, it.dtype[1]);
+        case INFINI_DTYPE_BF16: return tryCastFrom<bf16>(plan, it.dtype[1]);
+        case INFINI_DTYPE_F16: return tryCastFrom<f16>(plan, it.dtype[1]);
+        default: return false;
+    }
+}
+
 // The typed loop when every memory operand has one 16/32-bit float dtype and the op has a typed form.
 bool typed(const Plan &plan) {
     const infiniopPointwiseArgs_t &a = plan.a;
     const infiniopIter_t &it = a.iter;
     if (a.noutputs != 1 || a.compute != INFINI_DTYPE_F32) return false;
+    if (floatCast(plan)) return true;
     const infiniDtype_t t = it.dtype[0];
     for (int k = 1; k < it.noperands; ++k) {
         if (it.data[k] != nullptr && it.dtype[k] != t) return false;
