@@ -141,9 +141,10 @@ def run_python(code: str, env: dict | None = None, timeout: int = 120) -> subpro
 
 @pytest.fixture(autouse=True)
 def native_only(request, monkeypatch):
-    """The aten tests (test/aten) run with INFINI_FALLBACK=error and end with no fallback counted, unless marked
+    """The aten and compile tests (test/aten, test/compile) run with INFINI_FALLBACK=error and end with no fallback counted, unless marked
     allow_fallback: a pass proves the path ran on the device's own kernels."""
-    if "aten" not in request.node.path.parts or request.node.get_closest_marker("allow_fallback"):
+    parts = request.node.path.parts
+    if ("aten" not in parts and "compile" not in parts) or request.node.get_closest_marker("allow_fallback"):
         yield
         return
     import infinicore_torch

@@ -216,3 +216,16 @@ def get_device_properties(device=None) -> DeviceProperties:
 
 def get_amp_supported_dtype() -> list[torch.dtype]:
     return [torch.float16, torch.bfloat16]
+
+
+_INDUCTOR_CLASSES = ("Scheduling", "PythonWrapperCodegen", "CppWrapperCodegen")
+
+
+def __getattr__(name: str):
+    # Inductor reads these from the device module when it first compiles for "infini"; the registration (and its
+    # imports of Dynamo and Inductor) waits until then
+    if name in _INDUCTOR_CLASSES:
+        from .. import _inductor
+
+        return _inductor.codegen_class(name)
+    raise AttributeError(f"module 'torch.infini' has no attribute {name!r}")
