@@ -1,5 +1,8 @@
 """Two infini devices: placement, copies between them, and per-device memory."""
 
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -64,6 +67,8 @@ def test_ops_on_the_second_device(dtype, tol):
     """torch.ops.infini on device 1 while device 0 is current: each op runs on its tensors' device (a GPU
     backend: that device's stream, cuBLAS handle and kernels) and matches float32 torch on the CPU."""
     import torch.nn.functional as F
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))  # (also when test/ops is not collected)
     from test_ops_attention import check_decode
 
     g = torch.Generator().manual_seed(0)
