@@ -220,6 +220,9 @@ def register() -> None:
     register_backend_for_device("infini", scheduling, wrapper, cpp_wrapper)
     _classes.update(Scheduling=scheduling, PythonWrapperCodegen=wrapper, CppWrapperCodegen=cpp_wrapper)
     _registered = True
+    from . import fusion
+
+    fusion.install()
 
 
 def codegen_class(name: str):
