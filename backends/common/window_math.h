@@ -40,7 +40,7 @@ INFINI_WHD int64_t avgPoolSpan(int64_t o, int64_t in, int k, int s, int p, int64
 // The divisor of one average-pooling window (h and w extents as avgPoolSpan gives them).
 INFINI_WHD int64_t avgPoolDivisor(int64_t padded_h, int64_t padded_w, int64_t rows, int64_t cols, int count_include_pad,
                                   int64_t divisor_override) {
-    if (divisor_override > 0) return divisor_override;
+    if (divisor_override != 0) return divisor_override;  // (torch rejects 0 itself; a negative one divides too)
     return count_include_pad ? padded_h * padded_w : rows * cols;
 }
 

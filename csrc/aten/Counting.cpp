@@ -73,8 +73,8 @@ Tensor isinScalarTensor(const at::Scalar &element, const Tensor &test, bool assu
 
 // histc as torch's CUDA kernel defines it: bins of equal width over [min, max] (both 0: the input's own range,
 // widened by 1 each way if that is one value), x == max in the last bin, values outside ignored; counts in the
-// input's dtype. The bin of x is (x - min) * bins / (max - min), evaluated in float32 / float64 as the CPU kernel
-// does (float32 for half and bfloat16, float64 for integers).
+// input's dtype. The bin of x is (x - min) * bins / (max - min), each step in the input's float dtype (float64 for
+// integers), as the CPU kernel computes it.
 Tensor &histcOut(const Tensor &self, int64_t bins, const at::Scalar &min_s, const at::Scalar &max_s, Tensor &out) {
     TORCH_CHECK(bins > 0, "torch.histc: bins must be > 0, but got ", bins, " for bins");
     TORCH_CHECK(out.device() == self.device(), "torch.histc: expected out on ", self.device(), ", got ", out.device());
@@ -97,9 +97,7 @@ Tensor &histcOut(const Tensor &self, int64_t bins, const at::Scalar &min_s, cons
         hi += 1;
     }
     at::native::resize_output(out, {bins});
-    const at::ScalarType st = self.scalar_type();
-    const at::ScalarType work =
-        (st == at::kFloat || st == at::kDouble) ? st : (at::isReducedFloatingType(st) ? at::kFloat : at::kDouble);
+    const at::ScalarType work = at::isFloatingType(self.scalar_type()) ? self.scalar_type() : at::kDouble;
     const Tensor x = self.reshape({-1}).to(work);
     const Tensor pos = x.sub(lo).mul_(static_cast<double>(bins)).div_(hi - lo);
     Tensor bin = pos.to(at::kLong).clamp_max_(bins - 1);

@@ -275,9 +275,12 @@ Tensor &maskedSelectImpl(const Tensor &self, const Tensor &mask, Tensor &result)
     at::assert_no_overlap(result, self);
     at::assert_no_overlap(result, mask);
     auto [m, s] = at::expand_outplace(mask, self);
+    // a 0-d pair selects from a 1-element view (indexing a 0-d tensor with a mask takes no dims)
+    const Tensor mask1 = m->dim() == 0 ? m->unsqueeze(0) : *m;
+    const Tensor self1 = s->dim() == 0 ? s->unsqueeze(0) : *s;
     IndexList index;
-    index.push_back(std::optional<Tensor>(*m));
-    return at::index_out(result, *s, index);
+    index.push_back(std::optional<Tensor>(mask1));
+    return at::index_out(result, self1, index);
 }
 
 Tensor maskedSelect(const Tensor &self, const Tensor &mask) {

@@ -36,17 +36,18 @@ def test_isin_scalars_mixed_dtypes_and_empty():
     same(torch.isin(torch.empty(0, 3).to(DEV), x.float().to(DEV)), torch.isin(torch.empty(0, 3), x.float()))
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("bins,lo,hi", [(10, 0, 0), (7, -1.0, 1.5), (1, -2, 2), (33, 0.25, 0.5)])
 def test_histc_float_matches_cpu(dtype, bins, lo, hi):
-    x = make((1000,), dtype, low=-3, high=3)
+    # (torch's CPU kernel counts in the input dtype: keep 16-bit float counts below 256, where they are exact)
+    x = make((1000 if dtype in (torch.float32, torch.float64) else 200,), dtype, low=-3, high=3)
     x[:5] = torch.tensor([lo, hi, -10.0, 10.0, (lo + hi) / 2], dtype=dtype)
     same(torch.histc(x.to(DEV), bins, lo, hi), torch.histc(x, bins, lo, hi))
 
 
-@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8])
 def test_histc_formula(dtype):
-    # torch's CPU histc has no integer or half kernel: the counts of the formula in float64 (bins of equal width over
+    # torch's CPU histc has no integer kernel: the counts of the formula in float64 (bins of equal width over
     # [min, max], max in the last bin, the rest ignored)
     x = make((500,), dtype)
     bins, lo, hi = 8, -20, 30

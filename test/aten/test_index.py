@@ -480,6 +480,9 @@ def test_masked_select(dtype):
     out = torch.empty(0, dtype=dtype, device=DEV)
     torch.masked_select(on(x).t(), on(mask).t(), out=out)
     same(out, torch.masked_select(x.t(), mask.t()))
+    # 0-d operands: a 0-d mask over a 0-d or a 2-d tensor, and a 0-d tensor under a mask
+    for t, m in ((x[0, 0], mask[0, 0]), (x, mask[1, 1]), (x[0, 0], mask)):
+        same(torch.masked_select(on(t), on(m)), torch.masked_select(t, m))
 
 
 @pytest.mark.parametrize("dtype", ALL)

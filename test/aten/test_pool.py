@@ -133,6 +133,7 @@ AVG_POOL = [
     {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
     {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
     {"kernel_size": (2, 3), "stride": (1, 2), "divisor_override": 5},
+    {"kernel_size": 2, "divisor_override": -2},
 ]
 
 

@@ -434,7 +434,7 @@ typedef struct {
  * output first, then accumulate into it.
  * IM2COL: out [n, c*kh*kw, oh*ow] from x;  COL2IM: out [n, c, h, w] accumulated from cols (zeroed first)
  * MAX_POOL: out and I64 indices (h*w-flat positions) [n, c, oh, ow]; MAX_POOL_BWD: dx from dy and indices
- * AVG_POOL (count_include_pad, divisor_override when > 0), AVG_POOL_BWD
+ * AVG_POOL (count_include_pad, divisor_override when nonzero), AVG_POOL_BWD
  * UPSAMPLE_NEAREST, UPSAMPLE_BILINEAR (align_corners; scales as torch computes them) and their _BWD.
  * ADAPTIVE_AVG_POOL and its _BWD: torch's adaptive windows (kernel, stride and padding are unused).
  * 1-d forms use h = 1. */
