@@ -189,7 +189,40 @@ bool has_compatible_shallow_copy_type(const at::Tensor &self, const at::Tensor &
     return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set());
 }
 
+// _copy_from of a tensor with the conjugate or negative bit. Torch's fallback for those bits materializes the
+// source by clone, which copies through _copy_from again, without end: here the bits are taken off the source
+// (views) and the conjugation or negation applied on the host, where every dtype has it.
+at::Tensor copy_from_with_bits(const at::Tensor &self, const at::Tensor &dst, bool /*non_blocking*/) {
+    const bool conj = self.is_conj(), neg = self.is_neg();
+    at::Tensor plain = conj ? self.conj() : self;  // (conj of a conjugate view clears the bit)
+    if (neg) plain = plain._neg_view();
+    at::Tensor host = plain.device().is_cpu() ? plain.clone() : plain.cpu();
+    if (conj) host.conj_physical_();
+    if (neg) host.neg_();
+    if (dst.device().is_cpu()) {
+        dst.copy_(host);
+    } else {
+        copy_from(host, dst, false);
+    }
+    return dst;
+}
+
+at::Tensor copy_from_and_resize_with_bits(const at::Tensor &self, const at::Tensor &dst) {
+    dst.resize_(self.sizes());
+    return copy_from_with_bits(self, dst, false);
+}
+
 }  // namespace
+
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+    m.impl("_copy_from", copy_from_with_bits);
+    m.impl("_copy_from_and_resize", copy_from_and_resize_with_bits);
+}
+
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+    m.impl("_copy_from", copy_from_with_bits);
+    m.impl("_copy_from_and_resize", copy_from_and_resize_with_bits);
+}
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("empty.memory_format", empty_memory_format);

@@ -131,3 +131,16 @@ def test_padding_repeat_and_friends():
     same(xi.expand(3, 2, 3, 4).reshape(6, 12), x.expand(3, 2, 3, 4).reshape(6, 12))
     same(torch.zeros_like(xi), torch.zeros_like(x))
     same(xi.new_full((2, 2), 3), x.new_full((2, 2), 3))
+
+
+@pytest.mark.allow_fallback("complex tensors take the CPU path")
+def test_conjugate_and_negative_views_copy_across_devices():
+    # torch's fallback for these bits copies through _copy_from again; infini resolves them instead of recursing
+    x = torch.randn(5, dtype=torch.complex64)
+    d = x.to(DEV)
+    assert torch.equal(d.conj().cpu(), x.conj())
+    assert torch.equal(d.conj().clone().cpu(), x.conj())
+    assert torch.equal(x.conj().to(DEV).cpu(), x.conj().resolve_conj())
+    r = torch.randn(6)
+    assert torch.equal(r._neg_view().to(DEV).cpu(), -r)
+    assert torch.equal(r.to(DEV)._neg_view().cpu(), -r)
