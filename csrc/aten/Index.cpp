@@ -100,6 +100,9 @@ namespace {
 
 void gatherImpl(const char *name, at::impl::MetaBase &op, const Tensor &self, int64_t dim, const Tensor &index, bool) {
     const Tensor &result = op.maybe_get_output(0);
+    at::assert_no_internal_overlap(result);
+    at::assert_no_overlap(result, self);
+    at::assert_no_partial_overlap(result, index);
     if (index.numel() == 0) return;
     dim = at::maybe_wrap_dim(dim, self.dim());
     Tensor x = atLeast1d(self), r = atLeast1d(result), ix = atLeast1d(index);

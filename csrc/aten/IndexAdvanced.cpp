@@ -305,6 +305,8 @@ Tensor &maskedScatter_(Tensor &self, const Tensor &mask, const Tensor &source) {
         return detail::fallback<at::_ops::masked_scatter_, Tensor &, Tensor &, const Tensor &, const Tensor &>(
             self, mask, source);
     };
+    TORCH_CHECK(mask.scalar_type() == at::kBool,
+                "masked_scatter_ only supports boolean masks, but got mask with dtype ", mask.scalar_type());
     if (!isFamilyDtype(self.scalar_type())) return fallback();
     at::assert_no_internal_overlap(self);
     TORCH_CHECK(self.scalar_type() == source.scalar_type(),

@@ -144,7 +144,10 @@ void roundDecimals(const char *name, TIB &it, const Tensor &, int64_t decimals) 
     p.run(name, it);
 }
 
-int64_t geluMode(c10::string_view approximate) { return approximate == "tanh" ? 1 : 0; }
+int64_t geluMode(c10::string_view approximate) {
+    TORCH_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+    return approximate == "tanh" ? 1 : 0;
+}
 
 void geluImpl(const char *name, TIB &it, const Tensor &, c10::string_view approximate) {
     Pw p(INFINIOP_PW_GELU);

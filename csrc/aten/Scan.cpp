@@ -63,6 +63,7 @@ Tensor &logcumsumexpOut(const Tensor &self, int64_t dim, Tensor &out) {
     }
     TORCH_CHECK(at::isFloatingType(self.scalar_type()), "\"logcumsumexp\" not implemented for '",
                 toString(self.scalar_type()), "'");
+    dim = at::maybe_wrap_dim(dim, self.dim());
     at::native::resize_output(out, self.sizes());
     scanInto("aten::_logcumsumexp.out", INFINIOP_SCAN_LOGCUMSUMEXP, self, dim, out.scalar_type(), out);
     return out;

@@ -1,6 +1,7 @@
 // Shape.cpp: ops that move elements without arithmetic, on the pointwise family's COPY / FILL / IOTA: cat (stack
 // and the padding / repeat composites reach it or copy_), flip, roll, triu / tril, arange.
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/Operators.h>
 #include <ATen/native/RangeUtils.h>
 #include <ATen/ops/cat_meta.h>
@@ -22,6 +23,8 @@ bool skipInCat(const Tensor &t) { return t.numel() == 0 && t.dim() == 1; }
 
 void catInto(const at::ITensorListRef &tensors, int64_t dim, const Tensor &result) {
     if (result.numel() == 0) return;
+    at::assert_no_internal_overlap(result);
+    for (const Tensor &t : tensors) at::assert_no_overlap(result, t);  // (as torch's cat)
     c10::DeviceGuard guard(result.device());
     int64_t offset = 0;
     for (const Tensor &t : tensors) {
