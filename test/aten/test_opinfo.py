@@ -17,27 +17,27 @@ pytestmark = pytest.mark.allow_fallback("the runner counts fallbacks itself")
 # docs/conformance.md marks ok or skipped in all four of those columns.
 NATIVE = set(
     """
-    H T __getitem__ __radd__ __rand__ __rdiv__ __rmod__ __rmul__ __ror__ __rpow__ __rxor__ _chunk_cat
+    H T __getitem__ __radd__ __rand__ __rdiv__ __rmod__ __rmul__ __ror__ __rpow__ __rsub__ __rxor__ _chunk_cat
     _native_batch_norm_legit _softmax_backward_data _unsafe_masked_index _unsafe_masked_index_put_accumulate abs
     acos acosh add addcdiv addcmul addr alias_copy all allclose amax amin aminmax any arange argmax argmin argsort
     argwhere as_strided as_strided_copy as_strided_scatter asin asinh atan atan2 atanh atleast_1d atleast_2d
     atleast_3d bfloat16 bincount bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift
     bitwise_xor block_diag bmm_triton_optimized bool broadcast_shapes broadcast_tensors broadcast_to byte
     cartesian_prod cat cdouble ceil cfloat chalf char chunk clamp clamp_max clamp_min clone column_stack
-    combinations conj conj_physical constant_pad_nd contiguous copysign cos cosh count_nonzero cummax cummin cumprod
-    cumsum cumulative_trapezoid deg2rad diag diag_embed diagflat diagonal diagonal_copy diagonal_scatter diff
-    digamma dist div_floor_rounding div_no_rounding_mode div_trunc_rounding double dsplit dstack eq erf erfc erfinv
-    exp exp2 expand expand_as expand_copy expm1 eye fft_fftshift fft_ifftshift fill flatten flip fliplr flipud float
-    float_power floor floor_divide fmax fmin fmod frac full full_like gather ge gradient gt half histc hsplit hstack
-    hypot index_add index_copy index_fill index_put index_select int isclose isfinite isin isinf isnan isneginf
-    isposinf isreal kron kthvalue ldexp le lerp lgamma linalg_diagonal linalg_vander linalg_vecdot
-    linalg_vector_norm linspace linspace_tensor_overload log log10 log1p log2 log_softmax log_softmax_with_dtype
-    logcumsumexp logical_and logical_not logical_or logical_xor logspace logspace_tensor_overload logsumexp long lt
-    mH mT masked_amax masked_amin masked_argmax masked_argmin masked_cumprod masked_cumsum masked_fill
-    masked_log_softmax masked_logsumexp masked_mean masked_norm masked_normalize masked_prod masked_scatter
-    masked_select masked_softmax masked_softmin masked_std masked_sum masked_var max_binary
-    max_pool2d_with_indices_backward max_reduction_no_dim max_reduction_with_dim maximum mean median
-    meshgrid_list_of_tensors meshgrid_variadic_tensors min_binary min_reduction_no_dim min_reduction_with_dim
+    combinations conj conj_physical constant_pad_nd contiguous copysign corrcoef cos cosh count_nonzero cov cummax
+    cummin cumprod cumsum cumulative_trapezoid deg2rad diag diag_embed diagflat diagonal diagonal_copy
+    diagonal_scatter diff digamma dist div_floor_rounding div_no_rounding_mode div_trunc_rounding double dsplit
+    dstack eq erf erfc erfinv exp exp2 expand expand_as expand_copy expm1 eye fft_fftshift fft_ifftshift fill
+    flatten flip fliplr flipud float float_power floor floor_divide fmax fmin fmod frac full full_like gather ge
+    gradient gt half histc hsplit hstack hypot index_add index_copy index_fill index_put index_select int isclose
+    isfinite isin isinf isnan isneginf isposinf isreal kron kthvalue ldexp le lerp lgamma linalg_diagonal
+    linalg_vander linalg_vecdot linalg_vector_norm linspace linspace_tensor_overload log log10 log1p log2
+    log_softmax log_softmax_with_dtype logcumsumexp logical_and logical_not logical_or logical_xor logspace
+    logspace_tensor_overload logsumexp long lt mH mT masked_amax masked_amin masked_argmax masked_argmin
+    masked_cumprod masked_cumsum masked_fill masked_log_softmax masked_logsumexp masked_mean masked_norm
+    masked_normalize masked_prod masked_scatter masked_select masked_softmax masked_softmin masked_std masked_sum
+    masked_var max_binary max_pool2d_with_indices_backward max_reduction_no_dim max_reduction_with_dim maximum mean
+    median meshgrid_list_of_tensors meshgrid_variadic_tensors min_binary min_reduction_no_dim min_reduction_with_dim
     minimum movedim msort mul mvlgamma_mvlgamma_p_1 mvlgamma_mvlgamma_p_3 mvlgamma_mvlgamma_p_5 nan_to_num nanmean
     nanquantile nansum narrow narrow_copy native_batch_norm native_dropout_backward native_group_norm
     native_layer_norm ne neg new_full new_ones new_zeros nn_functional_adaptive_avg_pool1d
@@ -59,7 +59,7 @@ NATIVE = set(
     nn_functional_triplet_margin_with_distance_loss nn_functional_upsample_bilinear nonzero norm norm_fro norm_inf
     ones ones_like outer permute permute_copy positive pow prod put quantile rad2deg ravel real reciprocal remainder
     repeat reshape reshape_as resize_ resize_as_ resolve_conj resolve_neg roll rot90 round round_decimals_0
-    round_decimals_3 round_decimals_neg_3 rsqrt scalar_tensor scatter scatter_add scatter_reduce_amax
+    round_decimals_3 round_decimals_neg_3 rsqrt rsub scalar_tensor scatter scatter_add scatter_reduce_amax
     scatter_reduce_amin scatter_reduce_mean scatter_reduce_prod scatter_reduce_sum select select_scatter sgn short
     sigmoid sign signal_windows_bartlett signal_windows_blackman signal_windows_cosine signal_windows_exponential
     signal_windows_gaussian signal_windows_general_cosine signal_windows_general_hamming signal_windows_hamming

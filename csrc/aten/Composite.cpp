@@ -1,6 +1,6 @@
-// Counting.cpp: isin, histc and bincount, composed of ops that already run on the device (comparisons,
-// reductions, scatter_add), so no element leaves it; only bincount's output length needs the input's maximum on
-// the host, as on CUDA.
+// Composite.cpp: aten ops composed of ops that already run on the device, so no element leaves it: isin, histc and
+// bincount (comparisons, reductions, scatter_add; only bincount's output length needs the input's maximum on the
+// host, as on CUDA), equal, and rsub.Tensor.
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
@@ -141,9 +141,22 @@ Tensor bincount(const Tensor &self, const std::optional<Tensor> &weights_opt, in
     return out;
 }
 
+// torch.equal: the same sizes and equal elements (compared after type promotion; NaN equals nothing).
+bool equal(const Tensor &self, const Tensor &other) {
+    if (self.sizes() != other.sizes()) return false;
+    if (self.numel() == 0) return true;
+    c10::DeviceGuard guard(self.device());
+    return at::eq(self, other).all().item<bool>();
+}
+
+// rsub.Tensor: other - alpha * self.
+Tensor rsub(const Tensor &self, const Tensor &other, const at::Scalar &alpha) { return at::sub(other, self, alpha); }
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+    m.impl("equal", TORCH_FN(equal));
+    m.impl("rsub.Tensor", TORCH_FN(rsub));
     m.impl("isin.Tensor_Tensor", TORCH_FN(isin));
     m.impl("isin.Tensor_Tensor_out", TORCH_FN(isinOut));
     m.impl("isin.Tensor_Scalar", TORCH_FN(isinScalar));

@@ -1,5 +1,6 @@
-"""isin, histc and bincount on the infini device against torch on CPU (or a float64 formula where torch's CPU kernel
-has no integer histc), and module.to("infini") keeping tied parameters tied."""
+"""Ops composed of device ops (csrc/aten/Composite.cpp) against torch on CPU: isin, histc and bincount (or a float64
+formula where torch's CPU kernel has no integer histc), equal, rsub; and module.to("infini") keeping tied parameters
+tied."""
 
 import copy
 
@@ -101,3 +102,24 @@ def test_module_to_keeps_tied_parameters():
     same(dev[0].weight.grad, model[0].weight.grad, rtol=1e-5, atol=1e-6)
     back = dev.to("cpu")
     assert back[0].weight is back[1].weight and back[0].weight.device.type == "cpu"
+
+
+def test_equal():
+    a = torch.tensor([[1.0, 2.0], [3.0, float("nan")]])
+    cases = [
+        (a[:, :1], a[:, :1]),
+        (a[0], torch.tensor([1, 2])),  # values after promotion
+        (a[0], a[:1]),  # sizes differ
+        (a, a),  # NaN equals nothing
+        (torch.empty(0, 3), torch.empty(0, 3)),
+        (torch.tensor([True, False]), torch.tensor([True, True])),
+    ]
+    for x, y in cases:
+        assert torch.equal(x.to(DEV), y.to(DEV)) == torch.equal(x, y), (x, y)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+def test_rsub_tensor(dtype):
+    x, y = make((3, 4), dtype), make((4,), dtype, seed=1)
+    same(torch.rsub(x.to(DEV), y.to(DEV), alpha=2), torch.rsub(x, y, alpha=2))
+    same(torch.rsub(x.to(DEV), y.to(DEV)), torch.rsub(x, y))
