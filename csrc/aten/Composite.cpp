@@ -1,6 +1,6 @@
 // Composite.cpp: aten ops composed of ops that already run on the device, so no element leaves it: isin, histc and
 // bincount (comparisons, reductions, scatter_add; only bincount's output length needs the input's maximum on the
-// host, as on CUDA), equal, and rsub.Tensor.
+// host, as on CUDA), equal, rsub.Tensor and log_sigmoid with its backward.
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
@@ -152,9 +152,31 @@ bool equal(const Tensor &self, const Tensor &other) {
 // rsub.Tensor: other - alpha * self.
 Tensor rsub(const Tensor &self, const Tensor &other, const at::Scalar &alpha) { return at::sub(other, self, alpha); }
 
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)) (no overflow for large |x|), in float32 for 16-bit inputs; no
+// buffer for the backward (as on CUDA).
+std::tuple<Tensor, Tensor> logSigmoidForward(const Tensor &self) {
+    TORCH_CHECK(at::isFloatingType(self.scalar_type()), "log_sigmoid_forward: expected a floating point input, got ",
+                self.scalar_type());
+    c10::DeviceGuard guard(self.device());
+    const Tensor x = at::isReducedFloatingType(self.scalar_type()) ? self.to(at::kFloat) : self;
+    const Tensor out = at::clamp_max(x, 0).sub_(at::log1p(at::exp(at::neg(at::abs(x)))));
+    return {out.to(self.scalar_type()), at::empty({0}, self.options())};
+}
+
+// d/dx log(sigmoid(x)) = sigmoid(-x).
+Tensor logSigmoidBackward(const Tensor &grad, const Tensor &self, const Tensor & /*buffer*/) {
+    c10::DeviceGuard guard(self.device());
+    const bool reduced = at::isReducedFloatingType(self.scalar_type());
+    const Tensor x = reduced ? self.to(at::kFloat) : self;
+    const Tensor g = reduced ? grad.to(at::kFloat) : grad;
+    return g.mul(at::sigmoid(at::neg(x))).to(grad.scalar_type());
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+    m.impl("log_sigmoid_forward", TORCH_FN(logSigmoidForward));
+    m.impl("log_sigmoid_backward", TORCH_FN(logSigmoidBackward));
     m.impl("equal", TORCH_FN(equal));
     m.impl("rsub.Tensor", TORCH_FN(rsub));
     m.impl("isin.Tensor_Tensor", TORCH_FN(isin));

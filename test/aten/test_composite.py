@@ -123,3 +123,16 @@ def test_rsub_tensor(dtype):
     x, y = make((3, 4), dtype), make((4,), dtype, seed=1)
     same(torch.rsub(x.to(DEV), y.to(DEV), alpha=2), torch.rsub(x, y, alpha=2))
     same(torch.rsub(x.to(DEV), y.to(DEV)), torch.rsub(x, y))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])
+def test_logsigmoid_and_its_backward(dtype):
+    x = make((5, 7), dtype, low=-40, high=40)
+    xd = x.to(DEV).requires_grad_()
+    xc = x.clone().requires_grad_()
+    yd, yc = torch.nn.functional.logsigmoid(xd), torch.nn.functional.logsigmoid(xc)
+    same(yd.detach(), yc.detach())
+    g = make((5, 7), dtype, seed=2)
+    yd.backward(g.to(DEV))
+    yc.backward(g)
+    same(xd.grad, xc.grad)
