@@ -1,6 +1,7 @@
 // Composite.cpp: aten ops composed of ops that already run on the device, so no element leaves it: isin, histc and
 // bincount (comparisons, reductions, scatter_add; only bincount's output length needs the input's maximum on the
-// host, as on CUDA), equal, rsub.Tensor and log_sigmoid with its backward.
+// host, as on CUDA), equal, rsub.Tensor, log_sigmoid with its backward, and reflection / replication padding (a
+// gather of source indices along each padded dim).
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
@@ -172,9 +173,62 @@ Tensor logSigmoidBackward(const Tensor &grad, const Tensor &self, const Tensor &
     return g.mul(at::sigmoid(at::neg(x))).to(grad.scalar_type());
 }
 
+// Reflection or replication padding of the last `dims` dims: torch's own checks and output shape (its kernel run on
+// a meta tensor), then one index_select a dim with the source index of each output position (a reflection does not
+// repeat the edge; negative padding crops).
+template <Tensor (*Op)(const Tensor &, c10::SymIntArrayRef)>
+Tensor padByIndex(const Tensor &self, c10::SymIntArrayRef padding, bool reflect, int dims) {
+    const Tensor shape = Op(at::empty(self.sizes(), self.options().device(at::kMeta)), padding);
+    const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+    c10::DeviceGuard guard(self.device());
+    Tensor out = self;
+    for (int k = 0; k < dims; ++k) {
+        const int64_t dim = self.dim() - 1 - k, n = self.size(dim), before = pad[2 * k], after = pad[2 * k + 1];
+        std::vector<int64_t> index(static_cast<size_t>(std::max<int64_t>(n + before + after, 0)));
+        for (int64_t o = 0; o < static_cast<int64_t>(index.size()); ++o) {
+            int64_t i = o - before;
+            if (reflect) {
+                if (i < 0) i = -i;
+                if (i >= n) i = 2 * (n - 1) - i;
+            } else {
+                i = std::clamp<int64_t>(i, 0, n - 1);
+            }
+            index[static_cast<size_t>(o)] = i;
+        }
+        out = out.index_select(dim, at::tensor(index, at::kLong).to(self.device()));
+    }
+    TORCH_INTERNAL_ASSERT(out.sizes() == shape.sizes(), "padding: output ", out.sizes(), " vs ", shape.sizes());
+    return out;
+}
+
+Tensor reflectionPad1d(const Tensor &self, c10::SymIntArrayRef padding) {
+    return padByIndex<&at::reflection_pad1d_symint>(self, padding, true, 1);
+}
+Tensor reflectionPad2d(const Tensor &self, c10::SymIntArrayRef padding) {
+    return padByIndex<&at::reflection_pad2d_symint>(self, padding, true, 2);
+}
+Tensor reflectionPad3d(const Tensor &self, c10::SymIntArrayRef padding) {
+    return padByIndex<&at::reflection_pad3d_symint>(self, padding, true, 3);
+}
+Tensor replicationPad1d(const Tensor &self, c10::SymIntArrayRef padding) {
+    return padByIndex<&at::replication_pad1d_symint>(self, padding, false, 1);
+}
+Tensor replicationPad2d(const Tensor &self, c10::SymIntArrayRef padding) {
+    return padByIndex<&at::replication_pad2d_symint>(self, padding, false, 2);
+}
+Tensor replicationPad3d(const Tensor &self, c10::SymIntArrayRef padding) {
+    return padByIndex<&at::replication_pad3d_symint>(self, padding, false, 3);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+    m.impl("reflection_pad1d", TORCH_FN(reflectionPad1d));
+    m.impl("reflection_pad2d", TORCH_FN(reflectionPad2d));
+    m.impl("replication_pad1d", TORCH_FN(replicationPad1d));
+    m.impl("replication_pad2d", TORCH_FN(replicationPad2d));
+    m.impl("reflection_pad3d", TORCH_FN(reflectionPad3d));
+    m.impl("replication_pad3d", TORCH_FN(replicationPad3d));
     m.impl("log_sigmoid_forward", TORCH_FN(logSigmoidForward));
     m.impl("log_sigmoid_backward", TORCH_FN(logSigmoidBackward));
     m.impl("equal", TORCH_FN(equal));

@@ -6,6 +6,7 @@ import copy
 
 import pytest
 import torch
+import torch.nn.functional as F
 from aten_utils import DEV, make, same
 
 import infinicore_torch  # noqa: F401
@@ -136,3 +137,26 @@ def test_logsigmoid_and_its_backward(dtype):
     yd.backward(g.to(DEV))
     yc.backward(g)
     same(xd.grad, xc.grad)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+def test_reflection_and_replication_padding(mode, dtype):
+    for shape, pad in (
+        ((2, 5), (2, 3)),
+        ((3, 2, 7), (0, 4)),
+        ((1, 5), (-1, 2)),
+        ((2, 3, 4, 5), (1, 2, 3, 0)),
+        ((3, 6, 4), (2, 2, 1, 3)),
+        ((2, 3, 4, 5), (-1, 1, 2, -2)),
+        ((1, 2, 3, 4, 5), (1, 2, 2, 1, 0, 2)),
+    ):
+        x = make(shape, dtype)
+        same(F.pad(x.to(DEV), pad, mode=mode), F.pad(x, pad, mode=mode))
+
+
+def test_padding_errors_are_torchs():
+    with pytest.raises(RuntimeError, match="Padding size should be less than"):
+        F.pad(torch.randn(2, 3, device=DEV), (3, 0), mode="reflect")
+    with pytest.raises(RuntimeError, match="Expected 2D or 3D"):
+        F.pad(torch.randn(2, 0, device=DEV), (1, 1), mode="replicate")

@@ -51,26 +51,26 @@ NATIVE = set(
     nn_functional_linear_cross_entropy_chunked_none nn_functional_logsigmoid nn_functional_margin_ranking_loss
     nn_functional_max_pool1d nn_functional_mish nn_functional_mse_loss nn_functional_multi_head_attention_forward
     nn_functional_multilabel_soft_margin_loss nn_functional_nll_loss nn_functional_normalize nn_functional_one_hot
-    nn_functional_pad_circular nn_functional_pad_constant nn_functional_pairwise_distance
-    nn_functional_pixel_shuffle nn_functional_pixel_unshuffle nn_functional_poisson_nll_loss nn_functional_relu
-    nn_functional_relu6 nn_functional_rms_norm nn_functional_scaled_dot_product_attention nn_functional_selu
-    nn_functional_silu nn_functional_soft_margin_loss nn_functional_softmin nn_functional_softmin_with_dtype
-    nn_functional_softplus nn_functional_softsign nn_functional_tanhshrink nn_functional_threshold
-    nn_functional_triplet_margin_loss nn_functional_triplet_margin_with_distance_loss
-    nn_functional_upsample_bilinear nonzero norm norm_fro norm_inf ones ones_like outer permute permute_copy
-    positive pow prod put quantile rad2deg ravel real reciprocal remainder repeat reshape reshape_as resize_
-    resize_as_ resolve_conj resolve_neg roll rot90 round round_decimals_0 round_decimals_3 round_decimals_neg_3
-    rsqrt rsub scalar_tensor scatter scatter_add scatter_reduce_amax scatter_reduce_amin scatter_reduce_mean
-    scatter_reduce_prod scatter_reduce_sum select select_scatter sgn short sigmoid sign signal_windows_bartlett
-    signal_windows_blackman signal_windows_cosine signal_windows_exponential signal_windows_gaussian
-    signal_windows_general_cosine signal_windows_general_hamming signal_windows_hamming signal_windows_hann
-    signal_windows_kaiser signal_windows_nuttall signbit sin sinh slice slice_scatter softmax softmax_with_dtype
-    sort special_ndtr split split_list_args split_with_sizes split_with_sizes_copy sqrt square squeeze squeeze_copy
-    squeeze_multiple stack std std_mean std_mean_unbiased std_unbiased sub sum sum_to_size t t_copy take
-    take_along_dim tan tanh tensor_split tile to topk torch_ops_aten__safe_softmax_default trace transpose
-    transpose_copy trapezoid trapz tril tril_indices triu triu_indices true_divide trunc unbind unbind_copy
-    unflatten unfold unfold_copy unravel_index unsafe_chunk unsafe_split unsqueeze unsqueeze_copy var var_mean
-    var_mean_unbiased var_unbiased view view_as view_copy vsplit vstack where xlogy zero_ zeros zeros_like
+    nn_functional_pad_circular nn_functional_pad_constant nn_functional_pad_reflect nn_functional_pad_replicate
+    nn_functional_pad_replicate_negative nn_functional_pairwise_distance nn_functional_pixel_shuffle
+    nn_functional_pixel_unshuffle nn_functional_poisson_nll_loss nn_functional_relu nn_functional_relu6
+    nn_functional_rms_norm nn_functional_scaled_dot_product_attention nn_functional_selu nn_functional_silu
+    nn_functional_soft_margin_loss nn_functional_softmin nn_functional_softmin_with_dtype nn_functional_softplus
+    nn_functional_softsign nn_functional_tanhshrink nn_functional_threshold nn_functional_triplet_margin_loss
+    nn_functional_triplet_margin_with_distance_loss nn_functional_upsample_bilinear nonzero norm norm_fro norm_inf
+    ones ones_like outer permute permute_copy positive pow prod put quantile rad2deg ravel real reciprocal remainder
+    repeat reshape reshape_as resize_ resize_as_ resolve_conj resolve_neg roll rot90 round round_decimals_0
+    round_decimals_3 round_decimals_neg_3 rsqrt rsub scalar_tensor scatter scatter_add scatter_reduce_amax
+    scatter_reduce_amin scatter_reduce_mean scatter_reduce_prod scatter_reduce_sum select select_scatter sgn short
+    sigmoid sign signal_windows_bartlett signal_windows_blackman signal_windows_cosine signal_windows_exponential
+    signal_windows_gaussian signal_windows_general_cosine signal_windows_general_hamming signal_windows_hamming
+    signal_windows_hann signal_windows_kaiser signal_windows_nuttall signbit sin sinh slice slice_scatter softmax
+    softmax_with_dtype sort special_ndtr split split_list_args split_with_sizes split_with_sizes_copy sqrt square
+    squeeze squeeze_copy squeeze_multiple stack std std_mean std_mean_unbiased std_unbiased sub sum sum_to_size t
+    t_copy take take_along_dim tan tanh tensor_split tile to topk torch_ops_aten__safe_softmax_default trace
+    transpose transpose_copy trapezoid trapz tril tril_indices triu triu_indices true_divide trunc unbind
+    unbind_copy unflatten unfold unfold_copy unravel_index unsafe_chunk unsafe_split unsqueeze unsqueeze_copy var
+    var_mean var_mean_unbiased var_unbiased view view_as view_copy vsplit vstack where xlogy zero_ zeros zeros_like
     """.split()
 )
 CI_OPS = sorted(NATIVE)
