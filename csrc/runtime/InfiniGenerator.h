@@ -4,7 +4,7 @@
 // (`reserve(n)`: values offset .. offset + n - 1 of the seed's Philox stream, families.h) and the offset moves past
 // them, so a seed reproduces a sequence of random ops on each backend whatever the kernels' thread split.
 // get_state / set_state: 16 bytes, the seed then the offset (uint64, native byte order), as torch's CUDA generator.
-// Random ops without an infini kernel run on the CPU with a CPU generator lent from this state (`lendToCpu`).
+// Random ops without an infini kernel run on the CPU with a CPU generator seeded from this state (`lendToCpu`).
 #pragma once
 
 #include <ATen/core/Generator.h>
@@ -52,7 +52,7 @@ std::pair<uint64_t, uint64_t> reserveRandom(const std::optional<at::Generator> &
                                             uint64_t n);
 
 // A CPU generator seeded from gen's (seed, offset) for a CPU kernel; gen's offset moves on by one block of
-// values, so the next op (native or lent) draws fresh numbers.
+// values, so the next op (native or through the CPU fallback) draws fresh numbers.
 at::Generator lendToCpu(const at::Generator &gen);
 
 }  // namespace infini_torch
