@@ -23,19 +23,9 @@ import torch
 _registered = False
 
 
-def _infini():
-    return torch.infini
-
-
-def _interface_base():
-    import torch._dynamo.device_interface as di
-
-    return di
-
-
 def _uses_triton() -> bool:
     """Triton kernels when the device is a CUDA GPU torch can also drive; C++ kernels on the cpu backend."""
-    backend = _infini().backend()
+    backend = torch.infini.backend()
     if backend == "cpu":
         return False
     if backend == "nvidia" and torch.cuda.is_available():
@@ -47,8 +37,9 @@ def _uses_triton() -> bool:
 
 
 def _make_interface(triton: bool):
-    di = _interface_base()
-    infini = _infini()
+    import torch._dynamo.device_interface as di
+
+    infini = torch.infini
     base = di.CudaInterface if triton else di.DeviceInterface
 
     class InfiniInterface(base):
@@ -214,7 +205,8 @@ def register() -> None:
         _patch_triton_assumptions()
     else:
         _patch_cpp_assumptions()
-    di = _interface_base()
+    import torch._dynamo.device_interface as di
+
     di.register_interface_for_device("infini", _make_interface(triton))
     register_device_op_overrides("infini", overrides)
     register_backend_for_device("infini", scheduling, wrapper, cpp_wrapper)
