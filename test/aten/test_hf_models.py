@@ -9,34 +9,7 @@ import torch
 from aten_utils import DEV
 
 transformers = pytest.importorskip("transformers")
-
-VOCAB = 128
-
-
-def llama():
-    cfg = transformers.LlamaConfig(
-        vocab_size=VOCAB,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
-    )
-    return transformers.LlamaForCausalLM(cfg)
-
-
-def qwen2():
-    cfg = transformers.Qwen2Config(
-        vocab_size=VOCAB,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
-    )
-    return transformers.Qwen2ForCausalLM(cfg)
+from _hf import VOCAB, llama, qwen2  # noqa: E402
 
 
 def mistral():

@@ -13,6 +13,8 @@ import infinicore_torch
 from infinicore_torch import fusion
 
 transformers = pytest.importorskip("transformers")
+import _hf  # noqa: E402
+
 DEV = "infini"
 
 
@@ -29,17 +31,8 @@ def fresh():
 
 
 def llama(dtype, layers=2):
-    cfg = transformers.LlamaConfig(
-        vocab_size=128,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=layers,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
-    )
     torch.manual_seed(0)
-    return transformers.LlamaForCausalLM(cfg).to(dtype).eval()
+    return _hf.llama(layers).to(dtype).eval()
 
 
 def compiled_logits(model, ids):

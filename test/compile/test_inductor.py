@@ -78,32 +78,7 @@ def test_the_current_stream_orders_compiled_work():
 
 
 transformers = pytest.importorskip("transformers")
-
-
-def llama():
-    cfg = transformers.LlamaConfig(
-        vocab_size=128,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
-    )
-    return transformers.LlamaForCausalLM(cfg)
-
-
-def qwen2():
-    cfg = transformers.Qwen2Config(
-        vocab_size=128,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
-    )
-    return transformers.Qwen2ForCausalLM(cfg)
+from _hf import llama, qwen2  # noqa: E402
 
 
 @pytest.mark.parametrize("make", [llama, qwen2], ids=["llama", "qwen2"])
