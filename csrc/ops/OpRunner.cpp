@@ -1,6 +1,7 @@
 #include "OpRunner.h"
 
 #include <ATen/ops/empty.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/hash.h>
 
@@ -112,6 +113,7 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
     infiniDevice_t type;
     int index;
     infinirtStream_t stream;
+    c10::OptionalDeviceGuard guard;
     if (device.is_cpu()) {
         type = INFINI_DEVICE_CPU;
         index = 0;
@@ -129,6 +131,8 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
         stream = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(device).native_handle();
     } else {
         TORCH_CHECK(device.type() == c10::DeviceType::PrivateUse1, "infini: tensors on ", device, " are not supported");
+        // the backend resolves a default-stream handle to its current device's stream: make that the tensors' device
+        guard.reset_device(device);
         type = backendType();
         index = device.index();
         stream = native_stream(getCurrentStream(device.index()));
