@@ -1,6 +1,7 @@
 // backend.cpp: the nvidia backend's entry point: infinirt over the CUDA runtime (devices, streams,
 // events, memory), the per-device error records of the operators, and the table the core loads.
 #include <cstdio>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -221,6 +222,7 @@ infiniStatus_t memcpyAsync(void *dst, const void *src, size_t size, infinirtMemc
 }
 
 infiniStatus_t mallocAsync(void **ptr, size_t size, infinirtStream_t stream) {
+    retainPoolMemory();
     INFINI_CUDA_RETURN(cudaMallocAsync(ptr, size, asStream(stream)));
     return INFINI_STATUS_SUCCESS;
 }
@@ -329,6 +331,20 @@ infiniBackend_t makeTable() {
 
 }  // namespace
 
+void retainPoolMemory() {
+    static std::atomic<uint64_t> done{0};  // a bit a device (devices past 63: set each time, harmless)
+    const int dev = currentDevice();
+    const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
+    if (bit != 0 && (done.load(std::memory_order_relaxed) & bit)) return;
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+        uint64_t keep = UINT64_MAX;
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    cudaGetLastError();
+    done.fetch_or(bit, std::memory_order_relaxed);
+}
+
 DeviceError *deviceErrorSlot(int device) {
     auto &s = slots();
     if (device < 0 || device >= static_cast<int>(s.host.size())) return nullptr;
@@ -382,6 +398,9 @@ infiniStatus_t takeDeviceError(int device) {
             return fail(INFINI_STATUS_BAD_PARAM,
                         "%s: index out of range: %lld is not in [%lld, %lld) (index operand %lld)", op, copy.a,
                         copy.d ? -copy.b : 0LL, copy.b, copy.c);
+        case kErrTarget:
+            return fail(INFINI_STATUS_BAD_PARAM, "%s: index out of range: Target %lld is out of bounds (%lld classes)",
+                        op, copy.a, copy.b);
         default: return fail(INFINI_STATUS_BAD_PARAM, "%s: cu_seqlens_q must rise from 0 to %lld", op, copy.a);
     }
 }

@@ -16,6 +16,10 @@ void fillCclTable(infiniBackend_t &table);
 // A failing CUDA call as a status with the call's name and CUDA's message.
 infiniStatus_t cudaFail(cudaError_t err, const char *what);
 
+// Keeps the current device's default memory pool (cudaMallocAsync's scratch) from handing its memory back at each
+// synchronization, so that the next call's scratch is not mapped anew. Cheap after the first call on a device.
+void retainPoolMemory();
+
 #define INFINI_CUDA_RETURN(expr)                                                 \
     do {                                                                         \
         cudaError_t err_ = (expr);                                               \
@@ -27,10 +31,11 @@ infiniStatus_t cudaFail(cudaError_t err, const char *what);
 // surfaces as a status with a message at the next synchronization or operator call.
 enum DeviceErrorKind : int32_t {
     kErrNone = 0,
-    kErrIndex = 1,       // "<op>: index <a> in <arg> is out of range [0, <b>)"
-    kErrSeqLen = 2,      // "<op>: seq_lens[<a>] = <b> is out of range [<c>, <d>]" (c < 0: "q_len")
-    kErrCuSeqlens = 3,   // "<op>: cu_seqlens_q must rise from 0 to <a>"
-    kErrFamilyIndex = 4  // "<family>: index out of range: <a> is not in [0, <b>) (index operand <c>)"; d = 1: [-b, b)
+    kErrIndex = 1,        // "<op>: index <a> in <arg> is out of range [0, <b>)"
+    kErrSeqLen = 2,       // "<op>: seq_lens[<a>] = <b> is out of range [<c>, <d>]" (c < 0: "q_len")
+    kErrCuSeqlens = 3,    // "<op>: cu_seqlens_q must rise from 0 to <a>"
+    kErrFamilyIndex = 4,  // "<family>: index out of range: <a> is not in [0, <b>) (index operand <c>)"; d = 1: [-b, b)
+    kErrTarget = 5        // "<family>: index out of range: Target <a> is out of bounds (<b> classes)", torch's words
 };
 
 enum DeviceErrorArg : int32_t { kArgIndices, kArgPosIds, kArgSlotMapping, kArgBlockTables, kArgSeqLens, kArgCuSeqlens };

@@ -30,7 +30,21 @@ void catInto(const at::ITensorListRef &tensors, int64_t dim, const Tensor &resul
     for (const Tensor &t : tensors) {
         if (skipInCat(t)) continue;
         const int64_t n = t.size(dim);
-        if (n > 0) result.narrow(dim, offset, n).copy_(t);
+        if (n > 0) {
+            Tensor piece = result.narrow(dim, offset, n);
+            if (t.scalar_type() == result.scalar_type() && t.device() == result.device() && !t.is_neg() &&
+                t.dim() <= INFINIOP_MAX_DIMS) {
+                // one family COPY a piece, without copy_'s dispatch: the pieces' kernels queue back to back
+                infiniopPointwiseArgs_t a{};
+                a.op = INFINIOP_PW_COPY;
+                a.noutputs = 1;
+                a.compute = computeDtype(t.scalar_type());
+                a.iter = iterOfTensors({&piece, &t});
+                runFamily("aten::cat", infiniopPointwise, result.device(), a);
+            } else {
+                piece.copy_(t);
+            }
+        }
         offset += n;
     }
 }

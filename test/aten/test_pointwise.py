@@ -289,7 +289,8 @@ def test_clamp_forms():
     same(xi.clamp(lo.to(DEV), hi.to(DEV)), x.clamp(lo, hi))
     same(xi.clamp(min=lo.to(DEV)), x.clamp(min=lo))
     same(xi.clamp(max=hi.to(DEV)), x.clamp(max=hi))
-    same(xi.clamp(min=float("nan")), x.clamp(min=float("nan")))
+    # a NaN bound makes every element NaN (torch's documented rule; the CPU kernel of torch before 2.12 ignores it)
+    same(xi.clamp(min=float("nan")), torch.full_like(x, float("nan")))
     i = make((4, 4), torch.int64)
     same(i.to(DEV).clamp(-10, 10), i.clamp(-10, 10))
 

@@ -160,10 +160,16 @@ def test_sum_and_mean_dtype_argument():
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32, torch.uint8], ids=str)
 def test_trace(dtype):
+    def ref(x):
+        try:
+            return x.trace()
+        except NotImplementedError:  # torch before 2.12 has no bfloat16 trace on the CPU
+            return x.float().trace().to(dtype)
+
     for shape in [(4, 4), (3, 7), (6, 2), (0, 3), (1, 1)]:
         x = make(shape, dtype)
-        close(x.to(DEV).trace(), x.trace())
-        close(x.t().to(DEV).trace(), x.t().trace())
+        close(x.to(DEV).trace(), ref(x))
+        close(x.t().to(DEV).trace(), ref(x.t()))
     with pytest.raises(RuntimeError, match="trace: expected a matrix"):
         torch.ones(3).to(DEV).trace()
 

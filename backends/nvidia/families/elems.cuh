@@ -171,6 +171,7 @@ class StreamBuffer {
     StreamBuffer(const StreamBuffer &) = delete;
     StreamBuffer &operator=(const StreamBuffer &) = delete;
     infiniStatus_t alloc(size_t bytes) {
+        retainPoolMemory();
         INFINI_CUDA_RETURN(cudaMallocAsync(&p_, bytes < 16 ? 16 : bytes, stream_));
         return INFINI_STATUS_SUCCESS;
     }

@@ -4,7 +4,7 @@
 // sum: the sum; total_weight = the sum of w[t] over the targets not ignored (their count without weights).
 // Backward: grad_input = 0 but at each target, -w[t] * (grad_out[i, k] for none, grad_out / total_weight for mean,
 // grad_out for sum). A target outside [0, c) that is not ignore_index contributes nothing and is recorded as the
-// device's data error ("nll_loss: index out of range: t is not in [0, c) ...").
+// device's data error ("nll_loss: index out of range: Target t is out of bounds (c classes)").
 // Kernels: the forward's (grid-stride over the n * d targets; the reductions' per-block partials summed in a fixed
 // order by one block: deterministic), the backward's (d == 1: a block a row of c, 16-byte stores of zeros around
 // the target; else grid-stride over the elements). Sums in float (double for F64).
@@ -30,7 +30,7 @@ __device__ __forceinline__ long long targetAt(const void *t, bool t64, long long
 __device__ __forceinline__ long long classOf(const NllParams &p, long long t, DeviceError *err) {
     if (t == p.ignore_index) return -1;
     if (t < 0 || t >= p.c) {
-        reportError(err, kErrFamilyIndex, kFamilyOpBase + INFINIOP_FAMILY_NLL_LOSS, 0, t, p.c);
+        reportError(err, kErrTarget, kFamilyOpBase + INFINIOP_FAMILY_NLL_LOSS, 0, t, p.c);
         return -1;
     }
     return t;

@@ -16,6 +16,7 @@
 //   BERNOULLI    u < f0 ? 1 : 0          BERNOULLI_TENSOR  u < p[k] ? 1 : 0
 //   EXPONENTIAL  -log(uo) / f0
 //   RANDINT      i0 + r, r = w mod (i1 - i0) when the range is at most 2^32, else ((w2 << 32) | w) mod range
+//                (range 0, all 2^64 values: (w2 << 32) | w itself)
 //   GEOMETRIC    max(1, ceil(log(uo) / log1p(-f0)))
 //   CAUCHY       f0 + f1 * tan(pi * (u - 0.5))
 //   LOG_NORMAL   exp(NORMAL's value)
@@ -122,8 +123,8 @@ __global__ void __launch_bounds__(kThreads) randomKernel(RandParams p) {
             case INFINIOP_RANDOM_RANDINT: {
                 const uint64_t range = static_cast<uint64_t>(p.i1) - static_cast<uint64_t>(p.i0);
                 uint64_t x = w;
-                if (range > (uint64_t(1) << 32)) x |= static_cast<uint64_t>(word(p.seed, v, 1)) << 32;
-                const uint64_t rr = range == 0 ? 0 : x % range;
+                if (range == 0 || range > (uint64_t(1) << 32)) x |= static_cast<uint64_t>(word(p.seed, v, 1)) << 32;
+                const uint64_t rr = range == 0 ? x : x % range;  // range 0: all 2^64 values
                 storeAs<int64_t>(o, p.dout, static_cast<int64_t>(static_cast<uint64_t>(p.i0) + rr));
                 continue;
             }

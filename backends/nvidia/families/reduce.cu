@@ -678,6 +678,9 @@ infiniStatus_t reduce(const infiniopReduceArgs_t &a, const Ctx &ctx) {
     Space sp = spaceOf(it);
     if (sp.numel() == 0) return INFINI_STATUS_SUCCESS;  // (families.h: an empty space queues nothing)
     coalesce(sp);
+    // var / std of float data in double, as torch's CPU kernels: a float Welford mean loses the small deviations of
+    // data far from zero (1e4 + 1e-2 * noise: 2% off)
+    if (var && a.compute == INFINI_DTYPE_F32) return runCompute<double>(a, sp, ctx);
     switch (a.compute) {
         case INFINI_DTYPE_F32: return runCompute<float>(a, sp, ctx);
         case INFINI_DTYPE_F64: return runCompute<double>(a, sp, ctx);

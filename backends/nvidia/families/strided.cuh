@@ -303,6 +303,7 @@ class Scratch {
         if (p_) cudaFreeAsync(p_, stream_);
     }
     infiniStatus_t alloc(size_t bytes, const char *family) {
+        retainPoolMemory();
         cudaError_t err = cudaMallocAsync(&p_, bytes < 16 ? 16 : bytes, stream_);
         if (err != cudaSuccess) {
             p_ = nullptr;
