@@ -159,13 +159,15 @@ def model_cases(dev, reps):
 
 
 def write_csv(path, rows, gpu):
+    """Replaces the file's aten: rows by these (the results schema of benchmarks/results/*.csv), keeps the rest."""
     old = []
     if os.path.exists(path):
         with open(path) as f:
             old = [r for r in csv.DictReader(f) if not r.get("op", "").startswith("aten:")]
-    fields = list(old[0].keys()) if old else ["op", "set", "shape", "dtype", "impl", "us"]
+    fields = ["op", "set", "shape", "dtype", "impl", "median_us", "best_peer", "ratio_to_best_peer", "device_name"]
+    fields = list(old[0].keys()) if old else fields + ["torch"]
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
         for r in old:
             w.writerow(r)
@@ -175,10 +177,13 @@ def write_csv(path, rows, gpu):
                     {
                         "op": "aten:" + name,
                         "set": "aten",
-                        "shape": "",
                         "dtype": "bfloat16",
                         "impl": impl,
-                        "us": f"{ms * 1e3:.2f}",
+                        "median_us": f"{ms * 1e3:.2f}",
+                        "best_peer": "cuda",
+                        "ratio_to_best_peer": f"{ms / ms_cuda:.3f}",
+                        "device_name": gpu,
+                        "torch": torch.__version__,
                     }
                 )
 

@@ -628,7 +628,10 @@ infiniStatus_t runCompute(const infiniopReduceArgs_t &a, const Space &sp, const 
         }
     }
     Plan plan;
-    plan.layout = dim0_reduced && p.R >= 32 ? Layout::kRows : Layout::kCols;
+    // rows where the first reduced dim is the input's innermost; where a kept dim is (sum over dim 0 of a
+    // contiguous matrix: the iterator orders the reduced dim first by the output's strides), columns
+    const bool kept_inner = p.nk > 0 && p.nr > 0 && llabs(p.kstride[0][0]) < llabs(p.rstride[0]);
+    plan.layout = dim0_reduced && p.R >= 32 && !kept_inner ? Layout::kRows : Layout::kCols;
     if (plan.layout == Layout::kCols) {
         plan.TY = p.R >= 8 ? 8 : (p.R >= 4 ? 4 : (p.R >= 2 ? 2 : 1));
     }
