@@ -38,6 +38,7 @@ struct Layout {
     // Element offset of row r (all dims but the last, row-major).
     ptrdiff_t rowOffset(size_t r) const {
         ptrdiff_t off = 0;
+        if (ndim() < 2) return 0;  // one row (a 0-d tensor included)
         for (size_t d = ndim() - 1; d-- > 0;) {
             off += static_cast<ptrdiff_t>(r % shape[d]) * strides[d];
             r /= shape[d];
