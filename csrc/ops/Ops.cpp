@@ -98,7 +98,12 @@ std::vector<int64_t> binaryShape(const char *op, const Tensor &a, const Tensor &
     checkFloat(op, "a", a);
     checkSameDtype(op, "b", b, "a", a);
     if (a.sizes() == b.sizes()) return a.sizes().vec();
-    return at::infer_size(a.sizes(), b.sizes());
+    try {
+        return at::infer_size(a.sizes(), b.sizes());
+    } catch (const c10::Error &e) {  // torch's words, with the op's name and both shapes
+        TORCH_CHECK(false, "infini.", op, ": a ", a.sizes(), " and b ", b.sizes(), " do not broadcast: ",
+                    e.what_without_backtrace());
+    }
 }
 
 void binaryInto(infiniopOp_t kind, const Tensor &a, const Tensor &b, const Tensor &out) {

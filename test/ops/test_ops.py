@@ -224,6 +224,20 @@ def test_softmax_any_dim_and_causal(device, dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_zero_dim_softmax_and_unbroadcastable_add(device):
+    x = torch.tensor(1.5, device=device)  # torch.softmax takes a 0-d tensor (dim 0 or -1): 1
+    for dim in (0, -1):
+        close(ops.softmax(x, dim), torch.softmax(x.cpu(), dim), torch.float32)
+    with pytest.raises(RuntimeError, match="infini.softmax: dim 1 is out of range"):
+        ops.softmax(x, 1)
+    a, b = rand(3, device=device), rand(4, device=device)
+    before = (a.cpu().clone(), b.cpu().clone())
+    with pytest.raises(RuntimeError, match=r"infini.add: a \[3\] and b \[4\] do not broadcast"):
+        torch.ops.infini.add(a, b)
+    assert torch.equal(a.cpu(), before[0]) and torch.equal(b.cpu(), before[1])  # the inputs are left as they were
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("cols", [32000, 40008, 128256, 200000])
 def test_softmax_wide_rows(device, dtype, cols):
