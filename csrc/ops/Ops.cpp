@@ -101,8 +101,8 @@ std::vector<int64_t> binaryShape(const char *op, const Tensor &a, const Tensor &
     try {
         return at::infer_size(a.sizes(), b.sizes());
     } catch (const c10::Error &e) {  // torch's words, with the op's name and both shapes
-        TORCH_CHECK(false, "infini.", op, ": a ", a.sizes(), " and b ", b.sizes(), " do not broadcast: ",
-                    e.what_without_backtrace());
+        TORCH_CHECK(false, "infini.", op, ": a ", a.sizes(), " and b ", b.sizes(),
+                    " do not broadcast: ", e.what_without_backtrace());
     }
 }
 
