@@ -4,7 +4,9 @@ kernels, for infini, CUDA and CPU tensors.
 - ``rms_norm``: RMSNorm in Hugging Face's form (``x.to(float32)``, ``pow(2).mean(-1, keepdim=True)``, ``rsqrt``,
   back to the input dtype, times the weight) -> ``torch.ops.infini.rms_norm``;
 - ``add_rms_norm``: a residual add whose sum is also normalized -> ``torch.ops.infini.add_rms_norm`` (both results);
-- ``swiglu``: ``silu(gate) * up`` -> ``torch.ops.infini.swiglu(up, gate)``.
+- ``swiglu``: ``silu(gate) * up`` -> ``torch.ops.infini.swiglu(up, gate)``;
+- ``topk_softmax``: mixture-of-experts routing, ``topk(softmax(logits, float32), k)`` with or without the top-k
+  weights renormalized to sum 1 (Qwen2-MoE, Mixtral) -> ``torch.ops.infini.topk_softmax``.
 
 Each rewrite checks dtype (float32, float16, bfloat16, the weight's equal to the input's), shape (a 1-d weight of the
 last dim's size) and device, and leaves the subgraph as it is where the kernel cannot take it. Counters
@@ -26,7 +28,7 @@ import os
 
 import torch
 
-PASSES = ("add_rms_norm", "rms_norm", "swiglu")
+PASSES = ("add_rms_norm", "rms_norm", "swiglu", "topk_softmax")
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
 _state = {
@@ -95,6 +97,26 @@ def _swiglu_replace(gate, up):
     return torch.ops.infini.swiglu(up, gate)
 
 
+def _route_norm_search(logits, k):
+    v, i = torch.topk(torch.softmax(logits, dim=-1, dtype=torch.float32), k, dim=-1)
+    return v / v.sum(dim=-1, keepdim=True), i
+
+
+def _route_norm_replace(logits, k):
+    v, i = torch.ops.infini.topk_softmax(logits.to(torch.float32), k, True)
+    return v, i
+
+
+def _route_search(logits, k):
+    v, i = torch.topk(torch.softmax(logits, dim=-1, dtype=torch.float32), k, dim=-1)
+    return v, i
+
+
+def _route_replace(logits, k):
+    v, i = torch.ops.infini.topk_softmax(logits.to(torch.float32), k, False)
+    return v, i
+
+
 def _val(match, name):
     node = match.kwargs.get(name)
     return getattr(node, "meta", {}).get("val") if node is not None else None
@@ -134,6 +156,12 @@ def _swiglu_check(match) -> bool:
     return _check("swiglu", _same_float(g, u) and g.shape == u.shape and g.numel() > 0)
 
 
+def _route_check(match) -> bool:
+    x, k = _val(match, "logits"), match.kwargs.get("k")
+    ok = _same_float(x) and x.dim() == 2 and isinstance(k, int) and 1 <= k <= x.shape[-1] and x.numel() > 0
+    return _check("topk_softmax", ok)
+
+
 @functools.cache
 def _pattern_pass():
     from torch._inductor.pattern_matcher import PatternMatcherPass, fwd_only, register_replacement
@@ -152,6 +180,15 @@ def _pattern_pass():
         )
         register_replacement(_rms_search, _rms_replace, [x, w], fwd_only, patterns, _rms_check, scalar_workaround=eps)
         register_replacement(_swiglu_search, _swiglu_replace, [x, y], fwd_only, patterns, _swiglu_check)
+    # routing, traced once with float32 logits and once with a cast to float32 (the same pattern for any 16-bit
+    # dtype); the renormalized form first (it contains the plain one)
+    k = {"k": 2}
+    for dtype in (torch.float32, torch.bfloat16):
+        x = torch.empty(6, 8, dtype=dtype)
+        register_replacement(
+            _route_norm_search, _route_norm_replace, [x], fwd_only, patterns, _route_check, scalar_workaround=k
+        )
+        register_replacement(_route_search, _route_replace, [x], fwd_only, patterns, _route_check, scalar_workaround=k)
     return patterns
 
 

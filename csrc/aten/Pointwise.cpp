@@ -35,6 +35,8 @@
 #include <ATen/ops/threshold_meta.h>
 #include <torch/library.h>
 
+#include <cstring>
+
 #include "Pointwise.h"
 #include "Structured.h"
 
@@ -65,7 +67,49 @@ Pw &Pw::scalar(int k, const at::Scalar &s) {
     return *this;
 }
 
+namespace {
+
+// The dtypes torch's own kernels refuse for an op (NotImplementedError with torch's words, before any work; an
+// empty tensor too): bit ops take integers (and bool, except the shifts); abs, rounding, remainder, fmod, pow and
+// the rounding divisions take no bool; frac and hypot take floats only.
+void checkOpDtype(const char *name, int op, at::ScalarType t) {
+    const bool is_bool = t == at::kBool, is_int = at::isIntegralType(t, /*includeBool=*/false);
+    bool ok = true;
+    switch (op) {
+        case INFINIOP_PW_BITWISE_AND:
+        case INFINIOP_PW_BITWISE_OR:
+        case INFINIOP_PW_BITWISE_XOR:
+        case INFINIOP_PW_BITWISE_NOT: ok = is_int || is_bool; break;
+        case INFINIOP_PW_LSHIFT:
+        case INFINIOP_PW_RSHIFT: ok = is_int; break;
+        case INFINIOP_PW_ABS:
+        case INFINIOP_PW_FLOOR:
+        case INFINIOP_PW_CEIL:
+        case INFINIOP_PW_ROUND:
+        case INFINIOP_PW_TRUNC:
+        case INFINIOP_PW_REMAINDER:
+        case INFINIOP_PW_FMOD:
+        case INFINIOP_PW_POW:
+        case INFINIOP_PW_DIV_FLOOR:
+        case INFINIOP_PW_DIV_TRUNC: ok = !is_bool; break;
+        case INFINIOP_PW_FRAC:
+        case INFINIOP_PW_HYPOT: ok = at::isFloatingType(t); break;
+        case INFINIOP_PW_RELU: TORCH_CHECK(!is_bool, "Boolean inputs not supported for relu"); return;
+        case INFINIOP_PW_NEG:
+            TORCH_CHECK(!is_bool,
+                        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                        "to invert a mask, use the `~` or `logical_not()` operator instead.");
+            return;
+        default: return;
+    }
+    const char *op_name = std::strncmp(name, "aten::", 6) == 0 ? name + 6 : name;
+    TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", op_name, "\" not implemented for '", c10::toString(t), "'");
+}
+
+}  // namespace
+
 void Pw::run(const char *name, at::TensorIteratorBase &it, infiniDtype_t compute) {
+    checkOpDtype(name, a.op, commonDtype(it));
     if (it.numel() == 0) return;
     a.iter = iterOf(it);
     for (int k = a.noutputs; k < a.iter.noperands; ++k) {

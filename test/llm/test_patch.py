@@ -123,3 +123,23 @@ def test_unpatched_instances_of_the_same_class_are_untouched():
     with torch.no_grad(), torch.profiler.profile() as prof:
         ref(ids)
     assert not any(e.key.startswith("infini::") for e in prof.key_averages())
+
+
+def test_a_compiled_patched_model_keeps_the_infini_kernels(monkeypatch):
+    """torch.compile(fullgraph=True) of a patched model on infini tensors: no graph break, the infini kernels in the
+    generated code (rotary included), the eager logits."""
+    import torch._inductor.config as inductor_config
+    from torch._inductor.utils import run_and_get_code
+
+    monkeypatch.setenv("INFINI_FALLBACK", "error")
+    ref, got = pair("llama", torch.float32, "infini")
+    ids, _ = ids_and_mask("infini")
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False), torch.no_grad():
+        out, code = run_and_get_code(torch.compile(got, fullgraph=True), ids)
+        want = ref(ids).logits
+    code = "\n".join(code)
+    for op in ("rope", "rms_norm", "add_rms_norm", "swiglu"):
+        assert f"torch.ops.infini.{op}" in code, op
+    torch.testing.assert_close(out.logits.cpu(), want.cpu(), rtol=1e-5, atol=1e-5)
+    torch._dynamo.reset()
