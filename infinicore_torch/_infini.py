@@ -30,7 +30,7 @@ TIMEOUT = 23
 REMOTE_ERROR = 24
 
 # infinicclReduceOp_t
-CCL_SUM, CCL_PROD, CCL_MAX, CCL_MIN, CCL_AVG = 0, 1, 2, 3, 4
+CCL_SUM, CCL_PROD, CCL_MAX, CCL_MIN, CCL_AVG, CCL_BAND, CCL_BOR, CCL_BXOR = 0, 1, 2, 3, 4, 5, 6, 7
 
 # infiniDevice_t
 DEVICE_CPU = 0

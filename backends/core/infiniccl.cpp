@@ -83,9 +83,15 @@ infiniStatus_t checkDtype(const char *api, infiniDtype_t dtype, bool reduces) {
     return INFINI_STATUS_SUCCESS;
 }
 
-infiniStatus_t checkOp(const char *api, infinicclReduceOp_t op) {
-    if (op < INFINICCL_SUM || op > INFINICCL_AVG) {
+infiniStatus_t checkOp(const char *api, infinicclReduceOp_t op, infiniDtype_t dtype) {
+    if (op < INFINICCL_SUM || op > INFINICCL_BXOR) {
         return fail(INFINI_STATUS_BAD_PARAM, "%s: %d is not a reduce op", api, static_cast<int>(op));
+    }
+    const bool integer =
+        dtype == INFINI_DTYPE_I8 || dtype == INFINI_DTYPE_U8 || dtype == INFINI_DTYPE_I32 || dtype == INFINI_DTYPE_I64;
+    if (op >= INFINICCL_BAND && !integer) {
+        return fail(INFINI_STATUS_BAD_TENSOR_DTYPE, "%s: the bitwise reduce ops take integer dtypes, not dtype %d", api,
+                    static_cast<int>(dtype));
     }
     return INFINI_STATUS_SUCCESS;
 }
@@ -227,7 +233,7 @@ INFINI_API infiniStatus_t infinicclAllReduce(void *sendbuf, void *recvbuf, size_
     const infiniBackend_t *b = nullptr;
     INFINI_RETURN_IF_ERROR(commBackend(api, comm, &b));
     INFINI_RETURN_IF_ERROR(checkDtype(api, datatype, true));
-    INFINI_RETURN_IF_ERROR(checkOp(api, op));
+    INFINI_RETURN_IF_ERROR(checkOp(api, op, datatype));
     INFINI_RETURN_IF_ERROR(checkBuffer(api, "sendbuf", sendbuf, count));
     INFINI_RETURN_IF_ERROR(checkBuffer(api, "recvbuf", recvbuf, count));
     return forward(api, b, b->ccl_all_reduce(sendbuf, recvbuf, count, datatype, op, comm, stream));
@@ -252,7 +258,7 @@ INFINI_API infiniStatus_t infinicclReduce(void *sendbuf, void *recvbuf, size_t c
     const infiniBackend_t *b = nullptr;
     INFINI_RETURN_IF_ERROR(commBackend(api, comm, &b));
     INFINI_RETURN_IF_ERROR(checkDtype(api, datatype, true));
-    INFINI_RETURN_IF_ERROR(checkOp(api, op));
+    INFINI_RETURN_IF_ERROR(checkOp(api, op, datatype));
     INFINI_RETURN_IF_ERROR(checkRank(api, "root", root, comm));
     INFINI_RETURN_IF_ERROR(checkBuffer(api, "sendbuf", sendbuf, count));
     if (comm->rank == root) INFINI_RETURN_IF_ERROR(checkBuffer(api, "recvbuf", recvbuf, count));
@@ -277,7 +283,7 @@ INFINI_API infiniStatus_t infinicclReduceScatter(void *sendbuf, void *recvbuf, s
     const infiniBackend_t *b = nullptr;
     INFINI_RETURN_IF_ERROR(commBackend(api, comm, &b));
     INFINI_RETURN_IF_ERROR(checkDtype(api, datatype, true));
-    INFINI_RETURN_IF_ERROR(checkOp(api, op));
+    INFINI_RETURN_IF_ERROR(checkOp(api, op, datatype));
     INFINI_RETURN_IF_ERROR(checkBuffer(api, "sendbuf", sendbuf, recv_count));
     INFINI_RETURN_IF_ERROR(checkBuffer(api, "recvbuf", recvbuf, recv_count));
     return forward(api, b, b->ccl_reduce_scatter(sendbuf, recvbuf, recv_count, datatype, op, comm, stream));

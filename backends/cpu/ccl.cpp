@@ -183,6 +183,9 @@ A combine(infinicclReduceOp_t op, A a, A b) {
             case INFINICCL_PROD: return A(U(a) * U(b));
             case INFINICCL_MAX: return a > b ? a : b;
             case INFINICCL_MIN: return a < b ? a : b;
+            case INFINICCL_BAND: return A(a & b);
+            case INFINICCL_BOR: return A(a | b);
+            case INFINICCL_BXOR: return A(a ^ b);
             default: return A(U(a) + U(b));
         }
     } else {
@@ -229,6 +232,9 @@ void reduceOp(void *dst, void *dst2, const void *const *srcs, int n, size_t coun
         case INFINICCL_MAX: return reduceTyped<Io, T, INFINICCL_MAX>(dst, dst2, srcs, n, count, nranks, false);
         case INFINICCL_MIN: return reduceTyped<Io, T, INFINICCL_MIN>(dst, dst2, srcs, n, count, nranks, false);
         case INFINICCL_AVG: return reduceTyped<Io, T, INFINICCL_SUM>(dst, dst2, srcs, n, count, nranks, true);
+        case INFINICCL_BAND: return reduceTyped<Io, T, INFINICCL_BAND>(dst, dst2, srcs, n, count, nranks, false);
+        case INFINICCL_BOR: return reduceTyped<Io, T, INFINICCL_BOR>(dst, dst2, srcs, n, count, nranks, false);
+        case INFINICCL_BXOR: return reduceTyped<Io, T, INFINICCL_BXOR>(dst, dst2, srcs, n, count, nranks, false);
         default: return reduceTyped<Io, T, INFINICCL_SUM>(dst, dst2, srcs, n, count, nranks, false);
     }
 }

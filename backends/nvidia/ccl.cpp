@@ -158,6 +158,15 @@ void asBytes(infiniDtype_t &t, size_t &count) {
     t = INFINI_DTYPE_U8;
 }
 
+// NCCL has sum, prod, max, min and avg only
+infiniStatus_t checkNcclOp(infinicclReduceOp_t op) {
+    if (op >= INFINICCL_BAND) {
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "infiniccl on NCCL: the bitwise reduce ops (BAND, BOR, BXOR) are not supported");
+    }
+    return INFINI_STATUS_SUCCESS;
+}
+
 int ncclOp(infinicclReduceOp_t op) {
     switch (op) {
         case INFINICCL_PROD: return 1;
@@ -235,6 +244,7 @@ infiniStatus_t allReduce(void *s, void *r, size_t count, infiniDtype_t t, infini
                          infinirtStream_t stream) {
     NCCL_OR_FAIL(n);
     INFINI_RETURN_IF_ERROR(checkReduceType(t));
+    INFINI_RETURN_IF_ERROR(checkNcclOp(op));
     auto h = asComm(comm)->nccl;
     NCCL_RETURN(n, n->allReduce(s, r, count, ncclType(t), ncclOp(op), h, streamOf(stream)), h);
     return INFINI_STATUS_SUCCESS;
@@ -253,6 +263,7 @@ infiniStatus_t reduceRoot(void *s, void *r, size_t count, infiniDtype_t t, infin
                           infinicclComm_t comm, infinirtStream_t stream) {
     NCCL_OR_FAIL(n);
     INFINI_RETURN_IF_ERROR(checkReduceType(t));
+    INFINI_RETURN_IF_ERROR(checkNcclOp(op));
     auto h = asComm(comm)->nccl;
     NCCL_RETURN(n, n->reduce(s, r, count, ncclType(t), ncclOp(op), root, h, streamOf(stream)), h);
     return INFINI_STATUS_SUCCESS;
@@ -271,6 +282,7 @@ infiniStatus_t reduceScatter(void *s, void *r, size_t count, infiniDtype_t t, in
                              infinicclComm_t comm, infinirtStream_t stream) {
     NCCL_OR_FAIL(n);
     INFINI_RETURN_IF_ERROR(checkReduceType(t));
+    INFINI_RETURN_IF_ERROR(checkNcclOp(op));
     auto h = asComm(comm)->nccl;
     NCCL_RETURN(n, n->reduceScatter(s, r, count, ncclType(t), ncclOp(op), h, streamOf(stream)), h);
     return INFINI_STATUS_SUCCESS;

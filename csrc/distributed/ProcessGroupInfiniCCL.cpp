@@ -12,6 +12,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include <torch/csrc/utils/pybind.h>
 
@@ -52,10 +53,23 @@ infinicclReduceOp_t toReduceOp(const char *op, const c10d::ReduceOp &r) {
         case c10d::ReduceOp::MIN: return INFINICCL_MIN;
         case c10d::ReduceOp::MAX: return INFINICCL_MAX;
         case c10d::ReduceOp::AVG: return INFINICCL_AVG;
+        case c10d::ReduceOp::BAND: return INFINICCL_BAND;
+        case c10d::ReduceOp::BOR: return INFINICCL_BOR;
+        case c10d::ReduceOp::BXOR: return INFINICCL_BXOR;
+        case c10d::ReduceOp::PREMUL_SUM: return INFINICCL_SUM;  // the inputs scaled first (premul)
         default:
             TORCH_CHECK(false, "infiniccl ", op, ": reduce op ", static_cast<int>(r.op_),
-                        " is not supported (SUM, PRODUCT, MIN, MAX and AVG are)");
+                        " is not supported (SUM, PRODUCT, MIN, MAX, AVG, BAND, BOR, BXOR and PREMUL_SUM are)");
     }
+}
+
+// PREMUL_SUM: the input times the op's factor (a copy, made on the stream that runs the collective), else the input.
+at::Tensor premul(const c10d::ReduceOp &r, const at::Tensor &t) {
+    if (r.op_ != c10d::ReduceOp::PREMUL_SUM) return t;
+    auto *sup = dynamic_cast<c10d::NCCLPreMulSumSupplement *>(r.supplement_.get());
+    TORCH_CHECK(sup != nullptr, "infiniccl: PREMUL_SUM without its factor (make it with _make_nccl_premul_sum)");
+    if (sup->tensor_factor.defined()) return t * sup->tensor_factor.to(t.device(), t.scalar_type());
+    return (t * sup->double_factor).to(t.scalar_type());
 }
 
 bool blockingWaitFromEnv() {
@@ -201,7 +215,8 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         at::Tensor t = single(op, tensors);
         auto r = toReduceOp(op, opts.reduceOp);
         return run(op, OpType::ALLREDUCE, {t}, {t}, [&](infinicclComm_t c, infinirtStream_t s) {
-            CCL_CHECK(op, infinicclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), dtypeOf(t), r, c, s));
+            at::Tensor in = premul(opts.reduceOp, t);
+            CCL_CHECK(op, infinicclAllReduce(in.data_ptr(), t.data_ptr(), t.numel(), dtypeOf(t), r, c, s));
         });
     }
 
@@ -212,8 +227,11 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         auto r = toReduceOp(op, opts.reduceOp);
         return run(op, OpType::ALLREDUCE_COALESCED, tensors, tensors, [&](infinicclComm_t c, infinirtStream_t s) {
             Group g(op);
-            for (auto &t : tensors) {
-                CCL_CHECK(op, infinicclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), dtypeOf(t), r, c, s));
+            std::vector<at::Tensor> ins;  // (alive until the group is issued)
+            for (auto &t : tensors) ins.push_back(premul(opts.reduceOp, t));
+            for (size_t i = 0; i < tensors.size(); ++i) {
+                at::Tensor &t = tensors[i];
+                CCL_CHECK(op, infinicclAllReduce(ins[i].data_ptr(), t.data_ptr(), t.numel(), dtypeOf(t), r, c, s));
             }
         });
     }
@@ -224,7 +242,8 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         checkRoot(op, opts.rootRank);
         auto r = toReduceOp(op, opts.reduceOp);
         return run(op, OpType::REDUCE, {t}, {t}, [&](infinicclComm_t c, infinirtStream_t s) {
-            CCL_CHECK(op, infinicclReduce(t.data_ptr(), t.data_ptr(), t.numel(), dtypeOf(t), r, opts.rootRank, c, s));
+            at::Tensor in = premul(opts.reduceOp, t);
+            CCL_CHECK(op, infinicclReduce(in.data_ptr(), t.data_ptr(), t.numel(), dtypeOf(t), r, opts.rootRank, c, s));
         });
     }
 
@@ -314,10 +333,12 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
             TORCH_CHECK(ins[rank_].numel() == out.numel(), "infiniccl ", op, ": input ", rank_, " has ",
                         ins[rank_].numel(), " elements, the output ", out.numel());
             return run(op, OpType::REDUCE_SCATTER, ins, {out}, [&](infinicclComm_t c, infinirtStream_t s) {
+                std::vector<at::Tensor> scaled;  // (alive until the group is issued)
+                for (auto &i : ins) scaled.push_back(premul(opts.reduceOp, i));
                 Group g(op);
                 for (int j = 0; j < size_; ++j) {
                     void *dst = j == rank_ ? out.data_ptr() : nullptr;
-                    CCL_CHECK(op, infinicclReduce(ins[j].data_ptr(), dst, ins[j].numel(), dtypeOf(out), r, j, c, s));
+                    CCL_CHECK(op, infinicclReduce(scaled[j].data_ptr(), dst, ins[j].numel(), dtypeOf(out), r, j, c, s));
                 }
             });
         }
@@ -325,6 +346,7 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         return run(op, OpType::REDUCE_SCATTER, ins, {out}, [&](infinicclComm_t c, infinirtStream_t s) {
             flat = at::empty({static_cast<int64_t>(size_) * out.numel()}, out.options());
             for (int j = 0; j < size_; ++j) flat.narrow(0, j * out.numel(), out.numel()).copy_(ins[j].reshape({-1}));
+            flat = premul(opts.reduceOp, flat);
             CCL_CHECK(op, infinicclReduceScatter(flat.data_ptr(), out.data_ptr(), out.numel(), dtypeOf(out), r, c, s));
         });
     }
@@ -338,8 +360,9 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         TORCH_CHECK(output.scalar_type() == input.scalar_type(), "infiniccl ", op, ": dtypes differ");
         auto r = toReduceOp(op, opts.reduceOp);
         return run(op, OpType::_REDUCE_SCATTER_BASE, {input}, {output}, [&](infinicclComm_t c, infinirtStream_t s) {
-            CCL_CHECK(op, infinicclReduceScatter(input.data_ptr(), output.data_ptr(), output.numel(), dtypeOf(output),
-                                                 r, c, s));
+            at::Tensor in = premul(opts.reduceOp, input);
+            CCL_CHECK(
+                op, infinicclReduceScatter(in.data_ptr(), output.data_ptr(), output.numel(), dtypeOf(output), r, c, s));
         });
     }
 
@@ -356,9 +379,11 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
                         " needs output elements x world size");
         }
         return run(op, OpType::COALESCED, inputs, outputs, [&](infinicclComm_t c, infinirtStream_t s) {
+            std::vector<at::Tensor> scaled;  // (alive until the group is issued)
+            for (auto &i : inputs) scaled.push_back(premul(opts.reduceOp, i));
             Group g(op);
             for (size_t i = 0; i < inputs.size(); ++i) {
-                CCL_CHECK(op, infinicclReduceScatter(inputs[i].data_ptr(), outputs[i].data_ptr(), outputs[i].numel(),
+                CCL_CHECK(op, infinicclReduceScatter(scaled[i].data_ptr(), outputs[i].data_ptr(), outputs[i].numel(),
                                                      dtypeOf(outputs[i]), r, c, s));
             }
         });

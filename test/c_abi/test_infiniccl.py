@@ -208,7 +208,9 @@ def test_argument_checks(pair):
     I.check(L.infinicclCommCount(c0, byref(count)))
     I.check(L.infinicclCommUserRank(pair.comms[1], byref(rank)))
     assert (count.value, rank.value) == (2, 1)
-    assert_fails(L.infinicclAllReduce(p, p, 4, 13, 7, c0, s0), I.BAD_PARAM, "infinicclAllReduce", "not a reduce op")
+    assert_fails(L.infinicclAllReduce(p, p, 4, 13, 8, c0, s0), I.BAD_PARAM, "infinicclAllReduce", "not a reduce op")
+    # BAND (5), BOR (6), BXOR (7) take integer dtypes only; float32 is dtype 13
+    assert_fails(L.infinicclAllReduce(p, p, 4, 13, 5, c0, s0), I.BAD_TENSOR_DTYPE, "bitwise reduce ops take integer")
     assert_fails(L.infinicclAllReduce(p, p, 4, 2, I.CCL_SUM, c0, s0), I.BAD_TENSOR_DTYPE, "cannot reduce dtype")
     assert_fails(L.infinicclAllReduce(None, p, 4, 13, I.CCL_SUM, c0, s0), I.NULL_POINTER, "sendbuf is NULL")
     assert_fails(L.infinicclBroadcast(p, p, 4, 13, 2, c0, s0), I.BAD_PARAM, "root 2 is not a rank")

@@ -124,6 +124,28 @@ def check_collectives(rank, world):
             got = x.to(dev)
             dist.all_reduce(got, op=dist.ReduceOp.AVG)
             _close(got, (ref / world).to(dtype), f"all_reduce avg {dtype}")
+        if dtype.is_floating_point:  # PREMUL_SUM: each rank's input times the factor, summed (gloo has none)
+            x = _data(rank, 257, dtype, seed=14)
+            want = sum(_data(r, 257, dtype, seed=14).double() * 0.5 for r in range(world)).to(dtype)
+            got = x.to(dev)
+            dist.all_reduce(got, op=dist._make_nccl_premul_sum(0.5))
+            _close(got, want, f"all_reduce premul_sum {dtype}")
+            factor = torch.tensor(0.5, dtype=dtype, device=dev)
+            big = _data(rank, world * 65, dtype, seed=15)
+            want = sum(_data(r, world * 65, dtype, seed=15).double() * 0.5 for r in range(world)).to(dtype)
+            got = torch.empty(65, dtype=dtype, device=dev)
+            before = big.clone()
+            dist.reduce_scatter_tensor(got, big.to(dev), op=dist._make_nccl_premul_sum(factor))
+            _close(got, want[rank * 65 : (rank + 1) * 65], f"reduce_scatter_tensor premul_sum {dtype}")
+            assert torch.equal(big, before)
+        else:  # the bitwise ops, against gloo's
+            for op in (dist.ReduceOp.BAND, dist.ReduceOp.BOR, dist.ReduceOp.BXOR):
+                x = _data(rank, 257, dtype, seed=13) * 37 % 128
+                ref = x.clone()
+                dist.all_reduce(ref, op=op)
+                got = x.to(dev)
+                dist.all_reduce(got, op=op)
+                _close(got, ref, f"all_reduce {op} {dtype}")
         for root in range(world):
             x = _data(rank, 333, dtype, seed=9 + root)
             ref = x.clone()
@@ -335,7 +357,7 @@ def check_bad_input(rank, world):
     before = t.cpu().clone()
     cases = [
         (lambda: dist.all_reduce(t[::2]), "must be contiguous"),
-        (lambda: dist.all_reduce(t, op=dist.ReduceOp.BAND), "reduce op"),
+        (lambda: dist.all_reduce(t, op=dist.ReduceOp.BAND), "bitwise reduce ops take integer dtypes"),
         (lambda: dist.all_reduce(torch.ones(2, dtype=torch.bool, device=dev)), "cannot reduce"),
         (lambda: dist.all_gather_into_tensor(torch.empty(5, device=dev), t), "all_gather_into_tensor"),
     ]

@@ -18,6 +18,9 @@ typedef enum {
     INFINICCL_MAX = 2,
     INFINICCL_MIN = 3,
     INFINICCL_AVG = 4,
+    INFINICCL_BAND = 5, /* bitwise and, or, xor: integer dtypes only (a backend may not have them: NCCL has not) */
+    INFINICCL_BOR = 6,
+    INFINICCL_BXOR = 7,
 } infinicclReduceOp_t;
 
 struct InfinicclComm;
