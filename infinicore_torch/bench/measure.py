@@ -42,7 +42,12 @@ def _as_tuple(out, spec):
 
 def reference_outputs(spec, inputs):
     """The reference in float64 on the CPU (integer inputs unchanged)."""
-    cpu = tuple(t.detach().cpu().double() if t.is_floating_point() else t.detach().cpu() for t in inputs)
+    cpu = tuple(
+        (t.detach().cpu().double() if t.is_floating_point() else t.detach().cpu())
+        if isinstance(t, torch.Tensor)
+        else t  # (plain-number arguments: random_sample's settings)
+        for t in inputs
+    )
     return _as_tuple(spec.reference(*_clone(cpu, spec.mutates)), spec)
 
 

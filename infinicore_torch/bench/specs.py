@@ -7,7 +7,11 @@ one call (for GB/s and TFLOP/s).
 
 Shapes follow Llama-family models (hidden 4096, intermediate 11008/14336, 32 heads of 128, 8 kv
 heads, vocabularies of 32000 and 128256): `decode` is a few tokens, `prefill` thousands of tokens,
-`large` moves at least 64 MB per call.
+`large` moves at least 64 MB per call. `sweep` walks the arguments users call an op with, so that a cliff
+cannot hide between the chosen shapes: random_sample over batch 1 to 256, vocabularies of 32k to 256k and
+each sampling setting (top-k and top-p together, top-p alone, top-k alone, greedy; float32 logits with
+--dtypes float32), paged_attention over contexts of 512 to 32768 tokens, batches of 1 to 64, MHA and GQA,
+blocks of 16 and 32 tokens (the other ops have no sweep rows).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
-SHAPE_SETS = ("decode", "prefill", "large")
+SHAPE_SETS = ("decode", "prefill", "large", "sweep")
 
 HIDDEN, INTER, HEADS, KV_HEADS, HEAD_DIM = 4096, 11008, 32, 8, 128
 
@@ -49,8 +53,24 @@ def _randn(gen, device, dtype, *shape, scale=1.0):
     return (torch.randn(*shape, generator=gen) * scale).to(device=device, dtype=dtype)
 
 
-def _rows(decode, prefill, large):
-    return {"decode": decode, "prefill": prefill, "large": large}
+def _rows(decode, prefill, large, sweep=None):
+    return {"decode": decode, "prefill": prefill, "large": large, "sweep": sweep or []}
+
+
+# random_sample's settings in the sweep: (top-k, 0 for none; top-p, 1.0 for none; temperature)
+_SAMPLING = [(50, 0.9, 0.7), (0, 0.95, 1.0), (50, 1.0, 1.0), (1, 1.0, 1.0)]
+_SAMPLE_SWEEP = [
+    {"batch": b, "vocab": v, "topk": k, "topp": p, "temp": t}
+    for b in (1, 16, 64, 256)
+    for v in (32000, 151936, 256000)
+    for k, p, t in _SAMPLING
+]
+_PAGED_SWEEP = [
+    {"seqs": s, "ctx": c, "kv_heads": h, "block": bs}
+    for s, c in ((1, 512), (1, 2048), (1, 8192), (1, 32768), (8, 2048), (8, 8192), (64, 512), (64, 2048))
+    for h in (HEADS, KV_HEADS)
+    for bs in (16, 32)
+]
 
 
 # ---- elementwise --------------------------------------------------------------------------------
@@ -225,7 +245,7 @@ def _paged_attention_make(p, dt, dev, g):
     seqs, ctx, kvh = p["seqs"], p["ctx"], p["kv_heads"]
     k = _randn(g, dev, dt, seqs, kvh, ctx, HEAD_DIM)
     v = _randn(g, dev, dt, seqs, kvh, ctx, HEAD_DIM)
-    kc, vc, tables = _paged_copy(k, v, 16, g)  # the same keys and values as a paged cache
+    kc, vc, tables = _paged_copy(k, v, p.get("block", 16), g)  # the same keys and values as a paged cache
     lens = torch.full((seqs,), ctx, dtype=torch.int32, device=dev)
     q = _randn(g, dev, dt, seqs, HEADS, HEAD_DIM)
     return q, kc, vc, tables, lens, k, v
@@ -471,14 +491,23 @@ def _spec_list():
                 [{"batch": 1, "vocab": 128256}, {"batch": 64, "vocab": 128256}],
                 [{"batch": 256, "vocab": 128256}],
                 [{"batch": 256, "vocab": 128256}],
+                _SAMPLE_SWEEP,
             ),
+            # the settings ride along as plain numbers (top-k 0: the whole vocabulary)
             make=lambda p, dt, dev, g: (
                 _randn(g, dev, dt, p["batch"], p["vocab"], scale=4.0),
                 torch.rand(p["batch"], generator=g).to(dev),
+                p.get("topp", 0.9),
+                p.get("topk", 50) or p["vocab"],
+                p.get("temp", 0.7),
             ),
             reference=_sample_ref,
-            infini=lambda x, r: I.random_sample.tensor(x, r, 0.9, 50, 0.7),
+            infini=lambda x, r, topp, topk, temp: I.random_sample.tensor(x, r, topp, topk, temp),
             bytes=lambda p, dt: p["batch"] * p["vocab"] * _size(dt),
+            label=lambda p: (
+                f"{p['batch']}x{p['vocab']}"
+                + (f" k{p['topk'] or 'all'} p{p['topp']} t{p['temp']}" if "topk" in p else "")
+            ),
             exact=True,
         )
     )
@@ -505,6 +534,7 @@ def _spec_list():
                 [{"seqs": 8, "ctx": 512, "kv_heads": KV_HEADS}, {"seqs": 16, "ctx": 1024, "kv_heads": KV_HEADS}],
                 [{"seqs": 64, "ctx": 2048, "kv_heads": HEADS}, {"seqs": 64, "ctx": 2048, "kv_heads": KV_HEADS}],
                 [{"seqs": 64, "ctx": 2048, "kv_heads": HEADS}],
+                _PAGED_SWEEP,
             ),
             make=_paged_attention_make,
             reference=_paged_attention_ref,
@@ -513,7 +543,10 @@ def _spec_list():
                 (2 * p["seqs"] * p["kv_heads"] * p["ctx"] + 2 * p["seqs"] * HEADS) * HEAD_DIM * _size(dt)
             ),
             flops=lambda p: 4 * p["seqs"] * HEADS * p["ctx"] * HEAD_DIM,
-            label=lambda p: f"{p['seqs']}x{p['ctx']}x{HEADS}/{p['kv_heads']}x{HEAD_DIM}",
+            label=lambda p: (
+                f"{p['seqs']}x{p['ctx']}x{HEADS}/{p['kv_heads']}x{HEAD_DIM}"
+                + (f" block {p['block']}" if "block" in p else "")
+            ),
         )
     )
     s.append(

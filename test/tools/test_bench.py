@@ -3,6 +3,7 @@ rewritten in place, plots), benchmarks/best_peer.py, and our Triton kernels (und
 tensors)."""
 
 import csv
+import dataclasses
 import json
 import os
 import statistics
@@ -31,7 +32,7 @@ def _repo_file(*parts):
 
 def test_every_op_has_every_shape_set_and_large_moves_64mb():
     for name, spec in SPECS.items():
-        for s in specs.SHAPE_SETS:
+        for s in ("decode", "prefill", "large"):  # (the sweep set: only the ops whose arguments change the kernel)
             assert spec.shapes.get(s), f"{name} has no {s} shapes"
         smallest = min(spec.dtypes, key=lambda d: torch.empty((), dtype=d).element_size())
         for p in spec.shapes["large"]:
@@ -492,3 +493,34 @@ def test_best_peer_table_and_the_rows_a_peer_wins(tmp_path):
         [sys.executable, script, "--dtype", "float32", path], capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert only[2:] == from_csv[3:]
+
+
+def test_the_sweep_set_runs_on_the_cpu():
+    """The sweep set's rows through the whole tool (check and timing), on CPU tensors: random_sample at every
+    sampling setting with float32 and bfloat16 logits at the smallest vocabulary, and paged_attention at 512-token
+    contexts with both block sizes, MHA and GQA (the larger rows are for the GPU)."""
+    table = dict(specs.specs())
+    small = {
+        "random_sample": [
+            p for p in table["random_sample"].shapes["sweep"] if p["vocab"] == 32000 and p["batch"] <= 16
+        ],
+        "paged_attention": [p for p in table["paged_attention"].shapes["sweep"] if p["ctx"] == 512 and p["seqs"] == 1],
+    }
+    assert len(small["random_sample"]) == 8 and len(small["paged_attention"]) == 4
+    reg = {n: dataclasses.replace(table[n], shapes={"sweep": rows}) for n, rows in small.items()}
+    meta, results = bench.run(
+        device="cpu",
+        ops=list(small),
+        shapes=("sweep",),
+        dtypes=(torch.float32, torch.bfloat16),
+        impls=("infini", "torch"),
+        repeat=2,
+        budget_s=0,
+        registry=reg,
+    )
+    ran = [r for r in results if not r.get("skipped")]
+    assert len(ran) == 2 * 2 * (8 + 4)  # two implementations, two dtypes
+    assert all(r["accuracy"]["ok"] for r in ran), [r for r in ran if not r["accuracy"]["ok"]][:2]
+    labels = {r["shape"] for r in ran if r["op"] == "random_sample"}
+    assert {"1x32000 kall p0.95 t1.0", "16x32000 k1 p1.0 t1.0"} <= labels  # top-p alone; greedy
+    assert {r["shape"] for r in ran if r["op"] == "paged_attention"} >= {"1x512x32/8x128 block 32"}
