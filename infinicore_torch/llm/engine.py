@@ -97,7 +97,8 @@ class _Seq:
 class LLM:
     """An engine over one model. ``model``: a model object (kept on its device unless ``device`` is given) or a
     local Hugging Face checkpoint directory (safetensors or bin, config.json; its tokenizer where present).
-    ``block_size`` tokens a cache block, ``num_blocks`` blocks a layer (default: every batch slot's full context),
+    ``block_size`` tokens a cache block, ``num_blocks`` blocks a layer (default: every batch slot's full context, at
+    most half the device's free memory; a request that outgrows it preempts another),
     ``max_num_seqs`` requests in a batch at most, ``max_model_len`` tokens a request at most (prompt and output)."""
 
     def __init__(
@@ -143,13 +144,25 @@ class LLM:
             self.max_model_len = window
         self.block_size, self.max_num_seqs = block_size, max_num_seqs
         per_seq = -(-self.max_model_len // block_size)
-        self.num_blocks = num_blocks if num_blocks is not None else per_seq * max_num_seqs
+        self.num_blocks = num_blocks if num_blocks is not None else self._default_blocks(cfg, per_seq * max_num_seqs)
         if self.num_blocks < 1:
             raise ValueError("LLM: num_blocks must be at least 1")
         self._setup(cfg)
         self._next_id = 0
         self._on_token = None  # (request_id, token) after each sampled token: streaming
         self.stats: dict = {}
+
+    def _default_blocks(self, cfg, wanted):
+        """Every batch slot's full context, but at most what half the device's free memory holds."""
+        if self.device.type not in ("infini", "cuda"):
+            return wanted
+        module = torch.infini if self.device.type == "infini" else torch.cuda
+        free, _ = module.mem_get_info(self.device)
+        heads = cfg.num_attention_heads
+        head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
+        elem = torch.empty((), dtype=self.dtype).element_size()
+        per_block = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * self.block_size * head_dim * elem
+        return max(1, min(wanted, free // 2 // per_block))
 
     # ---- model ----
 
