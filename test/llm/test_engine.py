@@ -6,10 +6,11 @@ import sys
 
 import pytest
 import torch
-import transformers
 
 import infinicore_torch
 from infinicore_torch.llm import LLM, SamplingParams
+
+transformers = pytest.importorskip("transformers")
 
 SMALL = dict(
     vocab_size=128,

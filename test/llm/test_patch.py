@@ -3,10 +3,11 @@ infini tensors, and runs the infini kernels (the profiler's infini:: ops); unkno
 
 import pytest
 import torch
-import transformers
 
 import infinicore_torch
 from infinicore_torch import llm
+
+transformers = pytest.importorskip("transformers")
 
 SMALL = dict(
     vocab_size=128,
