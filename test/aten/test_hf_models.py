@@ -9,21 +9,11 @@ import torch
 from aten_utils import DEV
 
 transformers = pytest.importorskip("transformers")
-from _hf import VOCAB, llama, qwen2  # noqa: E402
+from _hf import MOE, VOCAB, config, llama, qwen2  # noqa: E402
 
 
 def mistral():
-    cfg = transformers.MistralConfig(
-        vocab_size=VOCAB,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
-        sliding_window=6,
-    )
-    return transformers.MistralForCausalLM(cfg)
+    return transformers.MistralForCausalLM(config(transformers.MistralConfig, sliding_window=6))
 
 
 def gpt2():
@@ -41,20 +31,7 @@ def gpt2():
 
 
 def moe():
-    cfg = transformers.Qwen2MoeConfig(
-        vocab_size=VOCAB,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        num_experts=4,
-        num_experts_per_tok=2,
-        moe_intermediate_size=32,
-        shared_expert_intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    return transformers.Qwen2MoeForCausalLM(cfg)
+    return transformers.Qwen2MoeForCausalLM(config(transformers.Qwen2MoeConfig, **MOE["qwen2_moe"]))
 
 
 def t5():

@@ -129,24 +129,13 @@ def test_a_training_graph_keeps_its_saved_intermediates():
 
 @pytest.mark.parametrize("arch, k, renorm", [("qwen2_moe", 2, True), ("qwen2_moe", 3, False), ("mixtral", 2, True)])
 def test_moe_routing_becomes_topk_softmax(arch, k, renorm):
-    common = dict(
-        vocab_size=128,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
-        num_experts_per_tok=k,
-    )
     torch.manual_seed(0)
     if arch == "mixtral":
-        model = transformers.MixtralForCausalLM(transformers.MixtralConfig(**common, num_local_experts=4))
+        cfg = _hf.config(transformers.MixtralConfig, **_hf.MOE["mixtral"], num_experts_per_tok=k)
+        model = transformers.MixtralForCausalLM(cfg)
     else:
-        cfg = transformers.Qwen2MoeConfig(
-            **common, num_experts=4, moe_intermediate_size=32, shared_expert_intermediate_size=64, norm_topk_prob=renorm
-        )
-        model = transformers.Qwen2MoeForCausalLM(cfg)
+        moe = {**_hf.MOE["qwen2_moe"], "num_experts_per_tok": k}
+        model = transformers.Qwen2MoeForCausalLM(_hf.config(transformers.Qwen2MoeConfig, **moe, norm_topk_prob=renorm))
     model = model.eval().to(DEV)
     ids = torch.randint(0, 128, (2, 9), generator=torch.Generator().manual_seed(1)).to(DEV)
     with torch.no_grad():

@@ -11,30 +11,22 @@ import infinicore_torch
 from infinicore_torch.llm import LLM, SamplingParams
 
 transformers = pytest.importorskip("transformers")
+import _hf  # noqa: E402
 
-SMALL = dict(
-    vocab_size=128,
-    hidden_size=64,
-    intermediate_size=128,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    max_position_embeddings=128,
-    eos_token_id=None,
-)
+SMALL = {**_hf.SMALL, "eos_token_id": None}
 PROMPTS = [[5, 6, 7], list(range(10, 31)), [99] * 7, [1]]
 GREEDY = SamplingParams(max_tokens=12, temperature=0)
 
 
 def model(kind="llama", seed=0):
     torch.manual_seed(seed)
-    if kind == "qwen2_moe":
-        cfg = transformers.Qwen2MoeConfig(
-            **SMALL, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=64
-        )
-        return transformers.Qwen2MoeForCausalLM(cfg).eval()
-    cls = {"llama": transformers.LlamaForCausalLM, "qwen2": transformers.Qwen2ForCausalLM}[kind]
-    return cls(cls.config_class(**SMALL)).eval()
+    cls = {
+        "llama": transformers.LlamaForCausalLM,
+        "qwen2": transformers.Qwen2ForCausalLM,
+        "qwen3": transformers.Qwen3ForCausalLM,
+        "qwen2_moe": transformers.Qwen2MoeForCausalLM,
+    }[kind]
+    return cls(cls.config_class(**SMALL, **_hf.MOE.get(kind, {}))).eval()
 
 
 def hf_greedy(m, prompt, n):
@@ -63,20 +55,7 @@ def checkpoint(tmp_path, m, with_tokenizer=False):
 
 @pytest.mark.parametrize("kind", ["llama", "qwen2", "qwen3", "qwen2_moe"])
 def test_uneven_prompts_in_one_batch_equal_hf_greedy(kind, tmp_path):
-    ref = {
-        "llama": transformers.LlamaForCausalLM,
-        "qwen2": transformers.Qwen2ForCausalLM,
-        "qwen3": transformers.Qwen3ForCausalLM,
-        "qwen2_moe": transformers.Qwen2MoeForCausalLM,
-    }[kind]
-    cfg_cls = ref.config_class
-    torch.manual_seed(0)
-    extra = (
-        dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=64)
-        if kind == "qwen2_moe"
-        else {}
-    )
-    m = ref(cfg_cls(**SMALL, **extra)).eval()
+    m = model(kind)
     path = checkpoint(tmp_path, m)
     engine = LLM(path, device="cpu", dtype=torch.float32, block_size=4)
     outs = engine.generate(prompt_token_ids=PROMPTS, sampling_params=GREEDY)

@@ -8,40 +8,22 @@ import infinicore_torch
 from infinicore_torch import llm
 
 transformers = pytest.importorskip("transformers")
-
-SMALL = dict(
-    vocab_size=128,
-    hidden_size=64,
-    intermediate_size=128,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    max_position_embeddings=128,
-)
+import _hf  # noqa: E402
 
 ARCHS = {
     "llama": (transformers.LlamaConfig, transformers.LlamaForCausalLM, {}),
     "qwen2": (transformers.Qwen2Config, transformers.Qwen2ForCausalLM, {}),
     "qwen3": (transformers.Qwen3Config, transformers.Qwen3ForCausalLM, {"head_dim": 16}),
     "mistral": (transformers.MistralConfig, transformers.MistralForCausalLM, {"sliding_window": 4}),
-    "qwen2_moe": (
-        transformers.Qwen2MoeConfig,
-        transformers.Qwen2MoeForCausalLM,
-        {
-            "num_experts": 4,
-            "num_experts_per_tok": 2,
-            "moe_intermediate_size": 32,
-            "shared_expert_intermediate_size": 64,
-        },
-    ),
-    "mixtral": (transformers.MixtralConfig, transformers.MixtralForCausalLM, {"num_local_experts": 4}),
+    "qwen2_moe": (transformers.Qwen2MoeConfig, transformers.Qwen2MoeForCausalLM, _hf.MOE["qwen2_moe"]),
+    "mixtral": (transformers.MixtralConfig, transformers.MixtralForCausalLM, _hf.MOE["mixtral"]),
 }
 MOE = ("qwen2_moe", "mixtral")
 
 
 def build(arch, dtype=torch.float32, device="cpu", seed=0):
     cfg_cls, model_cls, extra = ARCHS[arch]
-    cfg = cfg_cls(**SMALL, **extra)
+    cfg = _hf.config(cfg_cls, **extra)
     cfg._attn_implementation = "sdpa"
     torch.manual_seed(seed)
     return model_cls(cfg).to(dtype=dtype).to(device).eval()

@@ -49,15 +49,9 @@ def test_a_long_decode_loop_stays_flat():
     from infinicore_torch.llm import LLM, SamplingParams
 
     torch.manual_seed(0)
-    cfg = transformers.LlamaConfig(
-        vocab_size=128,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=256,
-    )
+    import _hf
+
+    cfg = _hf.config(transformers.LlamaConfig, max_position_embeddings=256)
     engine = LLM(transformers.LlamaForCausalLM(cfg), device=DEV, block_size=8, max_num_seqs=4)
     prompts = [[3, 4, 5], list(range(10, 30)), [7] * 9, [1, 2]]
     params = SamplingParams(max_tokens=120, temperature=0.7, top_p=0.9, seed=0, ignore_eos=True)
