@@ -201,34 +201,21 @@ Tensor padByIndex(const Tensor &self, c10::SymIntArrayRef padding, bool reflect,
     return out;
 }
 
-Tensor reflectionPad1d(const Tensor &self, c10::SymIntArrayRef padding) {
-    return padByIndex<&at::reflection_pad1d_symint>(self, padding, true, 1);
-}
-Tensor reflectionPad2d(const Tensor &self, c10::SymIntArrayRef padding) {
-    return padByIndex<&at::reflection_pad2d_symint>(self, padding, true, 2);
-}
-Tensor reflectionPad3d(const Tensor &self, c10::SymIntArrayRef padding) {
-    return padByIndex<&at::reflection_pad3d_symint>(self, padding, true, 3);
-}
-Tensor replicationPad1d(const Tensor &self, c10::SymIntArrayRef padding) {
-    return padByIndex<&at::replication_pad1d_symint>(self, padding, false, 1);
-}
-Tensor replicationPad2d(const Tensor &self, c10::SymIntArrayRef padding) {
-    return padByIndex<&at::replication_pad2d_symint>(self, padding, false, 2);
-}
-Tensor replicationPad3d(const Tensor &self, c10::SymIntArrayRef padding) {
-    return padByIndex<&at::replication_pad3d_symint>(self, padding, false, 3);
+// reflection_pad{1,2,3}d and replication_pad{1,2,3}d
+template <auto Self, bool kReflect, int kDims>
+Tensor pad(const Tensor &self, c10::SymIntArrayRef padding) {
+    return padByIndex<Self>(self, padding, kReflect, kDims);
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-    m.impl("reflection_pad1d", TORCH_FN(reflectionPad1d));
-    m.impl("reflection_pad2d", TORCH_FN(reflectionPad2d));
-    m.impl("replication_pad1d", TORCH_FN(replicationPad1d));
-    m.impl("replication_pad2d", TORCH_FN(replicationPad2d));
-    m.impl("reflection_pad3d", TORCH_FN(reflectionPad3d));
-    m.impl("replication_pad3d", TORCH_FN(replicationPad3d));
+    m.impl("reflection_pad1d", TORCH_FN((pad<&at::reflection_pad1d_symint, true, 1>)));
+    m.impl("reflection_pad2d", TORCH_FN((pad<&at::reflection_pad2d_symint, true, 2>)));
+    m.impl("reflection_pad3d", TORCH_FN((pad<&at::reflection_pad3d_symint, true, 3>)));
+    m.impl("replication_pad1d", TORCH_FN((pad<&at::replication_pad1d_symint, false, 1>)));
+    m.impl("replication_pad2d", TORCH_FN((pad<&at::replication_pad2d_symint, false, 2>)));
+    m.impl("replication_pad3d", TORCH_FN((pad<&at::replication_pad3d_symint, false, 3>)));
     m.impl("log_sigmoid_forward", TORCH_FN(logSigmoidForward));
     m.impl("log_sigmoid_backward", TORCH_FN(logSigmoidBackward));
     m.impl("equal", TORCH_FN(equal));

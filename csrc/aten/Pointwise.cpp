@@ -71,17 +71,17 @@ namespace {
 
 // The dtypes torch's own kernels refuse for an op (NotImplementedError with torch's words, before any work; an
 // empty tensor too): bit ops take integers (and bool, except the shifts); abs, rounding, remainder, fmod, pow and
-// the rounding divisions take no bool; frac and hypot take floats only.
-void checkOpDtype(const char *name, int op, at::ScalarType t) {
-    const bool is_bool = t == at::kBool, is_int = at::isIntegralType(t, /*includeBool=*/false);
-    bool ok = true;
+// the rounding divisions take no bool; frac and hypot take floats only. Other ops return before reading a dtype.
+enum class Takes { kAny, kIntOrBool, kInt, kNoBool, kFloat, kReluNoBool, kNegNoBool };
+
+Takes takes(int op) {
     switch (op) {
         case INFINIOP_PW_BITWISE_AND:
         case INFINIOP_PW_BITWISE_OR:
         case INFINIOP_PW_BITWISE_XOR:
-        case INFINIOP_PW_BITWISE_NOT: ok = is_int || is_bool; break;
+        case INFINIOP_PW_BITWISE_NOT: return Takes::kIntOrBool;
         case INFINIOP_PW_LSHIFT:
-        case INFINIOP_PW_RSHIFT: ok = is_int; break;
+        case INFINIOP_PW_RSHIFT: return Takes::kInt;
         case INFINIOP_PW_ABS:
         case INFINIOP_PW_FLOOR:
         case INFINIOP_PW_CEIL:
@@ -91,16 +91,34 @@ void checkOpDtype(const char *name, int op, at::ScalarType t) {
         case INFINIOP_PW_FMOD:
         case INFINIOP_PW_POW:
         case INFINIOP_PW_DIV_FLOOR:
-        case INFINIOP_PW_DIV_TRUNC: ok = !is_bool; break;
+        case INFINIOP_PW_DIV_TRUNC: return Takes::kNoBool;
         case INFINIOP_PW_FRAC:
-        case INFINIOP_PW_HYPOT: ok = at::isFloatingType(t); break;
-        case INFINIOP_PW_RELU: TORCH_CHECK(!is_bool, "Boolean inputs not supported for relu"); return;
-        case INFINIOP_PW_NEG:
+        case INFINIOP_PW_HYPOT: return Takes::kFloat;
+        case INFINIOP_PW_RELU: return Takes::kReluNoBool;
+        case INFINIOP_PW_NEG: return Takes::kNegNoBool;
+        default: return Takes::kAny;
+    }
+}
+
+void checkOpDtype(const char *name, int op, const at::TensorIteratorBase &it) {
+    const Takes rule = takes(op);
+    if (rule == Takes::kAny) return;
+    // one input: its dtype; two or more: the promoted one (binary iterators compute it)
+    const at::ScalarType t = it.ninputs() == 1 ? it.input_dtype(0) : commonDtype(it);
+    const bool is_bool = t == at::kBool, is_int = at::isIntegralType(t, /*includeBool=*/false);
+    bool ok = true;
+    switch (rule) {
+        case Takes::kIntOrBool: ok = is_int || is_bool; break;
+        case Takes::kInt: ok = is_int; break;
+        case Takes::kNoBool: ok = !is_bool; break;
+        case Takes::kFloat: ok = at::isFloatingType(t); break;
+        case Takes::kReluNoBool: TORCH_CHECK(!is_bool, "Boolean inputs not supported for relu"); return;
+        case Takes::kNegNoBool:
             TORCH_CHECK(!is_bool,
                         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
                         "to invert a mask, use the `~` or `logical_not()` operator instead.");
             return;
-        default: return;
+        case Takes::kAny: return;
     }
     const char *op_name = std::strncmp(name, "aten::", 6) == 0 ? name + 6 : name;
     TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", op_name, "\" not implemented for '", c10::toString(t), "'");
@@ -109,7 +127,7 @@ void checkOpDtype(const char *name, int op, at::ScalarType t) {
 }  // namespace
 
 void Pw::run(const char *name, at::TensorIteratorBase &it, infiniDtype_t compute) {
-    checkOpDtype(name, a.op, commonDtype(it));
+    checkOpDtype(name, a.op, it);
     if (it.numel() == 0) return;
     a.iter = iterOf(it);
     for (int k = a.noutputs; k < a.iter.noperands; ++k) {

@@ -12,6 +12,7 @@
 
 #include "Pointwise.h"
 #include "Structured.h"
+#include "Window.h"
 
 namespace infini_torch::aten {
 namespace {
@@ -34,13 +35,7 @@ void catInto(const at::ITensorListRef &tensors, int64_t dim, const Tensor &resul
             Tensor piece = result.narrow(dim, offset, n);
             if (t.scalar_type() == result.scalar_type() && t.device() == result.device() && !t.is_neg() &&
                 t.dim() <= INFINIOP_MAX_DIMS) {
-                // one family COPY a piece, without copy_'s dispatch: the pieces' kernels queue back to back
-                infiniopPointwiseArgs_t a{};
-                a.op = INFINIOP_PW_COPY;
-                a.noutputs = 1;
-                a.compute = computeDtype(t.scalar_type());
-                a.iter = iterOfTensors({&piece, &t});
-                runFamily("aten::cat", infiniopPointwise, result.device(), a);
+                copyInto("aten::cat", piece, t);  // without copy_'s dispatch: the pieces' kernels queue back to back
             } else {
                 piece.copy_(t);
             }

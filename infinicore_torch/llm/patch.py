@@ -118,21 +118,14 @@ def _attention_forward(self, *args, **kwargs):
         _rope_scope.depth -= 1
 
 
-def _layer_forward(self, *args, **kwargs):
+def _layer_forward(self, hidden_states, *args, **kwargs):
     """The decoder layer with the post-attention residual add and RMSNorm fused; every other argument goes to the
-    attention as the layer's own forward passes it."""
-    bound = self._infini_signature.bind(self, *args, **kwargs)
-    bound.apply_defaults()
-    named = dict(bound.arguments)
-    named.pop("self")
-    hidden_states = named.pop("hidden_states")
-    extra = {}
-    for name, p in self._infini_signature.parameters.items():
-        if p.kind is inspect.Parameter.VAR_KEYWORD:
-            extra = named.pop(name, {})
+    attention by name, as the layer's own forward passes it (positional ones named from its signature, once)."""
+    named = dict(zip(self._infini_arg_names, args))
+    named.update(kwargs)
     norm = self.post_attention_layernorm
     residual = hidden_states
-    out = self.self_attn(hidden_states=self.input_layernorm(hidden_states), **named, **extra)
+    out = self.self_attn(hidden_states=self.input_layernorm(hidden_states), **named)
     attn = out[0] if isinstance(out, tuple) else out
     if attn.dtype == norm.weight.dtype and attn.dtype == residual.dtype:
         normed, hidden_states = torch.ops.infini.add_rms_norm(residual, attn, norm.weight, float(norm.variance_epsilon))
@@ -186,7 +179,8 @@ def patch(model: torch.nn.Module) -> torch.nn.Module:
             _replace(module, _router_forward)
             counts["topk_softmax"] += 1
         elif kind == "DecoderLayer" and _fusable_layer(module):
-            module._infini_signature = inspect.signature(type(module).forward)
+            params = list(inspect.signature(type(module).forward).parameters.values())[2:]  # after self, hidden
+            module._infini_arg_names = [p.name for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
             _replace(module, _layer_forward)
             counts["add_rms_norm"] += 1
     model.infini_patched = counts
