@@ -77,7 +77,7 @@ class RequestOutput:
 
 
 class _Seq:
-    def __init__(self, rid, prompt, ids, params, device):
+    def __init__(self, rid, prompt, ids, params):
         self.rid, self.prompt, self.prompt_ids, self.params = rid, prompt, list(ids), params
         self.out: list[int] = []
         self.blocks: list[int] = []
@@ -394,7 +394,7 @@ class LLM:
                 raise ValueError(
                     f"LLM.generate: request {n} needs more cache blocks than the {self.num_blocks} there are"
                 )
-            seqs.append(_Seq(self._next_id, text, p_ids, p, self.device))
+            seqs.append(_Seq(self._next_id, text, p_ids, p))
             self._next_id += 1
         progress = None
         if use_tqdm:
