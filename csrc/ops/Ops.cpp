@@ -529,9 +529,11 @@ void paged_caching(const Tensor &k, const Tensor &v, const Tensor &k_cache, cons
 
 // ---- gemm and linear -------------------------------------------------------------------------
 
-// A matrix operand BLAS can read in place: stride 1 in one of its last two dims; else a copy.
+// A matrix operand BLAS can read in place: stride 1 in one of its last two dims (a single column: any stride, read
+// as row-major with that stride as leading dimension); else a copy. (A single row with a non-unit stride is copied:
+// the nvidia backend reads a row only row-major.)
 Tensor blasOperand(const Tensor &t) {
-    if (t.stride(-1) == 1 || t.stride(-2) == 1 || t.size(-1) <= 1 || t.size(-2) <= 1) return t;
+    if (t.stride(-1) == 1 || t.stride(-2) == 1 || t.size(-1) <= 1) return t;
     return t.contiguous();
 }
 

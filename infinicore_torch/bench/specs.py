@@ -196,12 +196,15 @@ def _topk_ref(logits, k=6):
 
 
 def _sample_ref(logits, r, topp=0.9, topk=50, temperature=0.7):
-    """docs/ops.md's random_sample: sort, softmax, inclusive cumsum, first position above the threshold."""
-    x = logits.float()
+    """docs/ops.md's random_sample: sort, softmax, inclusive cumsum, first position above the threshold. In float32
+    as the `torch` peer; given float64 logits (the accuracy reference) in float64, since a float32 cumsum on the CPU
+    drifts over a long row by more than the rounding docs/ops.md allows."""
+    acc = torch.float64 if logits.dtype == torch.float64 else torch.float32
+    x = logits.to(acc)
     values, order = torch.sort(x, dim=-1, descending=True, stable=True)
     c = torch.cumsum(torch.softmax(values / temperature, -1), -1)
     kth = c[..., min(topk, x.shape[-1]) - 1]
-    threshold = torch.minimum(kth, torch.full_like(kth, topp)) * r.float()
+    threshold = torch.minimum(kth, torch.full_like(kth, topp)) * r.to(acc)
     i = (c <= threshold.unsqueeze(-1)).sum(-1).clamp(max=x.shape[-1] - 1)
     return order.gather(-1, i.unsqueeze(-1)).squeeze(-1)
 

@@ -133,8 +133,8 @@ def test_non_blocking_copies_overlap_and_land():
 
 def test_device_synchronize_waits_for_all_streams():
     a = torch.infini.Stream()
+    t0 = time.perf_counter()  # (before the sleep is queued: on a GPU it starts at once)
     keep = slow_on(a, 0.2)
-    t0 = time.perf_counter()
     torch.infini.synchronize()
     assert time.perf_counter() - t0 >= 0.2
     assert a.query()

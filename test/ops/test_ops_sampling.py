@@ -107,6 +107,31 @@ def test_random_sample_long_rows(device, dtype, batch):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("batch", [1, 16])
+def test_random_sample_vocabulary_rows_every_setting(device, dtype, batch):
+    """Rows of a 151936-token vocabulary under each setting users pass: top-k with top-p and a temperature, top-p
+    alone, top-k alone, a top-k past what one block sorts (the mass search), pure sampling (top-p 1, no top-k);
+    and logits packed so close that thousands tie at each value (bf16: the tie at the crossing is found in index
+    order among more ties than one block keeps). Each row against docs/ops.md's rule in float32 (or float64 where
+    the two differ within rounding)."""
+    g = torch.Generator().manual_seed(7 + batch)
+    vocab = 151936
+    spread = (torch.randn(batch, vocab, generator=g) * 3).to(dtype)
+    packed = (torch.randn(batch, vocab, generator=g) * 0.05).to(dtype)
+    rvals = torch.rand(batch, generator=g)
+    settings = [(spread, 0.9, 50, 0.7), (spread, 0.95, 10**6, 1.0), (spread, 1.0, 40, 1.0), (spread, 0.9, 5000, 1.0)]
+    settings += [(spread, 1.0, 10**6, 1.0), (packed, 0.95, 10**6, 1.0), (packed, 0.9, 3000, 1.0)]
+    for x, topp, topk, temperature in settings:
+        got = ops.random_sample(x.to(device), rvals.to(device), topp, topk, temperature).cpu()
+        for b in range(batch):
+            want, near = ref_random_sample(x[b], float(rvals[b]), topp, topk, temperature)
+            want64, _ = ref_random_sample(x[b], float(rvals[b]), topp, topk, temperature, torch.float64)
+            if not near:
+                assert int(got[b]) in (want, want64), (topp, topk, b, int(got[b]), want, want64)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype, rows", [(torch.bfloat16, 16), (torch.bfloat16, 256), (torch.float32, 16)])
 def test_sampling_step_back_to_back(device, dtype, rows):
     """A sampling step's chain over a 128256-token vocabulary, each op reading what the kernel just before it wrote:

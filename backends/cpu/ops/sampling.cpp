@@ -91,7 +91,9 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
                         *dst = static_cast<int64_t>(best);
                         continue;
                     }
-                    float m = logit[best], total = 0;
+                    // (sums in double: a float sum over a long row drifts by more than the reference's rounding)
+                    float m = logit[best];
+                    double total = 0;
                     for (size_t j = 0; j < vocab; ++j) total += expf_fast((logit[j] - m) / temperature);
                     order.resize(vocab);
                     std::iota(order.begin(), order.end(), 0);
@@ -99,13 +101,14 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
                         return logit[a] > logit[c] || (logit[a] == logit[c] && a < c);
                     });
                     // cumulative probabilities of the k best; threshold = min(c[k-1], topp) * random_val
-                    std::vector<float> cum(kk);
-                    float run = 0;
+                    std::vector<double> cum(kk);
+                    double run = 0;
                     for (size_t j = 0; j < kk; ++j) {
                         run += expf_fast((logit[order[j]] - m) / temperature) / total;
                         cum[j] = run;
                     }
-                    float threshold = std::min(cum[kk - 1], topp) * pr[static_cast<ptrdiff_t>(b) * rs];
+                    double threshold =
+                        std::min(cum[kk - 1], static_cast<double>(topp)) * pr[static_cast<ptrdiff_t>(b) * rs];
                     size_t pick = kk - 1;
                     for (size_t j = 0; j < kk; ++j) {
                         if (cum[j] > threshold) {

@@ -145,31 +145,64 @@ __device__ __forceinline__ void visitVocab(const T *xr, long long vocab, F &&f) 
     }
 }
 
+// Calls f(j, value, ok) for j over [0, n) of a row slice held in shared memory, with visitVocab's contract
+// (every thread makes the same number of calls; ok false pads).
+template <typename F>
+__device__ __forceinline__ void visitCached(const float *s, long long n, F &&f) {
+    constexpr int U = 4;
+    for (long long base = 0; base < n; base += U * static_cast<long long>(blockDim.x)) {
+        float v[U];
+        bool ok[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const long long j = base + threadIdx.x + u * static_cast<long long>(blockDim.x);
+            ok[u] = j < n;
+            v[u] = ok[u] ? s[j] : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) f(base + threadIdx.x + u * static_cast<long long>(blockDim.x), v[u], ok[u]);
+    }
+}
+
+// The most shared memory a block keeps its row slice in (as float), and so the longest slice kept.
+constexpr int kResidentBytes = 176 * 1024;
+
 // A row over a cluster of C blocks (C = 1: one block): each block takes a slice of the row (whole 64-element
-// pieces, in index order) for the passes that read the whole row - the arg-max and normalizer, the radix
-// digits of the count search and the candidates' collection - and the blocks merge what they found through
-// distributed shared memory; every block then takes the same decisions from the same merged values (summed in
-// rank order). The candidates are gathered in rank 0's shared memory, which sorts them and writes the result.
-// Rows with more than kSampleThreads candidates (many ties at the k-th key) go on in rank 0 alone over the
-// whole row. A block per row is bound by its SM's instruction issue (tens of microseconds a vocabulary row); C
-// blocks divide the passes by C.
+// pieces, in index order), and the blocks merge what they found through distributed shared memory; every block
+// then takes the same decisions from the same merged values (summed in rank order). With `resident` the first
+// pass (arg-max and normalizer) also keeps the slice in dynamic shared memory as float and every later pass
+// reads it there; else each pass reads the row again. The passes: the radix digits of the k-th key (count
+// search), then either (few candidates: at most kSampleThreads keys at or above a prefix) the candidates,
+// gathered in rank 0's shared memory, sorted there and their probabilities scanned as the reference does; or
+// (many candidates: top-p over most of the row, or many ties) the radix digits of the crossing key by
+// probability mass and the tie at it, in index order, over the cluster.
 template <typename T, int C>
 __global__ void __launch_bounds__(kSampleThreads)
     randomSampleKernel(long long *out, const T *x, const float *rv, long long vocab, long long xs0, long long rs0,
-                       long long os0, long long kk, float topp, float temp, bool sample) {
+                       long long os0, long long kk, float topp, float temp, bool sample, bool resident) {
     namespace cg = cooperative_groups;
-    waitForPrerequisites();  // a dependent that waits only (launchOp's note)
+    waitForPrerequisites();            // a dependent that waits only (launchOp's note)
+    extern __shared__ float cached[];  // (resident) the block's slice
     __shared__ float smem[32];
     __shared__ unsigned counts[256];
     __shared__ float mass[256];
     __shared__ unsigned all_counts[256];  // (C > 1: the cluster's histogram)
     __shared__ float all_mass[256];
+    constexpr int G = 8;  // mass mode: the block's warps add into G histograms (warp w into w % G), then folded
+    __shared__ unsigned g_counts[G][256];
+    __shared__ float g_mass[G][256];
     __shared__ RadixState st;
-    __shared__ long long found;
     __shared__ unsigned long long best_pack;
     __shared__ float pub_max, pub_sum;  // this block's maximum and normalizer, read by the cluster
+    __shared__ unsigned cand_key[kSampleThreads];
+    __shared__ int cand_idx[kSampleThreads];
+    __shared__ float cand_cum[kSampleThreads];
+    __shared__ int n_cand, pick;
+    __shared__ unsigned warp_tot[32];
+    __shared__ long long found, win_total;
     const long long row = blockIdx.x / C;
     const int rank = static_cast<int>(blockIdx.x % C);  // (clusters of C blocks along x: the block's rank)
+    const int lane = static_cast<int>(threadIdx.x % 32);
     const T *xr = x + row * xs0;
     // the block's slice [lo, lo + n) of the row
     const long long per = C == 1 ? vocab : ((vocab + C - 1) / C + 63) / 64 * 64;
@@ -189,13 +222,22 @@ __global__ void __launch_bounds__(kSampleThreads)
         else
             return p;
     };
+    // every pass after the first: over the cached slice, or the slice in global memory
+    auto visit = [&](auto &&f) {
+        if (resident)
+            visitCached(cached, n, f);
+        else
+            visitVocab(xs, n, f);
+    };
     // arg-max (ties: lower index) and the softmax normalizer, in one pass: each thread keeps its
     // running max and its sum of exp((v - max) / temperature), rescaled when the max rises
     const float inv_t = 1.0f / temp;
     float m = -INFINITY, s = 0.0f;
     long long arg = vocab;
+    const bool keep = resident && sample;
     visitVocab(xs, n, [&](long long j, float v, bool ok) {
         if (!ok) return;
+        if (keep) cached[j] = v;
         if (v > m) {
             if (sample) s = s * __expf((m - v) * inv_t) + 1.0f;
             m = v;
@@ -233,9 +275,6 @@ __global__ void __launch_bounds__(kSampleThreads)
     }
     float inv_total = 1.0f / total;
     auto probOf = [&](float v) { return __expf((v - bm) * inv_t) * inv_total; };
-    const T *sx = xs;  // where the passes read: the slice, or (solo) the whole row
-    long long sn = n;
-    bool solo = C == 1;
 
     // Radix search from the top. count mode: the kk-th largest key; mass mode: the key where the mass
     // from the top first exceeds target. Returns in st: prefix = that key, above_* = what lies above it.
@@ -255,7 +294,7 @@ __global__ void __launch_bounds__(kSampleThreads)
             __syncthreads();
             unsigned prefix = st.prefix, mask = st.mask;
             if (count_only) {  // lanes of a warp with the same digit add once
-                visitVocab(sx, sn, [&](long long, float v, bool ok) {
+                visit([&](long long, float v, bool ok) {
                     int digit = 256;
                     if (ok) {
                         unsigned key = keyOf(v);
@@ -264,21 +303,28 @@ __global__ void __launch_bounds__(kSampleThreads)
                     // after the first digit few elements still match: skip warps with none
                     if (!__any_sync(0xffffffffu, digit < 256)) return;
                     unsigned peers = __match_any_sync(0xffffffffu, digit);
-                    if (digit < 256 && static_cast<int>(threadIdx.x % 32) == __ffs(peers) - 1) {
+                    if (digit < 256 && lane == __ffs(peers) - 1) {
                         atomicAdd(&counts[digit], static_cast<unsigned>(__popc(peers)));
                     }
                 });
-            } else {  // a thread sums a run of elements that share a digit before touching shared memory
+            } else {  // a thread sums a run of elements that share a digit before touching shared memory; the
+                      // runs go to one of G histograms (the first digit's few bins would serialize one's atomics)
+                for (int b = threadIdx.x; b < G * 256; b += blockDim.x) {
+                    g_counts[b / 256][b % 256] = 0;
+                    g_mass[b / 256][b % 256] = 0.0f;
+                }
+                __syncthreads();
+                const int g = static_cast<int>(threadIdx.x / 32) % G;
                 int run_digit = -1;
                 unsigned run_count = 0;
                 float run_mass = 0.0f;
                 auto flush = [&] {
                     if (run_digit >= 0) {
-                        atomicAdd(&counts[run_digit], run_count);
-                        atomicAdd(&mass[run_digit], run_mass);
+                        atomicAdd(&g_counts[g][run_digit], run_count);
+                        atomicAdd(&g_mass[g][run_digit], run_mass);
                     }
                 };
-                visitVocab(sx, sn, [&](long long, float v, bool ok) {
+                visit([&](long long, float v, bool ok) {
                     if (!ok) return;
                     unsigned key = keyOf(v);
                     if ((key & mask) != prefix) return;
@@ -293,12 +339,21 @@ __global__ void __launch_bounds__(kSampleThreads)
                     run_mass += probOf(v);
                 });
                 flush();
-            }
-            if (solo)
                 __syncthreads();
-            else
-                sync();   // every block's histogram is complete
-            if (!solo) {  // the cluster's histogram: bin b summed over the ranks in rank order, a thread a bin
+                for (int b = threadIdx.x; b < 256; b += blockDim.x) {  // folded in a fixed order
+                    unsigned c = 0;
+                    float v = 0.0f;
+#pragma unroll
+                    for (int h = 0; h < G; ++h) {
+                        c += g_counts[h][b];
+                        v += g_mass[h][b];
+                    }
+                    counts[b] = c;
+                    mass[b] = v;
+                }
+            }
+            sync();       // every block's histogram is complete
+            if (C > 1) {  // the cluster's histogram: bin b summed over the ranks in rank order, a thread a bin
                 for (int b = threadIdx.x; b < 256; b += blockDim.x) {
                     unsigned c = 0;
                     float v = 0.0f;
@@ -312,10 +367,9 @@ __global__ void __launch_bounds__(kSampleThreads)
                 }
                 __syncthreads();
             }
-            const unsigned *hc = solo ? counts : all_counts;
-            const float *hm = solo ? mass : all_mass;
+            const unsigned *hc = C == 1 ? counts : all_counts;
+            const float *hm = C == 1 ? mass : all_mass;
             if (threadIdx.x < 32) {  // warp 0: lane l sums bins 255 - 8l .. 248 - 8l, then a scan from the top
-                int lane = threadIdx.x;
                 long long lc = 0;
                 float lm = 0.0f;
                 unsigned bc[8];  // (32 bits, as the bins: the host keeps vocab < 2^31)
@@ -348,14 +402,14 @@ __global__ void __launch_bounds__(kSampleThreads)
                 if (lane == first) {
                     long long c = base_c + ic - lc;
                     float ms = base_m + im - lm;
-                    int pick = 0;
+                    int pick_bin = 0;
                     long long pick_count = 0;
                     for (int i = 0; i < 8; ++i) {
                         int b = 255 - 8 * lane - i;
                         bool h = count_mode ? (c + bc[i] >= static_cast<long long>(target))
                                             : (static_cast<double>(ms) + bms[i] > target);
                         if (h || b == 0) {
-                            pick = b;
+                            pick_bin = b;
                             pick_count = bc[i];
                             break;
                         }
@@ -365,30 +419,23 @@ __global__ void __launch_bounds__(kSampleThreads)
                     st.above_count = c;
                     st.above_mass = ms;
                     st.key_count = pick_count;
-                    st.prefix |= static_cast<unsigned>(pick) << shift;
+                    st.prefix |= static_cast<unsigned>(pick_bin) << shift;
                     st.mask |= 255u << shift;
                 }
             }
-            // (cluster: no block clears its histogram while another may still read it)
-            if (solo)
-                __syncthreads();
-            else
-                sync();
+            sync();  // (cluster: no block clears its histogram while another may still read it)
             // stop_at: enough digits once at most stop_at elements lie at or above the prefix (the
             // candidates are sorted afterwards, so the k-th key itself need not be pinned down)
             if (stop_at > 0 && st.above_count + st.key_count <= stop_at) break;
         }
     };
 
-    // 1. the kk-th largest key, or a prefix at or above which at most kSampleThreads elements lie
-    search(true, static_cast<double>(kk), true, kSampleThreads);
-    {
-        // few enough candidates (the keys above the kth and all ties at it): gathered in rank 0's shared
-        // memory, sorted there and their probabilities scanned, as the reference does
-        __shared__ unsigned cand_key[kSampleThreads];
-        __shared__ int cand_idx[kSampleThreads];
-        __shared__ float cand_cum[kSampleThreads];
-        __shared__ int n_cand, pick;
+    // 1. the kk-th largest key, or a prefix at or above which few elements lie (with the slice in shared memory
+    // a digit pass costs less than sorting more candidates: stop at about 2 kk)
+    if (kk < vocab || vocab <= kSampleThreads) {
+        const long long stop_at =
+            resident ? min(static_cast<long long>(kSampleThreads), max(2 * kk, 128LL)) : kSampleThreads;
+        search(true, static_cast<double>(kk), true, stop_at);
         unsigned kth0 = st.prefix;
         long long n_all = st.above_count + st.key_count;
         if (n_all <= kSampleThreads && blockDim.x == kSampleThreads) {
@@ -404,10 +451,16 @@ __global__ void __launch_bounds__(kSampleThreads)
             sync();  // rank 0's arrays are ready
             unsigned *ck = at(&cand_key[0], 0);
             int *ci = at(&cand_idx[0], 0), *nc = at(&n_cand, 0);
-            visitVocab(xs, n, [&](long long j, float v, bool ok) {
+            visit([&](long long j, float v, bool ok) {  // a slot range per warp: one atomic a warp
                 unsigned key = keyOf(v);
-                if (ok && key >= kth0) {
-                    int slot = atomicAdd(nc, 1);
+                bool take = ok && key >= kth0;
+                unsigned ballot = __ballot_sync(0xffffffffu, take);
+                if (!ballot) return;
+                int leader = __ffs(ballot) - 1, slot0 = 0;
+                if (lane == leader) slot0 = atomicAdd(nc, __popc(ballot));
+                slot0 = __shfl_sync(0xffffffffu, slot0, leader);
+                if (take) {
+                    int slot = slot0 + __popc(ballot & ((1u << lane) - 1u));
                     if (slot < kSampleThreads) {
                         ck[slot] = key;
                         ci[slot] = static_cast<int>(lo + j);
@@ -442,12 +495,8 @@ __global__ void __launch_bounds__(kSampleThreads)
                 }
             }
             float pr = 0.0f;
-            if (t < kk) {
-                unsigned key = cand_key[t];
-                pr = probOf(valueOfKey(key));
-            }
-            __shared__ float warp_sum[32];
-            cand_cum[t] = blockInclusiveScan(pr, warp_sum);
+            if (t < kk) pr = probOf(valueOfKey(cand_key[t]));
+            cand_cum[t] = blockInclusiveScan(pr, smem);
             __syncthreads();
             float thr = fminf(cand_cum[kk - 1], topp) * rv[row * rs0];
             if (t < kk && cand_cum[t] > thr) atomicMin(&pick, t);
@@ -456,23 +505,20 @@ __global__ void __launch_bounds__(kSampleThreads)
             return;
         }
     }
-    // many candidates: rank 0 alone over the whole row (the other blocks' shared memory is no longer read)
-    if (rank != 0) return;
-    sx = xr;
-    sn = vocab;
-    solo = true;
-    search(true, static_cast<double>(kk), false, 0);  // with the mass this time, for the long path
-    unsigned kth = st.prefix;
-    long long gt_count = st.above_count;
-    float gt_mass = st.above_mass;
-    // the value at the kth key (every element with that key has the same value and probability)
-    float kth_p = probOf(valueOfKey(kth));
-    float top_mass = gt_mass + static_cast<float>(kk - gt_count) * kth_p;
-    float r = rv[row * rs0];
-    float threshold = fminf(top_mass, topp) * r;
-    // 2. the first position (from the top) whose cumulative mass exceeds the threshold (search's own first barrier
-    // keeps the reads of st above before its reset)
-    search(false, static_cast<double>(threshold), false, 0);
+    // 2. many candidates, over the cluster. The kk best's mass (all of it when kk covers the row), the
+    // threshold, and the key where the mass from the top first exceeds it
+    unsigned kth = 0u;
+    long long gt_count = 0;
+    float top_mass = 1.0f;
+    if (kk < vocab) {
+        search(true, static_cast<double>(kk), false, 0);  // with the mass this time
+        kth = st.prefix;
+        gt_count = st.above_count;
+        // (every element with the kth key has the same value and probability)
+        top_mass = st.above_mass + static_cast<float>(kk - gt_count) * probOf(valueOfKey(kth));
+    }
+    const float threshold = fminf(top_mass, topp) * rv[row * rs0];
+    search(false, static_cast<double>(threshold), false, 0);  // (its first barrier orders the reads of st above)
     unsigned cross = st.prefix;
     long long cross_above = st.above_count;
     float cross_mass = st.above_mass;
@@ -483,60 +529,100 @@ __global__ void __launch_bounds__(kSampleThreads)
     if (tie < 0) tie = 0;
     if (tie >= cross_count) tie = cross_count > 0 ? cross_count - 1 : 0;
     unsigned want_key = cross;
-    // past the kk best (rounding): the last of them
-    if (cross < kth || (cross == kth && cross_above + tie >= kk) || cross_above + tie >= kk) {
+    if (cross < kth || cross_above + tie >= kk) {  // past the kk best (rounding): the last of them
         want_key = kth;
         tie = kk - 1 - gt_count;
     }
-    // 3. the tie-th element (in index order) with key want_key: chunks per thread, counted, then scanned
-    __syncthreads();
-    if (threadIdx.x == 0) found = -1;
-    long long chunk = (vocab + blockDim.x - 1) / blockDim.x;
-    long long begin = threadIdx.x * chunk, end = begin + chunk < vocab ? begin + chunk : vocab;
-    unsigned mine = 0;
-    for (long long j = begin; j < end; ++j) mine += keyOf(toF(xr[j])) == want_key;
-    __shared__ unsigned warp_tot[32];
-    unsigned excl = blockInclusiveScan(mine, warp_tot) - mine;  // ties before this thread's chunk
-    if (static_cast<long long>(excl) <= tie && tie < static_cast<long long>(excl + mine)) {
-        long long need = tie - excl;
-        for (long long j = begin; j < end; ++j) {
-            if (keyOf(toF(xr[j])) == want_key) {
-                if (need == 0) {
-                    found = j;
-                    break;
-                }
-                --need;
+    // 3. the tie-th element (in index order) with key want_key: each block counts its slice's ties and keeps the
+    // first kSampleThreads of their indices; the block whose ties hold the tie-th picks it by rank among them
+    // (or, with more ties than it kept, by an ordered scan of its slice); rank 0 writes it
+    __syncthreads();  // every thread has read st
+    if (threadIdx.x == 0) {
+        n_cand = 0;
+        found = -1;
+    }
+    sync();
+    visit([&](long long j, float v, bool ok) {
+        bool take = ok && keyOf(v) == want_key;
+        unsigned ballot = __ballot_sync(0xffffffffu, take);
+        if (!ballot) return;
+        int leader = __ffs(ballot) - 1, slot0 = 0;
+        if (lane == leader) slot0 = atomicAdd(&n_cand, __popc(ballot));
+        slot0 = __shfl_sync(0xffffffffu, slot0, leader);
+        int slot = slot0 + __popc(ballot & ((1u << lane) - 1u));
+        if (take && slot < kSampleThreads) cand_idx[slot] = static_cast<int>(j);
+    });
+    sync();  // every block's count is final
+    long long before_me = 0;
+    for (int r = 0; r < rank; ++r) before_me += *at(&n_cand, r);
+    const long long mine = n_cand;
+    long long *found0 = at(&found, 0);
+    if (before_me <= tie && tie < before_me + mine) {  // (the same for every thread of the block)
+        const long long need = tie - before_me;
+        if (mine <= kSampleThreads) {
+            for (int t = threadIdx.x; t < mine; t += blockDim.x) {
+                int below = 0;
+                for (int u = 0; u < mine; ++u) below += cand_idx[u] < cand_idx[t];
+                if (below == need) *found0 = lo + cand_idx[t];
+            }
+        } else {
+            long long seen = 0;
+            for (long long base = 0; base < n && seen <= need; base += blockDim.x) {
+                const long long j = base + threadIdx.x;
+                unsigned f = 0;
+                if (j < n) f = keyOf(resident ? cached[j] : toF(xs[j])) == want_key;
+                unsigned inc = blockInclusiveScan(f, warp_tot);
+                if (f && seen + inc - 1 == need) *found0 = lo + j;
+                if (threadIdx.x == blockDim.x - 1) win_total = inc;
+                __syncthreads();
+                seen += win_total;
+                __syncthreads();  // every thread has read win_total before the next window writes it
             }
         }
     }
-    __syncthreads();
-    if (threadIdx.x == 0) out[row * os0] = found >= 0 ? found : argmax;
+    sync();  // the pick is in rank 0's shared memory
+    if (rank == 0 && threadIdx.x == 0) out[row * os0] = found >= 0 ? found : argmax;
 }
 
-// The clusters of C blocks of randomSampleKernel<T, C> that can run at once on the current device (0 if
-// it cannot tell); asked once.
+// The clusters of C > 1 blocks of randomSampleKernel<T, C> with `smem` bytes of dynamic shared memory each that
+// can run at once on the current device (0 if it cannot tell).
 template <typename T, int C>
-int sampleClusters() {
-    static const int n = [] {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(static_cast<unsigned>(C * smCount()));
-        cfg.blockDim = dim3(kSampleThreads);
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = C;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        int k = 0;
-        if (cudaOccupancyMaxActiveClusters(&k, randomSampleKernel<T, C>, &cfg) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return 0;
-        }
-        return k;
-    }();
-    return n;
+int sampleClusters(size_t smem) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>(C * smCount()));
+    cfg.blockDim = dim3(kSampleThreads);
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = C;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int k = 0;
+    if (cudaOccupancyMaxActiveClusters(&k, randomSampleKernel<T, C>, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return k;
 }
+
+// Lets randomSampleKernel<T, C> take kResidentBytes of dynamic shared memory (once); false if it cannot.
+template <typename T, int C>
+bool sampleResidentReady() {
+    static const bool ok = [] {
+        if (cudaFuncSetAttribute(randomSampleKernel<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 kResidentBytes) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return false;
+        }
+        return true;
+    }();
+    return ok;
+}
+
+// The slice of a row each of C blocks takes (randomSampleKernel's `per`).
+inline long long sampleSlice(long long vocab, int C) { return C == 1 ? vocab : ((vocab + C - 1) / C + 63) / 64 * 64; }
 
 }  // namespace
 
@@ -576,22 +662,38 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, int, Made *m) {
     long long xs0 = x.ndim() == 2 ? x.strides[0] : 0, rs0 = rv.ndim() ? rv.strides[0] : 0,
               os0 = out.ndim() ? out.strides[0] : 0;
     return INFINI_NV_DISPATCH_FLOAT(x.dtype, op, {
-        // a row over a cluster of C blocks: the most of 8, 4, 2 whose clusters for every row run at once and
-        // that leaves every block at least 4096 elements; else a block a row (chosen here, once)
+        // a row over a cluster of C blocks: the most of 8, 4, 2 whose clusters for every row run at once and that
+        // leaves every block at least 4096 elements, else a block a row; with the block's slice in shared memory
+        // where it fits (and, for C > 1, every row's cluster still runs at once), else read from global memory
+        // at each pass (chosen here, once)
         const bool cl = clustersAvailable();
-        const int C = cl && vocab >= 4096LL * 8 && batch <= sampleClusters<T, 8>()   ? 8
-                      : cl && vocab >= 4096LL * 4 && batch <= sampleClusters<T, 4>() ? 4
-                      : cl && vocab >= 4096LL * 2 && batch <= sampleClusters<T, 2>() ? 2
-                                                                                     : 1;
+        auto resident = [&](int c) { return sample && sampleSlice(vocab, c) * 4 <= kResidentBytes; };
+        int C = 1;
+        size_t bytes = 0;
+        auto tryC = [&](int c, bool ready, int (*clusters)(size_t)) {
+            if (C != 1 || !cl || vocab < 4096LL * c) return;
+            size_t b = static_cast<size_t>(sampleSlice(vocab, c)) * 4;
+            if (resident(c) && ready && batch <= clusters(b)) {
+                C = c;
+                bytes = b;
+            } else if (batch <= clusters(0)) {
+                C = c;
+            }
+        };
+        tryC(8, resident(8) && sampleResidentReady<T, 8>(), sampleClusters<T, 8>);
+        tryC(4, resident(4) && sampleResidentReady<T, 4>(), sampleClusters<T, 4>);
+        tryC(2, resident(2) && sampleResidentReady<T, 2>(), sampleClusters<T, 2>);
+        if (C == 1 && resident(1) && sampleResidentReady<T, 1>()) bytes = static_cast<size_t>(vocab) * 4;
         auto kern = C == 8   ? randomSampleKernel<T, 8>
                     : C == 4 ? randomSampleKernel<T, 4>
                     : C == 2 ? randomSampleKernel<T, 2>
                              : randomSampleKernel<T, 1>;
+        const bool res = bytes > 0;
         m->launch = [=](const LaunchArgs &a) {
             if (batch == 0) return INFINI_STATUS_SUCCESS;
-            launchEx(kern, dim3(static_cast<unsigned>(batch * C)), kSampleThreads, 0, a.stream, C > 1 ? C : 0,
+            launchEx(kern, dim3(static_cast<unsigned>(batch * C)), kSampleThreads, bytes, a.stream, C > 1 ? C : 0,
                      opsDependent(), static_cast<long long *>(a.data[0]), static_cast<const T *>(a.data[1]),
-                     static_cast<const float *>(a.data[2]), vocab, xs0, rs0, os0, kk, topp, temperature, sample);
+                     static_cast<const float *>(a.data[2]), vocab, xs0, rs0, os0, kk, topp, temperature, sample, res);
             return launched(op);
         };
     });
