@@ -7,21 +7,22 @@ kernels, for infini, CUDA and CPU tensors.
 - ``swiglu``: ``silu(gate) * up`` -> ``torch.ops.infini.swiglu(up, gate)``;
 - ``rope``: rotary embedding as Hugging Face writes it, ``x * cos + rotate_half(x) * sin`` with
   ``rotate_half(x) = cat(-x[..., d/2:], x[..., :d/2])`` (Llama, Qwen2, Mistral) -> ``torch.ops.infini.rope`` "gpt_neox",
-  and the interleaved-pairs form, ``x * cos + flatten(stack(-x[..., 1::2], x[..., 0::2]))) * sin`` (GPT-J) -> "gpt_j";
+  and the interleaved-pairs form, ``x * cos + stack((-x[..., 1::2], x[..., 0::2]), -1).flatten(-2) * sin`` (GPT-J)
+  -> "gpt_j";
 - ``topk_softmax``: mixture-of-experts routing, ``topk(softmax(logits, float32), k)`` with or without the top-k
   weights renormalized to sum 1 (Qwen2-MoE, Mixtral) -> ``torch.ops.infini.topk_softmax``.
 
 The rope kernel rotates each pair by one angle: the rewrite takes it only where the graph itself proves that cos and
 sin repeat their values across the pair (built from ``cat((f, f), -1)`` or ``repeat_interleave(f, 2, -1)``, then
-elementwise ops), takes the first of each pair as the kernel's table row, and leaves cos / sin of unknown origin (a
+elementwise ops and views), takes the first of each pair as the kernel's table row, and leaves cos / sin of unknown origin (a
 graph input, say) as they are.
 
 Each rewrite checks dtype (float32, float16, bfloat16, the weight's equal to the input's), shape (a 1-d weight of the
 last dim's size) and device, and leaves the subgraph as it is where the kernel cannot take it. Counters
 (``counters()``) say what was rewritten and what was left. The passes run on graphs of infini tensors by default and
 on CUDA / CPU tensors after ``enable(devices=...)``; ``disable()`` (or ``INFINI_FUSION=0``) switches them off. They run
-after Inductor's own post-grad passes on inference graphs (a training graph keeps the intermediates for backward and
-is left as it is).
+after Inductor's own post-grad passes; in a training graph, a subgraph whose intermediates backward saves does not
+match (the others are rewritten in the forward, whose values they keep; backward is derived from the unfused graph).
 
 Importing this module loads Inductor; ``import infinicore_torch`` does not (the Inductor registration of "infini"
 installs the passes when it first compiles for the device).
