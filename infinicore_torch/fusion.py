@@ -151,13 +151,19 @@ def _norm_ok(x, w) -> bool:
     return _same_float(x, w) and w.dim() == 1 and x.dim() >= 1 and x.shape[-1] == w.shape[0] and x.numel() > 0
 
 
+def _eps_ok(match) -> bool:
+    # the kernels take eps as a number; under dynamic shapes a model's float can be a graph input (a 0-d tensor)
+    eps = match.kwargs.get("eps")
+    return isinstance(eps, (int, float)) and not isinstance(eps, bool)
+
+
 def _rms_check(match) -> bool:
-    return _check("rms_norm", _norm_ok(_val(match, "x"), _val(match, "weight")))
+    return _check("rms_norm", _norm_ok(_val(match, "x"), _val(match, "weight")) and _eps_ok(match))
 
 
 def _add_rms_check(match) -> bool:
     a, b, w = _val(match, "a"), _val(match, "b"), _val(match, "weight")
-    return _check("add_rms_norm", _norm_ok(a, w) and _same_float(a, b) and a.shape == b.shape)
+    return _check("add_rms_norm", _norm_ok(a, w) and _same_float(a, b) and a.shape == b.shape and _eps_ok(match))
 
 
 def _swiglu_check(match) -> bool:
@@ -433,10 +439,12 @@ def _pattern_pass():
 
 
 def _graph_devices(graph) -> set[str]:
+    """The devices of the graph's tensors; a 0-d CPU tensor is a scalar operand (dynamic shapes make a model's floats
+    such inputs), which any device's ops take, and names none."""
     devices = set()
     for node in graph.nodes:
         val = node.meta.get("val")
-        if isinstance(val, torch.Tensor):
+        if isinstance(val, torch.Tensor) and not (val.dim() == 0 and val.device.type == "cpu"):
             devices.add(val.device.type)
     return devices
 

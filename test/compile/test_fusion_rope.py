@@ -3,6 +3,8 @@ becomes ``torch.ops.infini.rope`` "gpt_neox", GPT-J's interleaved pairs become "
 model's (or eager PyTorch's); cos / sin the graph cannot prove pair-wise equal, and dtypes the kernel does not take,
 are counted as left and computed as written."""
 
+import re
+
 import pytest
 import torch
 import torch._inductor.config as inductor_config
@@ -190,3 +192,35 @@ def test_the_pass_switches_off_by_name():
     assert fusion.counters()["swiglu"] == 1  # the other passes still run
     assert "torch.ops.infini.rope" not in code
     torch.testing.assert_close(got.cpu(), eager.cpu(), rtol=1e-5, atol=1e-5)
+
+
+def test_symbolic_batch_and_seq():
+    # batch and seq as symbols, the head dim static (a symbolic head dim is left: its evenness is unknown)
+    f = torch.compile(rope_bshd, fullgraph=True)
+    g = torch.Generator().manual_seed(4)
+    for shape in ((2, 5, 3, 32), (3, 7, 3, 32)):
+        x = torch.randn(shape, generator=g).to("infini")
+        pos = torch.randint(0, 100, shape[:2], generator=g).to("infini")
+        for dim in (0, 1):
+            torch._dynamo.mark_dynamic(x, dim)
+            torch._dynamo.mark_dynamic(pos, dim)
+        fusion.reset_counters()
+        got, code = run_and_get_code(f, x, pos)
+        torch.testing.assert_close(got.cpu(), rope_bshd(x.cpu(), pos.cpu()), rtol=1e-5, atol=1e-5)
+        if code:
+            code = "\n".join(code)
+            assert re.search(r"\bs\d+\b", code)  # sizes as symbols (s0, s1, ...)
+            assert fusion.counters() == {"rope": 1} and rope_algos(code) == {"gpt_neox"}
+
+
+def test_llama_with_dynamic_true():
+    # dynamic=True makes the model's floats (the norms' eps) graph inputs: the norm kernels take eps as a number, so
+    # those norms stay unfused; the rotary is still rewritten and the model's output unchanged
+    torch.manual_seed(0)
+    model = _hf.llama(1).eval().to("infini")
+    ids, pos = ids_and_positions("infini")
+    with torch.no_grad():
+        eager = model(ids, position_ids=pos).logits
+        got = torch.compile(model, fullgraph=True, dynamic=True)(ids, position_ids=pos).logits
+    torch.testing.assert_close(got.cpu(), eager.cpu(), rtol=1e-5, atol=1e-5)
+    assert fusion.counters()["rope"] == 2
