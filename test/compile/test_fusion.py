@@ -1,6 +1,6 @@
 """The infini fusion passes (infinicore_torch.fusion): hand-written RMSNorm, residual add + RMSNorm and SwiGLU in a
-compiled model become torch.ops.infini kernels; the counters say so; outputs equal the uncompiled model's; a
-subgraph the kernel cannot take is left alone."""
+compiled model become torch.ops.infini kernels; the counters say so; outputs equal the uncompiled model's; a subgraph
+the kernel cannot take is left alone. The rotary embedding rewrite has its own cases in test_fusion_rope.py."""
 
 import copy
 
@@ -42,8 +42,9 @@ def compiled_logits(model, ids):
 
 
 # per decoder layer: its input norm (the first layer's alone: rms_norm; the others after the MLP's residual add),
-# the post-attention norm after the attention's residual add, one SwiGLU; then the final norm after the last add
-EXPECTED = {"rms_norm": 1, "add_rms_norm": 4, "swiglu": 2}
+# the post-attention norm after the attention's residual add, one SwiGLU, rotary on q and on k; then the final norm
+# after the last add
+EXPECTED = {"rms_norm": 1, "add_rms_norm": 4, "swiglu": 2, "rope": 4}
 
 
 @pytest.mark.parametrize("dtype, tol", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
@@ -54,8 +55,8 @@ def test_llama_on_infini_runs_the_infini_kernels(dtype, tol):
         eager = model(ids).logits
     got, code = compiled_logits(model, ids)
     assert fusion.counters() == EXPECTED
-    for op in ("torch.ops.infini.rms_norm", "torch.ops.infini.add_rms_norm", "torch.ops.infini.swiglu"):
-        assert op in code
+    for op in ("rms_norm", "add_rms_norm", "swiglu", "rope"):
+        assert f"torch.ops.infini.{op}" in code
     torch.testing.assert_close(got.float().cpu(), eager.float().cpu(), rtol=tol, atol=tol)
     assert infinicore_torch.fallback_stats() == {}
 
