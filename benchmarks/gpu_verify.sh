@@ -42,6 +42,9 @@ ignores() { local f; for f in "$@"; do echo "--ignore=$f"; done; }
 # sends SIGINT first, so that a part cut by the limit still prints its summary.
 suite() {
   local t=$(date +%s) rc=0 p pids=() i
+  # four processes share the host's cores: OpenMP teams (the cpu backend's, torch's) each of a quarter, else the
+  # oversubscribed teams spin against each other and the CPU-device tests run tens of times slower
+  local OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( $(nproc) / 4 > 0 ? $(nproc) / 4 : 1 ))}; export OMP_NUM_THREADS
   local att=($(files test_ops_attention.py test_sanitizers.py)) ops=($(files test_ops.py))
   local py=(timeout -s INT -k 15 $1 python3 -m pytest -q -rs --durations=10 -p no:cacheprovider)
   : > /tmp/suite_att.txt; : > /tmp/suite_ops.txt

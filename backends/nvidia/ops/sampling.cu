@@ -1,7 +1,9 @@
 // sampling.cu: topk_softmax (a warp per row, k rounds of a warp arg-max) and random_sample (a cluster of
 // blocks or a block per row, no full sort: radix selection over order-preserving 32-bit keys finds the
 // k-th best logit, the few candidates at or above it are sorted, and the position where the cumulative
-// probability crosses the threshold is read off; see OPS.md).
+// probability crosses the threshold is read off; with many candidates - top-p alone - a radix search by
+// probability mass finds the crossing key directly; see OPS.md). A block keeps its slice of the row in shared
+// memory where it fits, so only the first pass reads global memory.
 #include <cooperative_groups.h>
 
 #include "common.cuh"
