@@ -13,6 +13,7 @@ peer blocks, as with torch's ProcessGroupNCCL without its watchdog).
 
 from __future__ import annotations
 
+import datetime
 import os
 import time
 
@@ -167,6 +168,35 @@ def check_collectives(rank, world):
         close(g, want, f"coalesced all_reduce numel {t.numel()}")
 
 
+def check_recv_any_source(rank, world):
+    """Ranks 1.. send rank 0 two messages each; rank 0 takes rank 1's first by name, the rest from any source."""
+    dev = torch.device("infini", torch.infini.current_device())
+    msg = lambda src, k: torch.full((33,), 100.0 * src + k)  # noqa: E731  (message k of rank src)
+    if rank != 0:
+        for k in range(2):
+            dist.send(msg(rank, k).to(dev), 0)
+        dist.barrier()
+        return None
+    got = torch.empty(33, device=dev)
+    dist.recv(got, src=1)
+    close(got, msg(1, 0), "named recv")
+    taken = {1: 1} | {src: 0 for src in range(2, world)}  # each sender's messages taken so far
+    for i in range(2 * (world - 1) - 1):
+        got = torch.empty(33, device=dev)
+        if i == 0:
+            work = dist.irecv(got)  # the asynchronous form: the source is known once it is waited for
+            work.wait()
+            src = work._source_rank()
+        else:
+            src = dist.recv(got)
+        assert src in taken, f"source {src}"
+        close(got, msg(src, taken[src]), f"message {taken[src]} of rank {src}")  # in each sender's order
+        taken[src] += 1
+    assert all(n == 2 for n in taken.values()), taken
+    dist.barrier()
+    return None
+
+
 def check_uneven(rank, world):
     dev = torch.device("infini", torch.infini.current_device())
     sizes = [3 + 4 * j for j in range(world)]
@@ -299,6 +329,16 @@ def check_bad_input(rank, world):
             assert fragment in str(e), (fragment, str(e))
         else:
             raise AssertionError(f"no error for {fragment}")
+    # a receive from any source that no rank sends to: the group's timeout, then an error that says so
+    quick = dist.new_group(backend="infiniccl", timeout=datetime.timedelta(seconds=1))
+    if rank == 0:
+        try:
+            dist.recv(torch.empty(3, device=dev), group=quick)
+        except dist.DistBackendError as e:
+            assert "no rank sent to rank 0 within 1000 ms" in str(e), str(e)
+        else:
+            raise AssertionError("a receive from any source with no sender did not raise")
+    dist.barrier()
     assert torch.equal(t.cpu(), before), "a failed call changed its input"
     dist.all_reduce(t)  # the group still works
     assert torch.equal(t.cpu(), before * world)
@@ -310,6 +350,13 @@ def check_bad_input(rank, world):
 @pytest.mark.parametrize("world", [2, 3, 4])
 def test_collectives_match_gloo(tmp_path, world):
     assert_ok(launch(tmp_path, world, check_collectives))
+
+
+@pytest.mark.parametrize("world", [2, 3, 4])
+def test_recv_from_any_source(tmp_path, world):
+    if torch.infini.backend() != "cpu":
+        pytest.skip("a receive from any source is the CPU backend's (its sends count themselves in the store)")
+    assert_ok(launch(tmp_path, world, check_recv_any_source))
 
 
 @pytest.mark.parametrize("world", [2, 3, 4])
