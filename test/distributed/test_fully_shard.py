@@ -1,13 +1,13 @@
-"""FSDP2 (`torch.distributed.fsdp.fully_shard`) training on infini tensors over "infiniccl", world 2 and 4.
+"""FSDP2 (`torch.distributed.fsdp.fully_shard`) training on infini tensors over "infiniccl".
 
-A small Llama (test/_hf.py's: hidden 64, 2 layers, 4 heads, 2 kv heads, vocab 128; float32) is sharded per decoder
-layer and at the root over `init_device_mesh("infini", (world,))`; each rank trains on its slice of every batch
-with AdamW. The reference is one process training the same model on the CPU with the full batches: the ranks'
-mean loss of every step and the gathered parameters after the last step must equal it. In float32 (world 2 and 4)
-the sharded run computes in float32; in bfloat16 (world 2) FSDP2's MixedPrecisionPolicy computes in bfloat16 and
-reduces the gradients in float32, and the reference runs a bfloat16 copy of its float32 parameters each step. The ranks run with
-INFINI_FALLBACK=error, so every aten op of forward, backward, the collectives' copies and the sharded optimizer
-step has an infini kernel.
+A small Llama (test/_hf.py's: hidden 64, 2 layers, 4 heads, 2 kv heads, vocab 128; float32 parameters) is sharded
+per decoder layer and at the root over `init_device_mesh("infini", (world,))`; each rank trains on its slice of
+every batch with AdamW. The reference is one process training the same model on the CPU with the full batches.
+float32 (world 2 and 4): the ranks' mean loss of every step and the gathered parameters after the last step equal
+the reference's. bfloat16 (world 2): FSDP2's MixedPrecisionPolicy computes in bfloat16 and reduces the gradients in
+float32, the reference runs a bfloat16 copy of its float32 parameters each step; the losses agree within bfloat16
+rounding and each parameter's update within BF16_UPDATE. The ranks run with INFINI_FALLBACK=error, so every aten op
+of forward, backward, the collectives' copies and the sharded optimizer step has an infini kernel.
 """
 
 from __future__ import annotations
