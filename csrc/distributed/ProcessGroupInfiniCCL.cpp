@@ -8,6 +8,14 @@
 // the host and raises the communicator's failure (a timeout, a peer that exited), so a failed
 // collective is an exception, not silent garbage. Tensors used by a collective are recorded on the
 // communication stream, so the caching allocator keeps them until the collective has run.
+//
+// A receive from any source (dist.recv without src) on the CPU backend: every send of the group, once
+// queued, adds one to the store's counter of its (sender, receiver) pair, and every receive counts, per
+// sender, the sends it has claimed. recvAnysource waits on the host until some sender's counter
+// exceeds its claimed count, claims that sender's next message and receives it from that rank. Messages of
+// one sender arrive in issue order and the ranks issue matching operations in one order, so the claimed
+// message is the next one of that sender's channel. Other backends keep sends free of store traffic and
+// refuse a receive from any source.
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/distributed/c10d/Backend.hpp>
@@ -142,6 +150,13 @@ class WorkInfiniCCL : public c10d::Work {
 
     std::vector<at::Tensor> result() override { return outputs_; }
 
+    int sourceRank() const override {
+        TORCH_CHECK(source_ >= 0, "infiniccl: only a receive from any source has a source rank");
+        return source_;
+    }
+
+    int source_ = -1;  // the sender a receive from any source took its message from
+
     c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
         TORCH_CHECK(done_->future, "infiniccl: the future of a work of a coalescing block exists once the block ends");
         return done_->future;
@@ -161,7 +176,9 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         : c10d::Backend(rank, size),
           store_(std::move(store)),
           timeout_(timeout),
-          blocking_(backendType() == INFINI_DEVICE_CPU || blockingWaitFromEnv()) {}
+          blocking_(backendType() == INFINI_DEVICE_CPU || blockingWaitFromEnv()),
+          any_source_(backendType() == INFINI_DEVICE_CPU),
+          claimed_(size, 0) {}
 
     ~ProcessGroupInfiniCCL() override {
         for (auto &kv : devices_) infinicclCommDestroy(kv.second.comm);
@@ -547,22 +564,51 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         const char *op = "send";
         at::Tensor t = single(op, tensors);
         checkPeer(op, dstRank);
-        return run(op, OpType::SEND, {t}, {}, [&](infinicclComm_t c, infinirtStream_t s) {
+        auto work = run(op, OpType::SEND, {t}, {}, [&](infinicclComm_t c, infinirtStream_t s) {
             CCL_CHECK(op, infinicclSend(t.data_ptr(), t.numel(), dtypeOf(t), dstRank, c, s));
         });
+        if (any_source_) store_->add(sendsKey(rank_, dstRank), 1);
+        return work;
     }
 
     c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor> &tensors, int srcRank, int tag) override {
         const char *op = "recv";
         at::Tensor t = single(op, tensors);
         checkPeer(op, srcRank);
-        return run(op, OpType::RECV, {}, {t}, [&](infinicclComm_t c, infinirtStream_t s) {
+        auto work = run(op, OpType::RECV, {}, {t}, [&](infinicclComm_t c, infinirtStream_t s) {
             CCL_CHECK(op, infinicclRecv(t.data_ptr(), t.numel(), dtypeOf(t), srcRank, c, s));
         });
+        ++claimed_[srcRank];
+        return work;
     }
 
-    c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor> &, int) override {
-        TORCH_CHECK(false, "infiniccl recv: a receive from any source is not supported; name the source rank");
+    // Blocks the host until a sender's message is known to be issued (or the group's timeout passes), then
+    // receives it like recv(src) from that sender; the Work's sourceRank() names it.
+    c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor> &tensors, int tag) override {
+        const char *op = "recv";
+        TORCH_CHECK(any_source_,
+                    "infiniccl recv: a receive from any source needs the CPU backend (there every send counts "
+                    "itself in the group's store); on this backend name the source rank");
+        TORCH_CHECK(!coalescing_, "infiniccl recv: a receive from any source cannot be part of a coalescing block");
+        at::Tensor t = single(op, tensors);
+        TORCH_CHECK(size_ > 1, "infiniccl recv: a one-rank group has no other rank to receive from");
+        const auto deadline = std::chrono::steady_clock::now() + timeout_;
+        int src = -1;
+        for (auto pause = std::chrono::microseconds(50); src < 0; pause = std::min(pause * 2, kMaxPoll)) {
+            for (int k = 1; k < size_ && src < 0; ++k) {
+                const int peer = (rank_ + k) % size_;
+                if (store_->add(sendsKey(peer, rank_), 0) > claimed_[peer]) src = peer;
+            }
+            if (src >= 0) break;
+            if (std::chrono::steady_clock::now() >= deadline) {
+                C10_THROW_ERROR(DistBackendError, c10::str("infiniccl recv: no rank sent to rank ", rank_, " within ",
+                                                           timeout_.count(), " ms (a receive from any source)"));
+            }
+            std::this_thread::sleep_for(pause);
+        }
+        auto work = recv(tensors, src, tag);
+        c10::static_intrusive_pointer_cast<WorkInfiniCCL>(work)->source_ = src;
+        return work;
     }
 
     c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions &opts) override {
@@ -597,6 +643,13 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     };
 
     static infiniDtype_t dtypeOf(const at::Tensor &t) { return ops::toInfiniDtype(t.scalar_type()); }
+
+    static constexpr std::chrono::microseconds kMaxPoll{2000};  // the longest pause between store polls
+
+    // The store's counter of the sends issued from rank `from` to rank `to` in this group.
+    static std::string sendsKey(int from, int to) {
+        return "infiniccl_sends_" + std::to_string(from) + "_" + std::to_string(to);
+    }
 
     void checkTensors(const char *op, at::ArrayRef<at::Tensor> tensors) {
         TORCH_CHECK(!tensors.empty(), "infiniccl ", op, ": no tensors given");
@@ -729,6 +782,8 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     c10::intrusive_ptr<c10d::Store> store_;
     std::chrono::milliseconds timeout_;
     const bool blocking_;
+    const bool any_source_;         // sends count themselves in the store, so recvAnysource works
+    std::vector<int64_t> claimed_;  // per sender: its messages claimed by this rank's receives so far
     std::mutex mu_;
     std::unordered_map<c10::DeviceIndex, DeviceState> devices_;
     int comms_made_ = 0;

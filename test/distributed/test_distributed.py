@@ -1,4 +1,4 @@
-"""torch.distributed with the "infiniccl" backend, multi-process (world sizes 2 and 3).
+"""torch.distributed with the "infiniccl" backend, multi-process (world sizes 2, 3 and 4).
 
 Each test spawns the ranks once and runs many checks in them: every collective, dtype and reduce op
 on infini tensors against the same collective run by gloo on CPU copies in the same processes (one
@@ -16,91 +16,23 @@ from __future__ import annotations
 import datetime
 import os
 import time
-import traceback
 
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
+from _harness import assert_ok, close, data, launch
 
 import infinicore_torch  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not available")
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8, torch.int8]
-TOL = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
 OPS = {
     "sum": dist.ReduceOp.SUM,
     "product": dist.ReduceOp.PRODUCT,
     "max": dist.ReduceOp.MAX,
     "min": dist.ReduceOp.MIN,
 }
-
-
-def _data(rank: int, n: int, dtype: torch.dtype, seed: int = 0) -> torch.Tensor:
-    g = torch.Generator().manual_seed(1000 * seed + rank)
-    if dtype.is_floating_point:
-        return (torch.rand(n, generator=g) * 2 + 0.5).to(dtype)  # positive: products stay finite
-    return torch.randint(0, 4, (n,), generator=g).to(dtype)
-
-
-def _close(got: torch.Tensor, want: torch.Tensor, what: str) -> None:
-    tol = TOL.get(want.dtype, 0)
-    torch.testing.assert_close(got.cpu(), want, rtol=tol, atol=tol, msg=lambda m: f"{what}: {m}")
-
-
-def _entry(rank, world, store_path, fn_name, result_dir, timeout_s):
-    """Runs one rank: a "cpu:gloo,infini:infiniccl" group, then the named check; writes OK or the traceback."""
-    out = os.path.join(result_dir, f"rank{rank}.txt")
-    try:
-        store = dist.FileStore(store_path, world)
-        dist.init_process_group(
-            "cpu:gloo,infini:infiniccl",
-            store=store,
-            rank=rank,
-            world_size=world,
-            timeout=datetime.timedelta(seconds=timeout_s),
-        )
-        torch.infini.set_device(rank % torch.infini.device_count())
-        text = globals()[fn_name](rank, world) or "OK"
-        with open(out, "w") as f:
-            f.write(text)
-        dist.destroy_process_group()
-    except BaseException:  # noqa: BLE001  (reported to the parent)
-        with open(out, "w") as f:
-            f.write("ERROR\n" + traceback.format_exc())
-        os._exit(1)
-
-
-def _launch(tmp_path, world: int, fn_name: str, timeout_s: float = 60, join_s: float = 240) -> list[str]:
-    n, backend = torch.infini.device_count(), torch.infini.backend()
-    if backend != "cpu" and world > n:
-        pytest.skip(f"{world} ranks need {world} devices of the {backend} backend (one a rank); it has {n}")
-    ctx = mp.get_context("spawn")
-    procs = [
-        ctx.Process(target=_entry, args=(r, world, str(tmp_path / "store"), fn_name, str(tmp_path), timeout_s))
-        for r in range(world)
-    ]
-    for p in procs:
-        p.start()
-    deadline = time.time() + join_s
-    for p in procs:
-        p.join(max(1, deadline - time.time()))
-    hung = [r for r, p in enumerate(procs) if p.is_alive()]
-    for p in procs:
-        if p.is_alive():
-            p.kill()
-    assert not hung, f"ranks {hung} hung"
-    results = []
-    for r in range(world):
-        path = tmp_path / f"rank{r}.txt"
-        results.append(path.read_text() if path.exists() else f"rank {r} wrote nothing (exit code {procs[r].exitcode})")
-    return results
-
-
-def _assert_ok(results):
-    for r, text in enumerate(results):
-        assert not text.startswith("ERROR") and "wrote nothing" not in text, f"rank {r}:\n{text}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -111,78 +43,78 @@ def check_collectives(rank, world):
     dev = torch.device("infini", torch.infini.current_device())
     for dtype in DTYPES:
         for name, op in OPS.items():
-            x = _data(rank, 1031, dtype, seed=7)
+            x = data(rank, 1031, dtype, seed=7)
             ref = x.clone()
             dist.all_reduce(ref, op=op)  # gloo, on the CPU copy
             got = x.to(dev)
             dist.all_reduce(got, op=op)
-            _close(got, ref, f"all_reduce {name} {dtype}")
+            close(got, ref, f"all_reduce {name} {dtype}")
         if dtype.is_floating_point:
-            x = _data(rank, 517, dtype, seed=8)
+            x = data(rank, 517, dtype, seed=8)
             ref = x.double()
             dist.all_reduce(ref)
             got = x.to(dev)
             dist.all_reduce(got, op=dist.ReduceOp.AVG)
-            _close(got, (ref / world).to(dtype), f"all_reduce avg {dtype}")
+            close(got, (ref / world).to(dtype), f"all_reduce avg {dtype}")
         if dtype.is_floating_point:  # PREMUL_SUM: each rank's input times the factor, summed (gloo has none)
-            x = _data(rank, 257, dtype, seed=14)
-            want = sum(_data(r, 257, dtype, seed=14).double() * 0.5 for r in range(world)).to(dtype)
+            x = data(rank, 257, dtype, seed=14)
+            want = sum(data(r, 257, dtype, seed=14).double() * 0.5 for r in range(world)).to(dtype)
             got = x.to(dev)
             dist.all_reduce(got, op=dist._make_nccl_premul_sum(0.5))
-            _close(got, want, f"all_reduce premul_sum {dtype}")
+            close(got, want, f"all_reduce premul_sum {dtype}")
             factor = torch.tensor(0.5, dtype=dtype, device=dev)
-            big = _data(rank, world * 65, dtype, seed=15)
-            want = sum(_data(r, world * 65, dtype, seed=15).double() * 0.5 for r in range(world)).to(dtype)
+            big = data(rank, world * 65, dtype, seed=15)
+            want = sum(data(r, world * 65, dtype, seed=15).double() * 0.5 for r in range(world)).to(dtype)
             got = torch.empty(65, dtype=dtype, device=dev)
             before = big.clone()
             dist.reduce_scatter_tensor(got, big.to(dev), op=dist._make_nccl_premul_sum(factor))
-            _close(got, want[rank * 65 : (rank + 1) * 65], f"reduce_scatter_tensor premul_sum {dtype}")
+            close(got, want[rank * 65 : (rank + 1) * 65], f"reduce_scatter_tensor premul_sum {dtype}")
             assert torch.equal(big, before)
         else:  # the bitwise ops, against gloo's
             for op in (dist.ReduceOp.BAND, dist.ReduceOp.BOR, dist.ReduceOp.BXOR):
-                x = _data(rank, 257, dtype, seed=13) * 37 % 128
+                x = data(rank, 257, dtype, seed=13) * 37 % 128
                 ref = x.clone()
                 dist.all_reduce(ref, op=op)
                 got = x.to(dev)
                 dist.all_reduce(got, op=op)
-                _close(got, ref, f"all_reduce {op} {dtype}")
+                close(got, ref, f"all_reduce {op} {dtype}")
         for root in range(world):
-            x = _data(rank, 333, dtype, seed=9 + root)
+            x = data(rank, 333, dtype, seed=9 + root)
             ref = x.clone()
             dist.broadcast(ref, src=root)
             got = x.to(dev)
             dist.broadcast(got, src=root)
-            _close(got, ref, f"broadcast root {root} {dtype}")
+            close(got, ref, f"broadcast root {root} {dtype}")
             ref = x.clone()
             dist.reduce(ref, dst=root, op=dist.ReduceOp.MAX)
             got = x.to(dev)
             dist.reduce(got, dst=root, op=dist.ReduceOp.MAX)
             if rank == root:
-                _close(got, ref, f"reduce root {root} {dtype}")
-        x = _data(rank, 129, dtype, seed=11)
+                close(got, ref, f"reduce root {root} {dtype}")
+        x = data(rank, 129, dtype, seed=11)
         refs = [torch.empty_like(x) for _ in range(world)]
         dist.all_gather(refs, x)
         gots = [torch.empty_like(x, device=dev) for _ in range(world)]
         dist.all_gather(gots, x.to(dev))
         for j in range(world):
-            _close(gots[j], refs[j], f"all_gather {dtype} part {j}")
+            close(gots[j], refs[j], f"all_gather {dtype} part {j}")
         ref = torch.empty(world * 129, dtype=dtype)
         dist.all_gather_into_tensor(ref, x)
         got = torch.empty(world * 129, dtype=dtype, device=dev)
         dist.all_gather_into_tensor(got, x.to(dev))
-        _close(got, ref, f"all_gather_into_tensor {dtype}")
-        big = _data(rank, world * 65, dtype, seed=12)
-        want = sum(_data(r, world * 65, dtype, seed=12).double() for r in range(world))
+        close(got, ref, f"all_gather_into_tensor {dtype}")
+        big = data(rank, world * 65, dtype, seed=12)
+        want = sum(data(r, world * 65, dtype, seed=12).double() for r in range(world))
         want = want.to(dtype)[rank * 65 : (rank + 1) * 65]
         got = torch.empty(65, dtype=dtype, device=dev)
         dist.reduce_scatter_tensor(got, big.to(dev))
-        _close(got, want, f"reduce_scatter_tensor {dtype}")
+        close(got, want, f"reduce_scatter_tensor {dtype}")
         got = torch.empty(65, dtype=dtype, device=dev)
         dist.reduce_scatter(got, [c.to(dev) for c in big.chunk(world)])
-        _close(got, want, f"reduce_scatter {dtype}")
+        close(got, want, f"reduce_scatter {dtype}")
     # gather / scatter / all_to_all / send-recv / barrier (float32 and int64)
     for dtype in (torch.float32, torch.int64):
-        x = _data(rank, 77, dtype, seed=13)
+        x = data(rank, 77, dtype, seed=13)
         for root in range(world):
             refs = [torch.empty_like(x) for _ in range(world)] if rank == root else None
             dist.gather(x, refs, dst=root)
@@ -190,60 +122,89 @@ def check_collectives(rank, world):
             dist.gather(x.to(dev), gots, dst=root)
             if rank == root:
                 for j in range(world):
-                    _close(gots[j], refs[j], f"gather {dtype} root {root} part {j}")
-            chunks = [_data(j, 19, dtype, seed=14 + root) for j in range(world)] if rank == root else None
+                    close(gots[j], refs[j], f"gather {dtype} root {root} part {j}")
+            chunks = [data(j, 19, dtype, seed=14 + root) for j in range(world)] if rank == root else None
             ref = torch.empty(19, dtype=dtype)
             dist.scatter(ref, chunks, src=root)
             got = torch.empty(19, dtype=dtype, device=dev)
             dist.scatter(got, [c.to(dev) for c in chunks] if chunks else None, src=root)
-            _close(got, ref, f"scatter {dtype} root {root}")
-        inp = _data(rank, world * 10, dtype, seed=15)
+            close(got, ref, f"scatter {dtype} root {root}")
+        inp = data(rank, world * 10, dtype, seed=15)
         ref = torch.empty_like(inp)
         dist.all_to_all_single(ref, inp)
         got = torch.empty_like(inp, device=dev)
         dist.all_to_all_single(got, inp.to(dev))
-        _close(got, ref, f"all_to_all_single {dtype}")
-        ins = [_data(rank * world + j, 7, dtype, seed=16) for j in range(world)]
+        close(got, ref, f"all_to_all_single {dtype}")
+        ins = [data(rank * world + j, 7, dtype, seed=16) for j in range(world)]
         # by hand: gloo's all_to_all exists only in newer torch (2.13 has it, 2.11 does not)
-        refs = [_data(j * world + rank, 7, dtype, seed=16) for j in range(world)]
+        refs = [data(j * world + rank, 7, dtype, seed=16) for j in range(world)]
         gots = [torch.empty(7, dtype=dtype, device=dev) for _ in range(world)]
         dist.all_to_all(gots, [t.to(dev) for t in ins])
         for j in range(world):
-            _close(gots[j], refs[j], f"all_to_all {dtype} part {j}")
+            close(gots[j], refs[j], f"all_to_all {dtype} part {j}")
     # send/recv around a ring, larger than one channel slot
     nxt, prv = (rank + 1) % world, (rank - 1) % world
-    x = _data(rank, 300_001, torch.float32, seed=17)
+    x = data(rank, 300_001, torch.float32, seed=17)
     got = torch.empty_like(x, device=dev)
     reqs = dist.batch_isend_irecv([dist.P2POp(dist.isend, x.to(dev), nxt), dist.P2POp(dist.irecv, got, prv)])
     for r in reqs:
         r.wait()
-    _close(got, _data(prv, 300_001, torch.float32, seed=17), "ring send/recv")
+    close(got, data(prv, 300_001, torch.float32, seed=17), "ring send/recv")
     if rank == 0:
         dist.send(x.to(dev), 1)
     elif rank == 1:
         got = torch.empty_like(x, device=dev)
         dist.recv(got, 0)
-        _close(got, _data(0, 300_001, torch.float32, seed=17), "send/recv")
+        close(got, data(0, 300_001, torch.float32, seed=17), "send/recv")
     dist.barrier()
     # coalesced all-reduce
-    ts = [_data(rank, n, torch.float32, seed=18) for n in (3, 1000, 0, 70_000)]
+    ts = [data(rank, n, torch.float32, seed=18) for n in (3, 1000, 0, 70_000)]
     with dist._coalescing_manager(device=dev):
         gots = [t.to(dev) for t in ts]
         for t in gots:
             dist.all_reduce(t)
     for t, g in zip(ts, gots):
-        want = sum(_data(r, t.numel(), torch.float32, seed=18) for r in range(world))
-        _close(g, want, f"coalesced all_reduce numel {t.numel()}")
+        want = sum(data(r, t.numel(), torch.float32, seed=18) for r in range(world))
+        close(g, want, f"coalesced all_reduce numel {t.numel()}")
+
+
+def check_recv_any_source(rank, world):
+    """Ranks 1.. send rank 0 two messages each; rank 0 takes rank 1's first by name, the rest from any source."""
+    dev = torch.device("infini", torch.infini.current_device())
+    msg = lambda src, k: torch.full((33,), 100.0 * src + k)  # noqa: E731  (message k of rank src)
+    if rank != 0:
+        for k in range(2):
+            dist.send(msg(rank, k).to(dev), 0)
+        dist.barrier()
+        return None
+    got = torch.empty(33, device=dev)
+    dist.recv(got, src=1)
+    close(got, msg(1, 0), "named recv")
+    taken = {1: 1} | {src: 0 for src in range(2, world)}  # each sender's messages taken so far
+    for i in range(2 * (world - 1) - 1):
+        got = torch.empty(33, device=dev)
+        if i == 0:
+            work = dist.irecv(got)  # the asynchronous form: the source is known once it is waited for
+            work.wait()
+            src = work._source_rank()
+        else:
+            src = dist.recv(got)
+        assert src in taken, f"source {src}"
+        close(got, msg(src, taken[src]), f"message {taken[src]} of rank {src}")  # in each sender's order
+        taken[src] += 1
+    assert all(n == 2 for n in taken.values()), taken
+    dist.barrier()
+    return None
 
 
 def check_uneven(rank, world):
     dev = torch.device("infini", torch.infini.current_device())
     sizes = [3 + 4 * j for j in range(world)]
-    x = _data(rank, sizes[rank], torch.float32, seed=21)
+    x = data(rank, sizes[rank], torch.float32, seed=21)
     gots = [torch.empty(sizes[j], device=dev) for j in range(world)]
     dist.all_gather(gots, x.to(dev))
     for j in range(world):
-        _close(gots[j], _data(j, sizes[j], torch.float32, seed=21), f"uneven all_gather part {j}")
+        close(gots[j], data(j, sizes[j], torch.float32, seed=21), f"uneven all_gather part {j}")
     # uneven all_to_all_single: rank r sends j + r + 1 rows to rank j
     send_splits = [j + rank + 1 for j in range(world)]
     recv_splits = [rank + j + 1 for j in range(world)]
@@ -251,19 +212,19 @@ def check_uneven(rank, world):
     out = torch.empty(sum(recv_splits), 2, device=dev)
     dist.all_to_all_single(out, inp.to(dev), recv_splits, send_splits)
     want = torch.cat([torch.full((recv_splits[j], 2), 100.0 * j + rank) for j in range(world)])
-    _close(out, want, "uneven all_to_all_single")
+    close(out, want, "uneven all_to_all_single")
     # uneven all_to_all: rank r sends 5 + j elements to rank j
-    ins = [_data(rank * world + j, 5 + j, torch.int64, seed=16) for j in range(world)]
+    ins = [data(rank * world + j, 5 + j, torch.int64, seed=16) for j in range(world)]
     gots = [torch.empty(5 + rank, dtype=torch.int64, device=dev) for _ in range(world)]
     dist.all_to_all(gots, [t.to(dev) for t in ins])
     for j in range(world):
-        _close(gots[j], _data(j * world + rank, 5 + rank, torch.int64, seed=16), f"uneven all_to_all part {j}")
+        close(gots[j], data(j * world + rank, 5 + rank, torch.int64, seed=16), f"uneven all_to_all part {j}")
     # uneven reduce_scatter (block j has sizes[j] elements)
-    ins = [_data(rank, sizes[j], torch.float32, seed=22 + j) for j in range(world)]
+    ins = [data(rank, sizes[j], torch.float32, seed=22 + j) for j in range(world)]
     got = torch.empty(sizes[rank], device=dev)
     dist.reduce_scatter(got, [t.to(dev) for t in ins])
-    want = sum(_data(r, sizes[rank], torch.float32, seed=22 + rank) for r in range(world))
-    _close(got, want, "uneven reduce_scatter")
+    want = sum(data(r, sizes[rank], torch.float32, seed=22 + rank) for r in range(world))
+    close(got, want, "uneven reduce_scatter")
 
 
 def check_async_overlap(rank, world):
@@ -368,6 +329,16 @@ def check_bad_input(rank, world):
             assert fragment in str(e), (fragment, str(e))
         else:
             raise AssertionError(f"no error for {fragment}")
+    # a receive from any source that no rank sends to: the group's timeout, then an error that says so
+    quick = dist.new_group(backend="infiniccl", timeout=datetime.timedelta(seconds=1))
+    if rank == 0:
+        try:
+            dist.recv(torch.empty(3, device=dev), group=quick)
+        except dist.DistBackendError as e:
+            assert "no rank sent to rank 0 within 1000 ms" in str(e), str(e)
+        else:
+            raise AssertionError("a receive from any source with no sender did not raise")
+    dist.barrier()
     assert torch.equal(t.cpu(), before), "a failed call changed its input"
     dist.all_reduce(t)  # the group still works
     assert torch.equal(t.cpu(), before * world)
@@ -376,27 +347,34 @@ def check_bad_input(rank, world):
 # ------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("world", [2, 3])
+@pytest.mark.parametrize("world", [2, 3, 4])
 def test_collectives_match_gloo(tmp_path, world):
-    _assert_ok(_launch(tmp_path, world, "check_collectives"))
+    assert_ok(launch(tmp_path, world, check_collectives))
 
 
-@pytest.mark.parametrize("world", [2, 3])
+@pytest.mark.parametrize("world", [2, 3, 4])
+def test_recv_from_any_source(tmp_path, world):
+    if torch.infini.backend() != "cpu":
+        pytest.skip("a receive from any source is the CPU backend's (its sends count themselves in the store)")
+    assert_ok(launch(tmp_path, world, check_recv_any_source))
+
+
+@pytest.mark.parametrize("world", [2, 3, 4])
 def test_uneven_sizes(tmp_path, world):
-    _assert_ok(_launch(tmp_path, world, "check_uneven"))
+    assert_ok(launch(tmp_path, world, check_uneven))
 
 
 def test_async_work_overlaps_compute(tmp_path):
-    _assert_ok(_launch(tmp_path, 2, "check_async_overlap"))
+    assert_ok(launch(tmp_path, 2, check_async_overlap))
 
 
-@pytest.mark.parametrize("world", [2, 3])
+@pytest.mark.parametrize("world", [2, 3, 4])
 def test_ddp_on_infini_matches_ddp_on_cpu(tmp_path, world):
-    _assert_ok(_launch(tmp_path, world, "check_ddp"))
+    assert_ok(launch(tmp_path, world, check_ddp))
 
 
 def test_bad_input_raises_and_leaves_inputs(tmp_path):
-    _assert_ok(_launch(tmp_path, 2, "check_bad_input"))
+    assert_ok(launch(tmp_path, 2, check_bad_input))
 
 
 NO_NCCL_FAILURES = "peer failures: the nvidia backend's infiniccl has no timeout or peer-exit detection over NCCL"
@@ -404,12 +382,12 @@ NO_NCCL_FAILURES = "peer failures: the nvidia backend's infiniccl has no timeout
 
 @pytest.mark.cpu_backend(NO_NCCL_FAILURES)
 def test_a_rank_that_exits_makes_the_others_raise(tmp_path):
-    results = _launch(tmp_path, 3, "check_peer_exits", timeout_s=30)
+    results = launch(tmp_path, 3, check_peer_exits, timeout_s=30)
     for r in range(2):
         assert results[r].startswith("RAISED"), f"rank {r}:\n{results[r]}"
 
 
 @pytest.mark.cpu_backend(NO_NCCL_FAILURES)
 def test_a_rank_that_never_arrives_times_out(tmp_path):
-    results = _launch(tmp_path, 2, "check_peer_late", timeout_s=2)
+    results = launch(tmp_path, 2, check_peer_late, timeout_s=2)
     assert results[0].startswith("RAISED"), results[0]
