@@ -170,6 +170,7 @@ FORBIDDEN = {
     "random op": (lambda x: torch.randn(4, device=DEV), "random ops cannot be captured"),
     "empty_cache": (lambda x: torch.infini.empty_cache(), "empty_cache"),
     "event query": (lambda x: _record_and_query(), "event recorded during a stream capture"),
+    "cpu fallback": (lambda x: torch.special.bessel_j0(x), "bessel_j0.* cannot be captured"),
 }
 
 
@@ -211,3 +212,18 @@ def test_a_refused_call_spoils_the_capture_even_when_caught():
                 torch.infini.synchronize()
     with pytest.raises(RuntimeError, match="holds no capture"):
         g.replay()
+
+
+@pytest.mark.two_devices
+def test_a_graph_of_the_second_device_replays_there_from_any_current_device():
+    x = torch.arange(8.0, device="infini:1")
+    g = torch.infini.InfiniGraph()
+    with torch.infini.device(1):
+        with torch.infini.graph(g):
+            y = x * x
+    assert y.device == torch.device("infini:1") and torch.infini.current_device() == 0
+    assert _C._pool_reserved_bytes(1, g.pool()) > 0 and _C._pool_reserved_bytes(0, g.pool()) == 0
+    x.add_(1)
+    g.replay()  # on infini:1's current stream, with infini:0 current
+    torch.infini.synchronize(1)
+    assert torch.equal(y.cpu(), (torch.arange(8.0) + 1) ** 2)
