@@ -227,3 +227,19 @@ def test_a_graph_of_the_second_device_replays_there_from_any_current_device():
     g.replay()  # on infini:1's current stream, with infini:0 current
     torch.infini.synchronize(1)
     assert torch.equal(y.cpu(), (torch.arange(8.0) + 1) ** 2)
+
+
+def test_pinned_memory_freed_during_a_capture_leaves_the_capture_and_later_pinning_alone():
+    x = torch.arange(256.0, device=DEV)
+    keep = torch.empty(256, pin_memory=True)  # the captured copy's destination, alive while the graph is
+    g = torch.infini.InfiniGraph()
+    with torch.infini.graph(g):
+        host = torch.empty(256, pin_memory=True)
+        host.copy_(x * 2, non_blocking=True)  # a copy into pinned memory: captured, and the block's use recorded
+        del host  # freed while its stream captures
+        keep.copy_(x * 3, non_blocking=True)
+        torch.empty(256, pin_memory=True)  # the pinned allocator looks at its freed blocks
+    torch.empty(256, pin_memory=True)
+    g.replay()
+    torch.infini.synchronize()
+    assert torch.equal(keep, torch.arange(256.0) * 3)
