@@ -12,6 +12,7 @@
 #include "runtime/InfiniAllocator.h"
 #include "runtime/InfiniFunctions.h"
 #include "runtime/InfiniGenerator.h"
+#include "runtime/InfiniGraph.h"
 #include "runtime/InfiniHostAllocator.h"
 #include "runtime/InfiniStream.h"
 
@@ -163,6 +164,54 @@ PYBIND11_MODULE(_C, m) {
     m.def("_empty_cache", guarded(+[] {
               emptyCache();
               emptyPinnedCache();
+          }));
+
+    // graphs
+    py::class_<InfiniGraph>(m, "_InfiniGraph")
+        .def(py::init<>())
+        .def(
+            "capture_begin",
+            [](InfiniGraph &g, c10::MempoolId_t pool, const std::string &mode) {
+                HANDLE_TH_ERRORS
+                g.capture_begin(pool, mode);
+                END_HANDLE_TH_ERRORS_PYBIND
+            },
+            py::arg("pool") = c10::MempoolId_t{0, 0}, py::arg("capture_error_mode") = "global")
+        .def("capture_end",
+             [](InfiniGraph &g) {
+                 HANDLE_TH_ERRORS
+                 g.capture_end();
+                 END_HANDLE_TH_ERRORS_PYBIND
+             })
+        .def("replay",
+             [](InfiniGraph &g) {
+                 HANDLE_TH_ERRORS
+                 py::gil_scoped_release no_gil;
+                 g.replay();
+                 END_HANDLE_TH_ERRORS_PYBIND
+             })
+        .def("reset",
+             [](InfiniGraph &g) {
+                 HANDLE_TH_ERRORS
+                 g.reset();
+                 END_HANDLE_TH_ERRORS_PYBIND
+             })
+        .def("pool", [](const InfiniGraph &g) {
+            HANDLE_TH_ERRORS
+            return g.pool();
+            END_HANDLE_TH_ERRORS_PYBIND
+        });
+    m.def("_graph_pool_handle", guarded(+[] { return graphPoolHandle(); }));
+    m.def("_pool_reserved_bytes", guarded(+[](c10::DeviceIndex d, c10::MempoolId_t pool) {
+              lazy_init();
+              check_device_index(d);
+              return poolReservedBytes(d, pool);
+          }));
+    m.def("_is_current_stream_capturing", guarded(+[] {
+              lazy_init();
+              infinirtStreamCaptureStatus_t status;
+              INFINI_CHECK(infinirtStreamIsCapturing(native_stream(getCurrentStream(-1)), &status));
+              return status != INFINIRT_STREAM_CAPTURE_STATUS_NONE;
           }));
 
     // random

@@ -28,6 +28,7 @@ INVALID_HANDLE = 21
 NOT_READY = 22
 TIMEOUT = 23
 REMOTE_ERROR = 24
+CAPTURE_UNSUPPORTED = 25
 
 # infinicclReduceOp_t
 CCL_SUM, CCL_PROD, CCL_MAX, CCL_MIN, CCL_AVG, CCL_BAND, CCL_BOR, CCL_BXOR = 0, 1, 2, 3, 4, 5, 6, 7
@@ -43,6 +44,10 @@ H2H, H2D, D2H, D2D = 0, 1, 2, 3
 # infinirtEventStatus_t and flags
 EVENT_COMPLETE, EVENT_NOT_READY = 0, 1
 EVENT_DEFAULT, EVENT_DISABLE_TIMING, EVENT_BLOCKING_SYNC = 0, 1, 2
+
+# infinirtStreamCaptureMode_t, infinirtStreamCaptureStatus_t
+CAPTURE_MODE_GLOBAL, CAPTURE_MODE_THREAD_LOCAL, CAPTURE_MODE_RELAXED = 0, 1, 2
+CAPTURE_NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED = 0, 1, 2
 
 # infinirtMemoryType_t
 MEMORY_UNREGISTERED, MEMORY_HOST, MEMORY_DEVICE = 0, 1, 2
@@ -123,6 +128,11 @@ _SIGNATURES = {
     "infinirtMemset": (c_int, [c_void_p, c_int, c_size_t]),
     "infinirtMemsetAsync": (c_int, [c_void_p, c_int, c_size_t, c_void_p]),
     "infinirtPointerGetAttributes": (c_int, [_P(PointerAttributes), c_void_p]),
+    "infinirtStreamBeginCapture": (c_int, [c_void_p, c_int]),
+    "infinirtStreamEndCapture": (c_int, [c_void_p, _P(c_void_p)]),
+    "infinirtStreamIsCapturing": (c_int, [c_void_p, _P(c_int)]),
+    "infinirtGraphLaunch": (c_int, [c_void_p, c_void_p]),
+    "infinirtGraphDestroy": (c_int, [c_void_p]),
     "infinirtGetBackendCount": (c_int, [_P(c_int)]),
     "infinirtGetBackendInfo": (c_int, [c_int, _P(BackendInfo)]),
     "infiniopCreateHandle": (c_int, [_P(c_void_p)]),

@@ -246,6 +246,52 @@ INFINI_API infiniStatus_t infinirtPointerGetAttributes(infinirtPointerAttributes
     ROUTE("infinirtPointerGetAttributes", pointer_get_attributes, attr, ptr);
 }
 
+// Routes a graph call to the current device type's backend, or says that it cannot capture.
+#define ROUTE_GRAPH(api, field, ...)                                                                                \
+    do {                                                                                                            \
+        const infiniBackend_t *b_ = nullptr;                                                                        \
+        INFINI_RETURN_IF_ERROR(backendOf(api, current_device.type, &b_));                                           \
+        if (b_->struct_size < INFINI_BACKEND_GRAPH_SIZE || b_->field == nullptr) {                                  \
+            return fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s: the %s backend cannot capture streams", api, b_->name); \
+        }                                                                                                           \
+        return forward(api, b_, b_->field(__VA_ARGS__));                                                            \
+    } while (0)
+
+INFINI_API infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode) {
+    if (stream == nullptr) {
+        return fail(INFINI_STATUS_BAD_PARAM,
+                    "infinirtStreamBeginCapture: the default stream cannot be captured (use one from "
+                    "infinirtStreamCreate)");
+    }
+    if (mode < INFINIRT_STREAM_CAPTURE_MODE_GLOBAL || mode > INFINIRT_STREAM_CAPTURE_MODE_RELAXED) {
+        return fail(INFINI_STATUS_BAD_PARAM, "infinirtStreamBeginCapture: %d is not a capture mode",
+                    static_cast<int>(mode));
+    }
+    ROUTE_GRAPH("infinirtStreamBeginCapture", stream_begin_capture, stream, mode);
+}
+
+INFINI_API infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infinirtGraph_t *graph_ptr) {
+    INFINI_CHECK_NOT_NULL("infinirtStreamEndCapture", graph_ptr);
+    *graph_ptr = nullptr;
+    ROUTE_GRAPH("infinirtStreamEndCapture", stream_end_capture, stream, graph_ptr);
+}
+
+INFINI_API infiniStatus_t infinirtStreamIsCapturing(infinirtStream_t stream,
+                                                    infinirtStreamCaptureStatus_t *status_ptr) {
+    INFINI_CHECK_NOT_NULL("infinirtStreamIsCapturing", status_ptr);
+    ROUTE_GRAPH("infinirtStreamIsCapturing", stream_is_capturing, stream, status_ptr);
+}
+
+INFINI_API infiniStatus_t infinirtGraphLaunch(infinirtGraph_t graph, infinirtStream_t stream) {
+    INFINI_CHECK_NOT_NULL("infinirtGraphLaunch", graph);
+    ROUTE_GRAPH("infinirtGraphLaunch", graph_launch, graph, stream);
+}
+
+INFINI_API infiniStatus_t infinirtGraphDestroy(infinirtGraph_t graph) {
+    INFINI_CHECK_NOT_NULL("infinirtGraphDestroy", graph);
+    ROUTE_GRAPH("infinirtGraphDestroy", graph_destroy, graph);
+}
+
 INFINI_API infiniStatus_t infinirtGetBackendCount(int *count) {
     INFINI_CHECK_NOT_NULL("infinirtGetBackendCount", count);
     *count = static_cast<int>(infini::core::libraries().size());

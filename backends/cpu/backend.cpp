@@ -1,6 +1,7 @@
 // backend.cpp: the CPU backend's entry point: devices, streams, events and handles, and the table
 // that the core loads.
 #include <cstdio>
+#include <exception>
 #include <fstream>
 
 #include "ccl.h"
@@ -67,6 +68,7 @@ infiniStatus_t streamDestroy(infinirtStream_t stream) { return Runtime::get().de
 infiniStatus_t streamSynchronize(infinirtStream_t stream) {
     std::shared_ptr<Stream> s;
     INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    INFINI_RETURN_IF_ERROR(refuseIfCapturing(*s, "synchronizing a capturing stream"));
     s->synchronize();
     return takeStreamError(*s);
 }
@@ -74,8 +76,31 @@ infiniStatus_t streamSynchronize(infinirtStream_t stream) {
 infiniStatus_t streamQuery(infinirtStream_t stream, infinirtEventStatus_t *status) {
     std::shared_ptr<Stream> s;
     INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    INFINI_RETURN_IF_ERROR(refuseIfCapturing(*s, "querying a capturing stream"));
     *status = s->idle() ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
     return INFINI_STATUS_SUCCESS;
+}
+
+// Refuses to use an event whose latest record was captured by a stream other than `user` (nullptr: any), as that
+// record has no version until its graph is launched; the capture holding it is invalidated (e->mu held).
+infiniStatus_t refuseCapturedEvent(Event &e, const Stream *user, const char *what) {
+    if (!e.captured) return INFINI_STATUS_SUCCESS;
+    std::shared_ptr<Stream> capturer = e.capture_stream.lock();
+    if (user != nullptr && capturer.get() == user) return INFINI_STATUS_SUCCESS;
+    std::string why = std::string(what) +
+                      " of an event recorded during a stream capture is not allowed (the record happens only when "
+                      "the graph is launched; the cpu backend captures one stream at a time)";
+    if (capturer) capturer->invalidateCapture(why);
+    return fail(INFINI_STATUS_CAPTURE_UNSUPPORTED, "%s", why.c_str());
+}
+
+// The task that makes a stream wait for version of e (nothing when version is 0: never recorded).
+std::function<void()> waitTask(const std::shared_ptr<Event> &e, uint64_t version) {
+    if (version == 0) return [] {};
+    return [e, version] {
+        std::unique_lock<std::mutex> lock(e->mu);
+        e->cv.wait(lock, [&] { return e->completed >= version; });
+    };
 }
 
 infiniStatus_t streamWaitEvent(infinirtStream_t stream, infinirtEvent_t event) {
@@ -86,13 +111,18 @@ infiniStatus_t streamWaitEvent(infinirtStream_t stream, infinirtEvent_t event) {
     uint64_t version;
     {
         std::lock_guard<std::mutex> lock(e->mu);
+        INFINI_RETURN_IF_ERROR(refuseCapturedEvent(*e, s.get(), "waiting on a stream for the record"));
         version = e->recorded;
     }
+    // captured: the launch waits for the record that is latest when the graph is launched
+    if (s->capture([e] {
+            std::lock_guard<std::mutex> lock(e->mu);
+            return waitTask(e, e->recorded);
+        })) {
+        return INFINI_STATUS_SUCCESS;
+    }
     if (version == 0) return INFINI_STATUS_SUCCESS;  // never recorded: nothing to wait for
-    s->enqueue([e, version] {
-        std::unique_lock<std::mutex> lock(e->mu);
-        e->cv.wait(lock, [&] { return e->completed >= version; });
-    });
+    s->enqueue(waitTask(e, version));
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -117,20 +147,21 @@ infiniStatus_t eventRecord(infinirtEvent_t event, infinirtStream_t stream) {
         return fail(INFINI_STATUS_BAD_PARAM, "an event of cpu:%d cannot be recorded on a stream of cpu:%d", e->device,
                     s->device());
     }
-    uint64_t version;
-    {
-        std::lock_guard<std::mutex> lock(e->mu);
-        version = ++e->recorded;
+    std::lock_guard<std::mutex> lock(e->mu);
+    // captured: each launch records a new version
+    if (s->capture([e] {
+            std::lock_guard<std::mutex> lock(e->mu);
+            const uint64_t version = ++e->recorded;
+            e->captured = false;
+            return std::function<void()>([e, version] { completeEvent(*e, version); });
+        })) {
+        e->captured = true;
+        e->capture_stream = s;
+        return INFINI_STATUS_SUCCESS;
     }
-    s->enqueue([e, version] {
-        auto now = Clock::now();
-        std::lock_guard<std::mutex> lock(e->mu);
-        if (version > e->completed) {
-            e->completed = version;
-            e->time = now;
-        }
-        e->cv.notify_all();
-    });
+    const uint64_t version = ++e->recorded;
+    e->captured = false;
+    s->enqueue([e, version] { completeEvent(*e, version); });  // (the task locks e->mu when it runs)
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -138,6 +169,7 @@ infiniStatus_t eventQuery(infinirtEvent_t event, infinirtEventStatus_t *status) 
     std::shared_ptr<Event> e;
     INFINI_RETURN_IF_ERROR(Runtime::get().findEvent(event, &e));
     std::lock_guard<std::mutex> lock(e->mu);
+    INFINI_RETURN_IF_ERROR(refuseCapturedEvent(*e, nullptr, "querying the record"));
     *status = e->completed >= e->recorded ? INFINIRT_EVENT_COMPLETE : INFINIRT_EVENT_NOT_READY;
     return INFINI_STATUS_SUCCESS;
 }
@@ -146,6 +178,7 @@ infiniStatus_t eventSynchronize(infinirtEvent_t event) {
     std::shared_ptr<Event> e;
     INFINI_RETURN_IF_ERROR(Runtime::get().findEvent(event, &e));
     std::unique_lock<std::mutex> lock(e->mu);
+    INFINI_RETURN_IF_ERROR(refuseCapturedEvent(*e, nullptr, "synchronizing with the record"));
     uint64_t version = e->recorded;
     e->cv.wait(lock, [&] { return e->completed >= version; });
     return INFINI_STATUS_SUCCESS;
@@ -162,6 +195,7 @@ infiniStatus_t completedTime(const char *name, infinirtEvent_t handle, Clock::ti
                     handle);
     }
     std::lock_guard<std::mutex> lock(e->mu);
+    INFINI_RETURN_IF_ERROR(refuseCapturedEvent(*e, nullptr, "timing the record"));
     if (e->recorded == 0) return fail(INFINI_STATUS_BAD_PARAM, "%s event %p was never recorded", name, handle);
     if (e->completed < e->recorded) {
         return fail(INFINI_STATUS_NOT_READY, "%s event %p has not completed yet", name, handle);
@@ -177,6 +211,63 @@ infiniStatus_t eventElapsedTime(float *ms, infinirtEvent_t start, infinirtEvent_
     *ms = std::chrono::duration<float, std::milli>(t1 - t0).count();
     return INFINI_STATUS_SUCCESS;
 }
+
+infiniStatus_t streamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t) {
+    std::shared_ptr<Stream> s;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    if (!s->beginCapture()) return fail(INFINI_STATUS_BAD_PARAM, "stream %p is capturing already", stream);
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamEndCapture(infinirtStream_t stream, infinirtGraph_t *graph) {
+    std::shared_ptr<Stream> s;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    std::string why;
+    std::shared_ptr<Graph> g = s->endCapture(&why);
+    if (!g) return fail(INFINI_STATUS_CAPTURE_UNSUPPORTED, "stream %p has no graph: %s", stream, why.c_str());
+    *graph = Runtime::get().addGraph(std::move(g));
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamIsCapturing(infinirtStream_t stream, infinirtStreamCaptureStatus_t *status) {
+    std::shared_ptr<Stream> s;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    *status = static_cast<infinirtStreamCaptureStatus_t>(s->captureStatus());
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t graphLaunch(infinirtGraph_t graph, infinirtStream_t stream) {
+    std::shared_ptr<Graph> g;
+    std::shared_ptr<Stream> s;
+    INFINI_RETURN_IF_ERROR(Runtime::get().findGraph(graph, &g));
+    INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    if (s->device() != g->device) {
+        return fail(INFINI_STATUS_BAD_PARAM, "a graph captured on cpu:%d cannot be launched on a stream of cpu:%d",
+                    g->device, s->device());
+    }
+    if (s->capturing()) {  // launched into a capture: its nodes become part of that graph
+        for (const GraphNode &node : g->nodes) s->capture(node);
+        return INFINI_STATUS_SUCCESS;
+    }
+    std::vector<std::function<void()>> tasks;
+    tasks.reserve(g->nodes.size());
+    for (const GraphNode &node : g->nodes) tasks.push_back(node());
+    // every task runs (a later event record must not be lost to an earlier failure); the first failure is raised
+    s->enqueue([tasks = std::move(tasks)] {
+        std::exception_ptr first;
+        for (const auto &task : tasks) {
+            try {
+                task();
+            } catch (...) {
+                if (!first) first = std::current_exception();
+            }
+        }
+        if (first) std::rethrow_exception(first);
+    });
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t graphDestroy(infinirtGraph_t graph) { return Runtime::get().destroyGraph(graph); }
 
 struct CpuHandle {
     InfiniopHandle header;
@@ -200,6 +291,7 @@ infiniBackend_t makeTable() {
     t.device_type = INFINI_DEVICE_CPU;
     t.name = "cpu";
     INFINI_BACKEND_FILL_RUNTIME(t, ops::createOp);
+    INFINI_BACKEND_FILL_GRAPH(t);
     fillCclTable(t);
     t.family = families::family;
     return t;

@@ -72,6 +72,13 @@ infiniStatus_t claim(void *ptr, bool want_pinned, Allocation *out) {
     return INFINI_STATUS_SUCCESS;
 }
 
+// Puts back an allocation claimed by a free that was refused (the memory stays allocated).
+void unclaim(void *ptr, const Allocation &a) {
+    Runtime &rt = Runtime::get();
+    std::lock_guard<std::mutex> lock(rt.mem_mu);
+    rt.allocations.emplace(reinterpret_cast<uintptr_t>(ptr), a);
+}
+
 void release(void *ptr, const Allocation &a) {
     std::free(ptr);
     if (a.device == kPinned) return;
@@ -126,6 +133,10 @@ infiniStatus_t freeDevice(void *ptr) {
     Allocation a;
     INFINI_RETURN_IF_ERROR(claim(ptr, false, &a));
     infiniStatus_t s = Runtime::get().synchronizeDevice(a.device);  // as a device frees only when idle
+    if (s == INFINI_STATUS_CAPTURE_UNSUPPORTED) {                   // not synchronized: queued work may still use it
+        unclaim(ptr, a);
+        return s;
+    }
     release(ptr, a);
     return s;
 }
@@ -139,6 +150,10 @@ infiniStatus_t freeHost(void *ptr) {
     for (int d = 0; d < rt.deviceCount(); ++d) {  // queued copies may still read or write it
         if (infiniStatus_t st = rt.synchronizeDevice(d); st != INFINI_STATUS_SUCCESS) s = st;
     }
+    if (s == INFINI_STATUS_CAPTURE_UNSUPPORTED) {
+        unclaim(ptr, a);
+        return s;
+    }
     release(ptr, a);
     return s;
 }
@@ -146,6 +161,7 @@ infiniStatus_t freeHost(void *ptr) {
 infiniStatus_t mallocAsync(void **ptr, size_t size, infinirtStream_t stream) {
     std::shared_ptr<Stream> s;
     INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    INFINI_RETURN_IF_ERROR(refuseIfCapturing(*s, "a stream-ordered allocation on a capturing stream"));
     return allocateOn(s->device(), ptr, size);  // ready at once, so ready for later work on the stream
 }
 
@@ -153,6 +169,7 @@ infiniStatus_t freeAsync(void *ptr, infinirtStream_t stream) {
     if (ptr == nullptr) return INFINI_STATUS_SUCCESS;
     std::shared_ptr<Stream> s;
     INFINI_RETURN_IF_ERROR(Runtime::get().findStream(stream, &s));
+    INFINI_RETURN_IF_ERROR(refuseIfCapturing(*s, "a stream-ordered free on a capturing stream"));
     Allocation a;
     INFINI_RETURN_IF_ERROR(claim(ptr, false, &a));
     s->enqueue([ptr, a] { release(ptr, a); });
@@ -177,9 +194,10 @@ infiniStatus_t memcpyAsync(void *dst, const void *src, size_t size, infinirtMemc
     if (size == 0) return INFINI_STATUS_SUCCESS;
     Side d, s;
     INFINI_RETURN_IF_ERROR(classifyCopy(dst, src, size, kind, &d, &s));
-    uint64_t seq = st->enqueue([dst, src, size] { std::memmove(dst, src, size); });
     // Pageable host memory may be reused as soon as the call returns, so the copy must be done by then.
     bool pageable = (!d.device && !d.pinned) || (!s.device && !s.pinned);
+    if (pageable) INFINI_RETURN_IF_ERROR(refuseIfCapturing(*st, "a copy through pageable host memory"));
+    uint64_t seq = st->enqueue([dst, src, size] { std::memmove(dst, src, size); });
     if (pageable) {
         st->waitFor(seq);
         return takeStreamError(*st);

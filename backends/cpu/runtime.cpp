@@ -2,6 +2,7 @@
 #include "runtime.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -101,6 +102,11 @@ infiniStatus_t Runtime::destroyStream(infinirtStream_t handle) {
         s = std::move(it->second);
         streams_.erase(it);
     }
+    if (s->capturing()) {
+        std::lock_guard<std::mutex> lock(handles_mu_);
+        streams_.emplace(handle, s);
+        return fail(INFINI_STATUS_CAPTURE_UNSUPPORTED, "stream %p is capturing; end the capture first", handle);
+    }
     s->synchronize();
     return takeStreamError(*s);  // the worker stops when the last reference goes
 }
@@ -114,6 +120,12 @@ infiniStatus_t Runtime::synchronizeDevice(int device) {
         }
     }
     infiniStatus_t result = INFINI_STATUS_SUCCESS;
+    for (auto &s : streams) {
+        if (infiniStatus_t st = refuseIfCapturing(*s, "synchronizing its device"); st != INFINI_STATUS_SUCCESS) {
+            result = st;
+        }
+    }
+    if (result != INFINI_STATUS_SUCCESS) return result;
     for (auto &s : streams) {
         s->synchronize();
         if (infiniStatus_t st = takeStreamError(*s); st != INFINI_STATUS_SUCCESS) result = st;
@@ -140,6 +152,46 @@ infiniStatus_t Runtime::destroyEvent(infinirtEvent_t handle) {
     std::lock_guard<std::mutex> lock(handles_mu_);
     if (events_.erase(handle) == 0) return fail(INFINI_STATUS_INVALID_HANDLE, "event %p is not a live event", handle);
     return INFINI_STATUS_SUCCESS;  // records still queued keep the event alive until they run
+}
+
+infinirtGraph_t Runtime::addGraph(std::shared_ptr<Graph> graph) {
+    infinirtGraph_t handle = graph.get();
+    std::lock_guard<std::mutex> lock(handles_mu_);
+    graphs_.emplace(handle, std::move(graph));
+    return handle;
+}
+
+infiniStatus_t Runtime::findGraph(infinirtGraph_t handle, std::shared_ptr<Graph> *out) {
+    std::lock_guard<std::mutex> lock(handles_mu_);
+    auto it = graphs_.find(handle);
+    if (it == graphs_.end()) return fail(INFINI_STATUS_INVALID_HANDLE, "graph %p is not a live graph", handle);
+    *out = it->second;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t Runtime::destroyGraph(infinirtGraph_t handle) {
+    std::lock_guard<std::mutex> lock(handles_mu_);
+    if (graphs_.erase(handle) == 0) return fail(INFINI_STATUS_INVALID_HANDLE, "graph %p is not a live graph", handle);
+    return INFINI_STATUS_SUCCESS;  // launches already queued hold their own tasks
+}
+
+void completeEvent(Event &e, uint64_t version) {
+    auto now = Clock::now();
+    std::lock_guard<std::mutex> lock(e.mu);
+    if (version > e.completed) {
+        e.completed = version;
+        e.time = now;
+    }
+    e.cv.notify_all();
+}
+
+infiniStatus_t refuseIfCapturing(Stream &stream, const char *what) {
+    if (!stream.capturing()) return INFINI_STATUS_SUCCESS;
+    char why[256];
+    std::snprintf(why, sizeof(why), "%s is not allowed while a stream of cpu:%d is capturing a graph", what,
+                  stream.device());
+    stream.invalidateCapture(why);
+    return fail(INFINI_STATUS_CAPTURE_UNSUPPORTED, "%s (the capture is invalidated)", why);
 }
 
 const std::pair<const uintptr_t, Allocation> *Runtime::findContaining(const void *p) {

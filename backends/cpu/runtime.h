@@ -29,7 +29,13 @@ struct Event {
     uint64_t recorded = 0;   // versions handed out by record()
     uint64_t completed = 0;  // highest version that has run
     Clock::time_point time;  // when `completed` ran
+    // The latest record was captured into a graph: it gets a version only when the graph is launched.
+    bool captured = false;
+    std::weak_ptr<Stream> capture_stream;  // the stream whose capture holds that record
 };
+
+// Marks the next record of e complete (run by the stream when it reaches the record).
+void completeEvent(Event &e, uint64_t version);
 
 struct Device {
     int id = 0;
@@ -60,6 +66,9 @@ class Runtime {
     std::shared_ptr<Event> createEvent(int device, uint32_t flags);
     infiniStatus_t findEvent(infinirtEvent_t handle, std::shared_ptr<Event> *out);
     infiniStatus_t destroyEvent(infinirtEvent_t handle);
+    infinirtGraph_t addGraph(std::shared_ptr<Graph> graph);
+    infiniStatus_t findGraph(infinirtGraph_t handle, std::shared_ptr<Graph> *out);
+    infiniStatus_t destroyGraph(infinirtGraph_t handle);
 
     // Allocations.
     std::mutex mem_mu;
@@ -72,7 +81,12 @@ class Runtime {
     std::mutex handles_mu_;
     std::unordered_map<void *, std::shared_ptr<Stream>> streams_;
     std::unordered_map<void *, std::shared_ptr<Event>> events_;
+    std::unordered_map<void *, std::shared_ptr<Graph>> graphs_;
 };
+
+// Fails with CAPTURE_UNSUPPORTED, invalidating the capture, when stream is capturing: `what` would wait for or
+// depend on work that the capture only records.
+infiniStatus_t refuseIfCapturing(Stream &stream, const char *what);
 
 // The stream's sticky error, if a task failed since the last check, as a status.
 infiniStatus_t takeStreamError(Stream &stream);

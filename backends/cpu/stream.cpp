@@ -19,6 +19,10 @@ uint64_t Stream::enqueue(std::function<void()> task) {
     uint64_t seq;
     {
         std::lock_guard<std::mutex> lock(mu_);
+        if (capture_) {
+            capture_->nodes.push_back([task = std::move(task)] { return task; });
+            return 0;
+        }
         queue_.push_back(std::move(task));
         seq = ++enqueued_;
     }
@@ -47,6 +51,48 @@ std::string Stream::takeError() {
     std::string e;
     e.swap(error_);
     return e;
+}
+
+bool Stream::beginCapture() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (capture_) return false;
+    capture_ = std::make_shared<Graph>(device_);
+    capture_error_.clear();
+    return true;
+}
+
+std::shared_ptr<Graph> Stream::endCapture(std::string *why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::shared_ptr<Graph> g = std::move(capture_);
+    capture_ = nullptr;
+    if (!g) {
+        *why = "the stream is not capturing";
+        return nullptr;
+    }
+    if (!capture_error_.empty()) {
+        why->swap(capture_error_);
+        capture_error_.clear();
+        return nullptr;
+    }
+    return g;
+}
+
+int Stream::captureStatus() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!capture_) return 0;
+    return capture_error_.empty() ? 1 : 2;
+}
+
+bool Stream::capture(GraphNode node) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!capture_) return false;
+    capture_->nodes.push_back(std::move(node));
+    return true;
+}
+
+void Stream::invalidateCapture(const std::string &why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (capture_ && capture_error_.empty()) capture_error_ = why;
 }
 
 void Stream::run() {

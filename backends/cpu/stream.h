@@ -2,17 +2,32 @@
 //
 // enqueue() returns at once; tasks run one after another in enqueue order. A task that throws
 // leaves a sticky error on the stream, reported by the next synchronization (as a device fault would be).
+//
+// Capture: between beginCapture() and endCapture(), enqueue() records tasks into a Graph instead of queueing
+// them. A Graph is a list of nodes; a node is prepared at each launch (an event record takes its version then)
+// and the prepared tasks of one launch run as one task, in capture order.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace infini::cpu {
+
+// A captured node: called when the graph is launched, returns the task that the launch runs.
+using GraphNode = std::function<std::function<void()>()>;
+
+struct Graph {
+    explicit Graph(int device) : device(device) {}
+    const int device;
+    std::vector<GraphNode> nodes;
+};
 
 class Stream {
    public:
@@ -34,6 +49,19 @@ class Stream {
     // The first error a task raised since the last call, or "" (and clears it).
     std::string takeError();
 
+    // Starts recording; false when the stream is capturing already.
+    bool beginCapture();
+    // Stops recording: the graph, or nullptr with *why set when a refused call invalidated the capture (or the
+    // stream was not capturing).
+    std::shared_ptr<Graph> endCapture(std::string *why);
+    // 0: not capturing, 1: capturing, 2: capturing but invalidated (infinirtStreamCaptureStatus_t's values).
+    int captureStatus();
+    bool capturing() { return captureStatus() != 0; }
+    // Records node when capturing (true); false when not, and the caller does the work itself.
+    bool capture(GraphNode node);
+    // Marks the ongoing capture invalid with the first reason given (a no-op when not capturing).
+    void invalidateCapture(const std::string &why);
+
    private:
     void run();
 
@@ -46,7 +74,9 @@ class Stream {
     uint64_t completed_ = 0;
     bool stopping_ = false;
     std::string error_;
-    std::thread worker_;  // last: starts after the members above exist
+    std::shared_ptr<Graph> capture_;  // the graph being recorded, or nullptr
+    std::string capture_error_;       // why the ongoing capture is invalid, or ""
+    std::thread worker_;              // last: starts after the members above exist
 };
 
 }  // namespace infini::cpu

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <unordered_set>
 #include <vector>
 
 #include "nvidia.h"
@@ -21,6 +22,12 @@ infiniStatus_t cudaFail(cudaError_t err, const char *what) {
     if (err == cudaErrorInvalidResourceHandle) status = INFINI_STATUS_INVALID_HANDLE;
     if (err == cudaErrorNotReady) status = INFINI_STATUS_NOT_READY;
     if (err == cudaErrorInvalidValue) status = INFINI_STATUS_BAD_PARAM;
+    if (err == cudaErrorStreamCaptureUnsupported || err == cudaErrorStreamCaptureInvalidated ||
+        err == cudaErrorStreamCaptureImplicit || err == cudaErrorCapturedEvent ||
+        err == cudaErrorStreamCaptureWrongThread || err == cudaErrorStreamCaptureIsolation ||
+        err == cudaErrorStreamCaptureUnjoined || err == cudaErrorStreamCaptureUnmatched) {
+        status = INFINI_STATUS_CAPTURE_UNSUPPORTED;
+    }
     return fail(status, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
@@ -317,6 +324,83 @@ const char *argName(int arg) {
     return arg >= 0 && arg < 6 ? names[arg] : "an index tensor";
 }
 
+// Graphs: CUDA graphs captured from a stream, instantiated at the end of the capture. A handle is a Graph the
+// backend made and has not destroyed (checked, so that a stale handle is reported instead of crashing).
+struct Graph {
+    int device;
+    cudaGraphExec_t exec;
+};
+std::mutex g_graphs_mu;
+std::unordered_set<Graph *> g_graphs;
+
+Graph *liveGraph(infinirtGraph_t handle) {
+    std::lock_guard<std::mutex> lock(g_graphs_mu);
+    auto *g = static_cast<Graph *>(handle);
+    return g_graphs.count(g) ? g : nullptr;
+}
+
+infiniStatus_t streamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode) {
+    cudaStreamCaptureMode m = mode == INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL ? cudaStreamCaptureModeThreadLocal
+                              : mode == INFINIRT_STREAM_CAPTURE_MODE_RELAXED    ? cudaStreamCaptureModeRelaxed
+                                                                                : cudaStreamCaptureModeGlobal;
+    INFINI_CUDA_RETURN(cudaStreamBeginCapture(asStream(stream), m));
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamEndCapture(infinirtStream_t stream, infinirtGraph_t *graph) {
+    cudaGraph_t captured = nullptr;
+    INFINI_CUDA_RETURN(cudaStreamEndCapture(asStream(stream), &captured));
+    int device = 0;
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t err = cudaGetDevice(&device);
+    // (auto-free: memory a captured stream-ordered allocation left allocated is freed before the next launch)
+    if (err == cudaSuccess)
+        err = cudaGraphInstantiateWithFlags(&exec, captured, cudaGraphInstantiateFlagAutoFreeOnLaunch);
+    cudaGraphDestroy(captured);
+    if (err != cudaSuccess) return cudaFail(err, "cudaGraphInstantiateWithFlags");
+    auto *g = new Graph{device, exec};
+    std::lock_guard<std::mutex> lock(g_graphs_mu);
+    g_graphs.insert(g);
+    *graph = g;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t streamIsCapturing(infinirtStream_t stream, infinirtStreamCaptureStatus_t *status) {
+    cudaStreamCaptureStatus st;
+    INFINI_CUDA_RETURN(cudaStreamIsCapturing(asStream(stream), &st));
+    *status = st == cudaStreamCaptureStatusActive        ? INFINIRT_STREAM_CAPTURE_STATUS_ACTIVE
+              : st == cudaStreamCaptureStatusInvalidated ? INFINIRT_STREAM_CAPTURE_STATUS_INVALIDATED
+                                                         : INFINIRT_STREAM_CAPTURE_STATUS_NONE;
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t graphLaunch(infinirtGraph_t graph, infinirtStream_t stream) {
+    Graph *g = liveGraph(graph);
+    if (g == nullptr) return fail(INFINI_STATUS_INVALID_HANDLE, "graph %p is not a live graph", graph);
+    if (g->device != currentDevice()) {
+        return fail(INFINI_STATUS_BAD_PARAM, "a graph captured on nvidia:%d cannot be launched on nvidia:%d", g->device,
+                    currentDevice());
+    }
+    INFINI_RETURN_IF_ERROR(takeDeviceError(g->device));
+    INFINI_CUDA_RETURN(cudaGraphLaunch(g->exec, asStream(stream)));
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t graphDestroy(infinirtGraph_t graph) {
+    Graph *g = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(g_graphs_mu);
+        auto it = g_graphs.find(static_cast<Graph *>(graph));
+        if (it == g_graphs.end()) return fail(INFINI_STATUS_INVALID_HANDLE, "graph %p is not a live graph", graph);
+        g = *it;
+        g_graphs.erase(it);
+    }
+    cudaError_t err = cudaGraphExecDestroy(g->exec);  // launches already queued still run
+    delete g;
+    if (err != cudaSuccess) return cudaFail(err, "cudaGraphExecDestroy");
+    return INFINI_STATUS_SUCCESS;
+}
+
 infiniBackend_t makeTable() {
     infiniBackend_t t{};
     t.abi_version = INFINI_BACKEND_ABI_VERSION;
@@ -324,6 +408,7 @@ infiniBackend_t makeTable() {
     t.device_type = INFINI_DEVICE_NVIDIA;
     t.name = "nvidia";
     INFINI_BACKEND_FILL_RUNTIME(t, ops::createOp);
+    INFINI_BACKEND_FILL_GRAPH(t);
     fillCclTable(t);
     t.family = families::family;
     return t;

@@ -10,7 +10,9 @@
 #include <mutex>
 #include <set>
 
+#include "../runtime/InfiniFunctions.h"
 #include "../runtime/InfiniGenerator.h"
+#include "../runtime/InfiniGraph.h"
 
 namespace infini_torch {
 namespace {
@@ -50,6 +52,11 @@ void cpuFallback(const c10::OperatorHandle &op, torch::jit::Stack *stack) {
     if (!schema.operator_name().overload_name.empty()) name += "." + schema.operator_name().overload_name;
     TORCH_CHECK(!fallbackIsError(), "infini: ", name,
                 " has no infini kernel, and INFINI_FALLBACK=error forbids running it on the CPU");
+    size_t first = stack->size() - schema.arguments().size();
+    c10::DeviceIndex on = firstInfiniDevice(schema, stack, first);
+    TORCH_CHECK(!currentStreamCapturing(on < 0 ? current_device() : on), "infini: ", name,
+                " has no infini kernel; it would run on the CPU with copies to and from the device, which cannot be "
+                "captured into a graph");
     {
         std::lock_guard<std::mutex> lock(g_mu);
         g_counts[name] += 1;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -26,12 +27,32 @@ constexpr size_t kMinLargeAlloc = 10 << 20;  // at and above this, one segment p
 constexpr size_t kRoundLarge = 2 << 20;      // large segments are rounded to this
 
 struct Block;
+struct PrivatePool;
 using StreamKey = c10::StreamId;
+using MempoolId = c10::MempoolId_t;
 
 struct BlockCompare {
     bool operator()(const Block *a, const Block *b) const;
 };
-using BlockPool = std::set<Block *, BlockCompare>;
+
+// The free blocks of one size class, of the device's shared cache or of one private pool.
+struct BlockPool {
+    BlockPool(bool small, PrivatePool *owner) : small(small), owner(owner) {}
+    std::set<Block *, BlockCompare> blocks;
+    const bool small;
+    PrivatePool *const owner;  // nullptr: the shared cache
+};
+
+// The memory of graphs (InfiniGraph.h): segments of its own, used only by allocations made on a capturing stream
+// routed to it, so that no allocation outside those captures takes a block that a replay may still write.
+// `use_count` counts the graphs and captures holding it; at 0 its unused segments are released by empty_cache.
+struct PrivatePool {
+    BlockPool small{true, this};
+    BlockPool large{false, this};
+    int use_count = 1;
+    int segments = 0;     // segments it owns
+    size_t reserved = 0;  // their bytes
+};
 
 struct Block {
     c10::DeviceIndex device;
@@ -94,10 +115,12 @@ class DeviceCache {
 
     Block *malloc(size_t requested, StreamKey stream) {
         std::unique_lock<std::recursive_mutex> lock(mu_);
-        processEvents();
+        // (no event queries while a capture is underway: the stream being captured may have recorded them)
+        if (captures_.empty()) processEvents();
         size_t size = roundSize(requested);
         bool small = size <= kSmallSize;
-        BlockPool &pool = small ? small_ : large_;
+        PrivatePool *priv = privatePoolFor(stream);
+        BlockPool &pool = priv ? (small ? priv->small : priv->large) : (small ? small_ : large_);
         Block *block = findFree(pool, stream, size);
         if (block == nullptr) block = newSegment(pool, stream, size, requested, small);
         if (shouldSplit(block, size)) {
@@ -107,7 +130,7 @@ class DeviceCache {
             if (rest->next) rest->next->prev = rest;
             block->next = rest;
             block->size = size;
-            pool.insert(rest);
+            pool.blocks.insert(rest);
             forStats(stats_.inactive_split, small, [&](auto &s) { s.increase(1); });
             forStats(stats_.inactive_split_bytes, small, [&](auto &s) { s.increase(rest->size); });
         }
@@ -128,13 +151,17 @@ class DeviceCache {
         TORCH_INTERNAL_ASSERT(it != active_.end(), "infini allocator: freeing an unknown pointer");
         Block *block = it->second;
         active_.erase(it);
-        bool small = block->pool == &small_;
+        bool small = block->pool->small;
         block->allocated = false;
         forStats(stats_.allocation, small, [&](auto &s) { s.decrease(1); });
         forStats(stats_.allocated_bytes, small, [&](auto &s) { s.decrease(block->size); });
         forStats(stats_.requested_bytes, small, [&](auto &s) { s.decrease(block->requested); });
         if (!block->stream_uses.empty()) {
-            recordUseEvents(block);  // reuse waits for the other streams
+            if (captures_.empty()) {
+                recordUseEvents(block);  // reuse waits for the other streams
+            } else {
+                deferred_.push_back(block);  // their events are recorded when the captures end
+            }
         } else {
             release(block);
         }
@@ -151,12 +178,54 @@ class DeviceCache {
         }
     }
 
-    // Releases every unused whole segment back to infinirt.
+    // Releases every unused whole segment back to infinirt: of the shared cache and of the private pools that no
+    // graph holds.
     void emptyCache() {
         std::lock_guard<std::recursive_mutex> lock(mu_);
-        synchronizeEvents();
-        releaseUnusedSegments(small_);
-        releaseUnusedSegments(large_);
+        TORCH_CHECK(captures_.empty(), "infini: empty_cache() cannot run while a graph is being captured on infini:",
+                    static_cast<int>(device_));
+        releaseCached();
+    }
+
+    // Allocations on `stream` come from the private pool `id` (made, or its use count raised) until
+    // endAllocateToPool.
+    void beginAllocateToPool(MempoolId id, StreamKey stream) {
+        std::lock_guard<std::recursive_mutex> lock(mu_);
+        for (const auto &c : captures_) {
+            TORCH_CHECK(c.second != stream, "infini: stream ", stream, " of infini:", static_cast<int>(device_),
+                        " is capturing already");
+        }
+        auto &pool = private_pools_[id];
+        if (!pool) {
+            pool = std::make_unique<PrivatePool>();
+        } else {
+            pool->use_count += 1;
+        }
+        captures_.emplace_back(id, stream);
+    }
+
+    void endAllocateToPool(MempoolId id, StreamKey stream) {
+        std::lock_guard<std::recursive_mutex> lock(mu_);
+        auto it = std::find(captures_.begin(), captures_.end(), std::make_pair(id, stream));
+        if (it != captures_.end()) captures_.erase(it);
+        if (!captures_.empty()) return;
+        for (Block *block : deferred_) recordUseEvents(block);
+        deferred_.clear();
+    }
+
+    // Drops one hold on the private pool `id`.
+    void releasePool(MempoolId id) {
+        std::lock_guard<std::recursive_mutex> lock(mu_);
+        auto it = private_pools_.find(id);
+        if (it == private_pools_.end()) return;
+        it->second->use_count -= 1;
+    }
+
+    // Bytes of the segments of private pool `id` (0 when it has none).
+    size_t poolReservedBytes(MempoolId id) {
+        std::lock_guard<std::recursive_mutex> lock(mu_);
+        auto it = private_pools_.find(id);
+        return it == private_pools_.end() ? 0 : it->second->reserved;
     }
 
     DeviceStats stats() {
@@ -187,14 +256,40 @@ class DeviceCache {
                 &stats_.requested_bytes};
     }
 
+    // The private pool that allocations on `stream` go to, or nullptr.
+    PrivatePool *privatePoolFor(StreamKey stream) {
+        for (const auto &[id, s] : captures_) {
+            if (s == stream) return private_pools_.at(id).get();
+        }
+        return nullptr;
+    }
+
+    // Waits for the pending events, then releases the unused segments of the shared cache and of the private pools
+    // no graph holds (the pools themselves go once they have no segments).
+    void releaseCached() {
+        synchronizeEvents();
+        releaseUnusedSegments(small_);
+        releaseUnusedSegments(large_);
+        for (auto it = private_pools_.begin(); it != private_pools_.end();) {
+            PrivatePool &pool = *it->second;
+            if (pool.use_count > 0) {
+                ++it;
+                continue;
+            }
+            releaseUnusedSegments(pool.small);
+            releaseUnusedSegments(pool.large);
+            it = pool.segments == 0 ? private_pools_.erase(it) : std::next(it);
+        }
+    }
+
     Block *findFree(BlockPool &pool, StreamKey stream, size_t size) {
         Block key(device_, stream, size, &pool, nullptr);
-        auto it = pool.lower_bound(&key);
-        if (it == pool.end() || (*it)->stream != stream) return nullptr;
+        auto it = pool.blocks.lower_bound(&key);
+        if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
         Block *block = *it;
-        pool.erase(it);
+        pool.blocks.erase(it);
         if (block->isSplit()) {
-            bool small = &pool == &small_;
+            bool small = pool.small;
             forStats(stats_.inactive_split, small, [&](auto &s) { s.decrease(1); });
             forStats(stats_.inactive_split_bytes, small, [&](auto &s) { s.decrease(block->size); });
         }
@@ -203,18 +298,17 @@ class DeviceCache {
 
     bool shouldSplit(const Block *block, size_t size) const {
         size_t rest = block->size - size;
-        return block->pool == &small_ ? rest >= kMinBlockSize : rest > kSmallSize;
+        return block->pool->small ? rest >= kMinBlockSize : rest > kSmallSize;
     }
 
     Block *newSegment(BlockPool &pool, StreamKey stream, size_t size, size_t requested, bool small) {
         size_t bytes = segmentSize(size);
         void *ptr = nullptr;
         infiniStatus_t status = deviceMalloc(&ptr, bytes);
-        if (status == INFINI_STATUS_OUT_OF_MEMORY) {
+        // (no retry while a capture is underway: releasing memory synchronizes the device)
+        if (status == INFINI_STATUS_OUT_OF_MEMORY && captures_.empty()) {
             stats_.num_alloc_retries += 1;
-            synchronizeEvents();
-            releaseUnusedSegments(small_);
-            releaseUnusedSegments(large_);
+            releaseCached();
             status = deviceMalloc(&ptr, bytes);
         }
         if (status == INFINI_STATUS_OUT_OF_MEMORY) {
@@ -235,6 +329,10 @@ class DeviceCache {
         stats_.num_device_alloc += 1;
         forStats(stats_.segment, small, [&](auto &s) { s.increase(1); });
         forStats(stats_.reserved_bytes, small, [&](auto &s) { s.increase(bytes); });
+        if (pool.owner) {
+            pool.owner->segments += 1;
+            pool.owner->reserved += bytes;
+        }
         return new Block(device_, stream, bytes, &pool, ptr);
     }
 
@@ -283,11 +381,11 @@ class DeviceCache {
     // A free block goes back to its pool, merged with free neighbours.
     void release(Block *block) {
         BlockPool &pool = *block->pool;
-        bool small = &pool == &small_;
+        bool small = pool.small;
         size_t active_size = block->size;
         for (Block *neighbour : {block->prev, block->next}) {
             if (neighbour == nullptr || neighbour->allocated || neighbour->pending_events > 0) continue;
-            pool.erase(neighbour);
+            if (pool.blocks.erase(neighbour) == 0) continue;  // deferred: not free yet
             forStats(stats_.inactive_split, small, [&](auto &s) { s.decrease(1); });
             forStats(stats_.inactive_split_bytes, small, [&](auto &s) { s.decrease(neighbour->size); });
             if (neighbour == block->prev) {
@@ -307,18 +405,18 @@ class DeviceCache {
             forStats(stats_.inactive_split, small, [&](auto &s) { s.increase(1); });
             forStats(stats_.inactive_split_bytes, small, [&](auto &s) { s.increase(block->size); });
         }
-        pool.insert(block);
+        pool.blocks.insert(block);
     }
 
     void releaseUnusedSegments(BlockPool &pool) {
-        bool small = &pool == &small_;
-        for (auto it = pool.begin(); it != pool.end();) {
+        bool small = pool.small;
+        for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
             Block *block = *it;
             if (block->isSplit()) {
                 ++it;
                 continue;
             }
-            it = pool.erase(it);
+            it = pool.blocks.erase(it);
             c10::DeviceIndex previous = ExchangeDevice(device_);
             infiniStatus_t status = infinirtFree(block->ptr);
             set_device(previous);
@@ -326,15 +424,22 @@ class DeviceCache {
             stats_.num_device_free += 1;
             forStats(stats_.segment, small, [&](auto &s) { s.decrease(1); });
             forStats(stats_.reserved_bytes, small, [&](auto &s) { s.decrease(block->size); });
+            if (pool.owner) {
+                pool.owner->segments -= 1;
+                pool.owner->reserved -= block->size;
+            }
             delete block;
         }
     }
 
     const c10::DeviceIndex device_;
     std::recursive_mutex mu_;
-    BlockPool small_, large_;
+    BlockPool small_{true, nullptr}, large_{false, nullptr};
     ska::flat_hash_map<void *, Block *> active_;
     std::deque<std::pair<infinirtEvent_t, Block *>> events_;
+    std::map<MempoolId, std::unique_ptr<PrivatePool>> private_pools_;
+    std::vector<std::pair<MempoolId, StreamKey>> captures_;  // capturing streams and the pools they allocate from
+    std::vector<Block *> deferred_;  // freed during a capture, waiting to record their use events
     DeviceStats stats_;
 };
 
@@ -442,6 +547,20 @@ void emptyCache() { g_allocator.emptyCache(); }
 
 c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) {
     return g_allocator.getDeviceStats(device);
+}
+
+void beginAllocateToPool(c10::DeviceIndex device, c10::MempoolId_t pool, c10::StreamId stream) {
+    g_allocator.cache(device).beginAllocateToPool(pool, stream);
+}
+
+void endAllocateToPool(c10::DeviceIndex device, c10::MempoolId_t pool, c10::StreamId stream) {
+    g_allocator.cache(device).endAllocateToPool(pool, stream);
+}
+
+void releasePool(c10::DeviceIndex device, c10::MempoolId_t pool) { g_allocator.cache(device).releasePool(pool); }
+
+size_t poolReservedBytes(c10::DeviceIndex device, c10::MempoolId_t pool) {
+    return g_allocator.cache(device).poolReservedBytes(pool);
 }
 
 REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_allocator);

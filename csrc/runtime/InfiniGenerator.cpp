@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "InfiniFunctions.h"
+#include "InfiniGraph.h"
 
 namespace infini_torch {
 
@@ -92,8 +93,16 @@ InfiniGeneratorImpl *generatorFor(const std::optional<at::Generator> &gen, c10::
     return getDefaultGenerator(device).get<InfiniGeneratorImpl>();
 }
 
+void checkNotCapturing(c10::DeviceIndex device) {
+    TORCH_CHECK(!currentStreamCapturing(device < 0 ? current_device() : device),
+                "infini: random ops cannot be captured into a graph: the infini generator gives a kernel its "
+                "(seed, offset) at launch, so every replay would draw the same numbers. Draw them outside the "
+                "graph into a static tensor that the graph reads.");
+}
+
 std::pair<uint64_t, uint64_t> reserveRandom(const std::optional<at::Generator> &gen, c10::DeviceIndex device,
                                             uint64_t n) {
+    checkNotCapturing(device);
     InfiniGeneratorImpl *g = generatorFor(gen, device);
     std::lock_guard<std::mutex> lock(g->mutex_);
     return g->reserve(n);
@@ -101,6 +110,7 @@ std::pair<uint64_t, uint64_t> reserveRandom(const std::optional<at::Generator> &
 
 at::Generator lendToCpu(const at::Generator &gen) {
     auto *g = gen.get<InfiniGeneratorImpl>();
+    checkNotCapturing(g->device().index());
     uint64_t seed;
     {
         std::lock_guard<std::mutex> lock(g->mutex_);

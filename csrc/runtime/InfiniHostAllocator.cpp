@@ -61,6 +61,15 @@ class PinnedAllocator final : public c10::Allocator {
             return;
         }
         current_device();
+        if (anyCapturing(b.uses)) {  // an event recorded now would be captured: record it once the capture ends
+            deferred_.push_back(ptr);
+            return;
+        }
+        recordUseEvents(ptr, b);
+    }
+
+    // Records an event on each stream that used the block; the block is reused once they complete.
+    void recordUseEvents(void *ptr, HostBlock &b) {
         for (const c10::Stream &s : b.uses) {
             c10::DeviceIndex previous = ExchangeDevice(s.device_index());
             infinirtEvent_t e = nullptr;
@@ -101,7 +110,27 @@ class PinnedAllocator final : public c10::Allocator {
     static void noop(void *) {}
     static void deleteBlock(void *ptr);
 
+    static bool anyCapturing(const std::vector<c10::Stream> &streams) {
+        for (const c10::Stream &s : streams) {
+            c10::DeviceIndex previous = ExchangeDevice(s.device_index());
+            infinirtStreamCaptureStatus_t status = INFINIRT_STREAM_CAPTURE_STATUS_NONE;
+            infiniStatus_t rc = infinirtStreamIsCapturing(native_stream(s), &status);
+            set_device(previous);
+            if (rc == INFINI_STATUS_SUCCESS && status != INFINIRT_STREAM_CAPTURE_STATUS_NONE) return true;
+        }
+        return false;
+    }
+
     void processEvents() {
+        for (auto it = deferred_.begin(); it != deferred_.end();) {
+            HostBlock &b = blocks_.at(*it);
+            if (anyCapturing(b.uses)) {
+                ++it;
+                continue;
+            }
+            recordUseEvents(*it, b);
+            it = deferred_.erase(it);
+        }
         while (!events_.empty()) {
             auto [e, ptr] = events_.front();
             infinirtEventStatus_t st;
@@ -129,6 +158,7 @@ class PinnedAllocator final : public c10::Allocator {
     std::map<void *, HostBlock> blocks_;  // by address, for lookups of interior pointers
     std::map<size_t, std::vector<void *>> free_;
     std::deque<std::pair<infinirtEvent_t, void *>> events_;
+    std::vector<void *> deferred_;  // freed while a stream that used them was capturing
 };
 
 PinnedAllocator g_pinned;

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import torch
 
 from .. import _C
+from .graphs import InfiniGraph, graph, graph_pool_handle, is_current_stream_capturing
 from .memory import (
     empty_cache,
     max_memory_allocated,
@@ -38,6 +39,10 @@ from .streams import Event, Stream
 
 __all__ = [
     "Event",
+    "InfiniGraph",
+    "graph",
+    "graph_pool_handle",
+    "is_current_stream_capturing",
     "Stream",
     "current_device",
     "current_stream",

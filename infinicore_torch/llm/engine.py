@@ -99,7 +99,10 @@ class LLM:
     local Hugging Face checkpoint directory (safetensors or bin, config.json; its tokenizer where present).
     ``block_size`` tokens a cache block, ``num_blocks`` blocks a layer (default: every batch slot's full context, at
     most half the device's free memory; a request that outgrows it preempts another),
-    ``max_num_seqs`` requests in a batch at most, ``max_model_len`` tokens a request at most (prompt and output)."""
+    ``max_num_seqs`` requests in a batch at most, ``max_model_len`` tokens a request at most (prompt and output).
+    ``graphs=True`` replays decode steps from graphs (``torch.infini.graph``, infini devices only): one graph per
+    batch size, captured at its first decode step; a model whose step cannot be captured runs eagerly. Off by
+    default."""
 
     def __init__(
         self,
@@ -112,6 +115,7 @@ class LLM:
         num_blocks: int | None = None,
         max_num_seqs: int = 32,
         max_model_len: int | None = None,
+        graphs: bool = False,
     ):
         if isinstance(model, (str, os.PathLike)):
             model, tokenizer = _load(os.fspath(model), dtype, tokenizer)
@@ -151,6 +155,11 @@ class LLM:
         self._next_id = 0
         self._on_token = None  # (request_id, token) after each sampled token: streaming
         self.stats: dict = {}
+        if graphs and self.device.type != "infini":
+            raise ValueError(f"LLM: graphs=True needs the model on an infini device, not {self.device.type}")
+        self.graphs = bool(graphs)
+        self._graphs: dict = {}  # batch size -> _DecodeGraph, or None where the step could not be captured
+        self.graph_replays = 0
 
     def _default_blocks(self, cfg, wanted):
         """Every batch slot's full context, but at most what half the device's free memory holds."""
@@ -283,11 +292,49 @@ class LLM:
         toks = [s.tokens[-1] for s in seqs]
         pos = [len(s.tokens) - 1 for s in seqs]
         slots = [self._slot(s, p) for s, p in zip(seqs, pos)]
-        meta = (self._tables(seqs), self._i32([p + 1 for p in pos]), None)
-        logits = self._forward(self._i64(toks), self._i64(pos), self._i64(slots), meta, self._i64(range(len(seqs))))
+        if self.graphs and self._graphs.get(len(seqs), True) is not None:
+            logits = self._graph_decode(seqs, toks, pos, slots)
+        else:
+            meta = (self._tables(seqs), self._i32([p + 1 for p in pos]), None)
+            last = self._i64(range(len(seqs)))
+            logits = self._forward(self._i64(toks), self._i64(pos), self._i64(slots), meta, last)
         for s in seqs:
             s.cached = len(s.tokens)
         self._sample(seqs, logits)
+
+    def _graph_decode(self, seqs, toks, pos, slots):
+        """A decode step through the batch size's graph: the step's inputs go into the graph's static tensors (block
+        tables padded to a request's largest table), then a replay. The first step of a batch size runs eagerly on
+        those tensors and captures the graph after it; the logits are a copy, so the next replay cannot change them.
+        """
+        n = len(seqs)
+        g = self._graphs.get(n)
+        width = self._blocks_for(self.max_model_len)
+        tables = torch.tensor([s.blocks + [0] * (width - len(s.blocks)) for s in seqs], dtype=torch.int32)
+        values = [
+            torch.tensor(toks),
+            torch.tensor(pos),
+            torch.tensor(slots),
+            tables,
+            torch.tensor([p + 1 for p in pos], dtype=torch.int32),
+        ]
+        if g is None:
+            g = _DecodeGraph([v.to(self.device) for v in values], self._i64(range(n)))
+            tok, p, slot, tab, lens = g.inputs
+            logits = self._forward(tok, p, slot, (tab, lens, None), g.last).clone()
+            try:
+                with torch.infini.graph(g.graph):
+                    g.logits = self._forward(tok, p, slot, (tab, lens, None), g.last)
+            except RuntimeError:  # a step the graph cannot hold (host reads, random ops, fallbacks): eager
+                self._graphs[n] = None
+                return logits
+            self._graphs[n] = g
+            return logits
+        for static, v in zip(g.inputs, values):
+            static.copy_(v)
+        g.graph.replay()
+        self.graph_replays += 1
+        return g.logits.clone()
 
     def _i32(self, v):
         return torch.tensor(list(v), dtype=torch.int32).to(self.device)
@@ -424,6 +471,16 @@ class LLM:
             text = self.tokenizer.decode(s.out, skip_special_tokens=True) if self.tokenizer is not None else None
             out.append(RequestOutput(s.rid, s.prompt, s.prompt_ids, [CompletionOutput(0, s.out, text, s.finish)]))
         return out
+
+
+class _DecodeGraph:
+    """A captured decode step of one batch size: its static inputs (tokens, positions, slots, block tables, sequence
+    lengths), the rows to keep, the graph and the logits it writes."""
+
+    def __init__(self, inputs, last):
+        self.inputs, self.last = inputs, last
+        self.graph = torch.infini.InfiniGraph()
+        self.logits = None
 
 
 def _load(path, dtype, tokenizer):

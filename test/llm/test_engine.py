@@ -147,3 +147,14 @@ def test_cli_bench_and_prompt_modes():
         cmd + ["--prompt", "hi", "--max-tokens", "3", "--device", "cpu"], capture_output=True, text=True
     )
     assert gen.returncode == 0 and "(3 tokens, length)" in gen.stdout, gen.stderr[-2000:]
+
+
+def test_decode_graphs_give_the_eager_tokens():
+    m = model()
+    want = tokens(LLM(m, device="infini", block_size=4).generate(prompt_token_ids=PROMPTS, sampling_params=GREEDY))
+    engine = LLM(m, device="infini", block_size=4, graphs=True)
+    got = tokens(engine.generate(prompt_token_ids=PROMPTS, sampling_params=GREEDY))
+    assert got == want
+    assert engine.graph_replays >= 10 and all(g is not None for g in engine._graphs.values())
+    with pytest.raises(ValueError, match="graphs=True needs the model on an infini device"):
+        LLM(model(), device="cpu", graphs=True)

@@ -151,6 +151,14 @@ typedef struct infiniBackend {
      * copies what it needs before returning (the struct does not outlive the call). */
     infiniStatus_t (*family)(infiniopHandle_t handle, infiniopFamily_t family, const void *args,
                              infinirtStream_t stream);
+
+    /* Graphs (infinirt.h). Optional: NULL, or a struct_size that stops before them, means the backend cannot
+     * capture streams. The core has checked the mode and non-NULL pointers; a graph handle is the backend's own. */
+    infiniStatus_t (*stream_begin_capture)(infinirtStream_t stream, infinirtStreamCaptureMode_t mode);
+    infiniStatus_t (*stream_end_capture)(infinirtStream_t stream, infinirtGraph_t *graph);
+    infiniStatus_t (*stream_is_capturing)(infinirtStream_t stream, infinirtStreamCaptureStatus_t *status);
+    infiniStatus_t (*graph_launch)(infinirtGraph_t graph, infinirtStream_t stream);
+    infiniStatus_t (*graph_destroy)(infinirtGraph_t graph);
 } infiniBackend_t;
 
 /* The size of the table before the collectives were appended: the smallest struct_size accepted. */
@@ -159,6 +167,8 @@ typedef struct infiniBackend {
 #define INFINI_BACKEND_CCL_SIZE offsetof(infiniBackend_t, family)
 /* The size of the table with the families. */
 #define INFINI_BACKEND_FAMILY_SIZE (offsetof(infiniBackend_t, family) + sizeof(void *))
+/* The size of the table with the graphs. */
+#define INFINI_BACKEND_GRAPH_SIZE (offsetof(infiniBackend_t, graph_destroy) + sizeof(void *))
 
 typedef const infiniBackend_t *(*infiniBackendGetFn)(void);
 

@@ -64,4 +64,14 @@
         (t).ccl_group_end = groupEnd;                     \
     } while (0)
 
+/* The graph entries (infinirt.h: stream capture). */
+#define INFINI_BACKEND_FILL_GRAPH(t)                   \
+    do {                                               \
+        (t).stream_begin_capture = streamBeginCapture; \
+        (t).stream_end_capture = streamEndCapture;     \
+        (t).stream_is_capturing = streamIsCapturing;   \
+        (t).graph_launch = graphLaunch;                \
+        (t).graph_destroy = graphDestroy;              \
+    } while (0)
+
 #endif /* INFINI_BACKEND_FILL_H_ */

@@ -37,11 +37,12 @@ typedef enum {
     INFINI_STATUS_BAD_TENSOR_SHAPE = 11,
     INFINI_STATUS_BAD_TENSOR_STRIDES = 12,
     INFINI_STATUS_INSUFFICIENT_WORKSPACE = 13,
-    INFINI_STATUS_OUT_OF_MEMORY = 20,  /* extension: a device allocation exceeded the free memory */
-    INFINI_STATUS_INVALID_HANDLE = 21, /* extension: a stream/event/handle/descriptor that is not live */
-    INFINI_STATUS_NOT_READY = 22,      /* extension: queried work has not completed yet */
-    INFINI_STATUS_TIMEOUT = 23,        /* extension: a collective waited longer than its communicator's timeout */
-    INFINI_STATUS_REMOTE_ERROR = 24,   /* extension: a peer rank of a communicator failed, exited or left */
+    INFINI_STATUS_OUT_OF_MEMORY = 20,       /* extension: a device allocation exceeded the free memory */
+    INFINI_STATUS_INVALID_HANDLE = 21,      /* extension: a stream/event/handle/descriptor that is not live */
+    INFINI_STATUS_NOT_READY = 22,           /* extension: queried work has not completed yet */
+    INFINI_STATUS_TIMEOUT = 23,             /* extension: a collective waited longer than its communicator's timeout */
+    INFINI_STATUS_REMOTE_ERROR = 24,        /* extension: a peer rank of a communicator failed, exited or left */
+    INFINI_STATUS_CAPTURE_UNSUPPORTED = 25, /* extension: not allowed while a stream capture is underway (infinirt.h) */
 } infiniStatus_t;
 
 typedef enum {

@@ -108,6 +108,43 @@ INFINI_API infiniStatus_t infinirtMemset(void *ptr, int value, size_t size);
 /* extension: queues a memset of device memory on the stream. */
 INFINI_API infiniStatus_t infinirtMemsetAsync(void *ptr, int value, size_t size, infinirtStream_t stream);
 
+/* Graphs: work captured from a stream, replayed as a unit.
+ *
+ * Between infinirtStreamBeginCapture and infinirtStreamEndCapture, work queued on the stream (kernels, async
+ * copies and memsets between device or page-locked memory, host functions, event records and waits) is recorded
+ * instead of run. A call that would need captured work to have run (synchronizing the stream, its device or an
+ * event it recorded; querying them; a synchronous copy or memset on the device; infinirtFree on it; a copy through
+ * pageable host memory or a stream-ordered allocation on the capturing stream) fails with
+ * INFINI_STATUS_CAPTURE_UNSUPPORTED and invalidates the capture: infinirtStreamEndCapture then fails too and
+ * returns no graph. Kernel arguments, pointers included, are fixed at capture: a launch reads and writes the
+ * same memory each time, so that memory must stay allocated while the graph lives. */
+typedef void *infinirtGraph_t;
+
+/* CUDA's capture modes: which threads may not make calls that are unsafe during a capture. A backend may refuse
+ * more (the cpu backend refuses the calls listed above from every thread in every mode). */
+typedef enum {
+    INFINIRT_STREAM_CAPTURE_MODE_GLOBAL = 0,       /* unsafe calls are refused on every thread */
+    INFINIRT_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1, /* unsafe calls are refused on the capturing thread */
+    INFINIRT_STREAM_CAPTURE_MODE_RELAXED = 2,      /* only calls that touch the capturing stream are refused */
+} infinirtStreamCaptureMode_t;
+
+typedef enum {
+    INFINIRT_STREAM_CAPTURE_STATUS_NONE = 0,        /* not capturing */
+    INFINIRT_STREAM_CAPTURE_STATUS_ACTIVE = 1,      /* capturing */
+    INFINIRT_STREAM_CAPTURE_STATUS_INVALIDATED = 2, /* capturing, but a refused call spoiled it */
+} infinirtStreamCaptureStatus_t;
+
+/* extension: starts capturing the work queued on stream (not the default stream) into a graph. */
+INFINI_API infiniStatus_t infinirtStreamBeginCapture(infinirtStream_t stream, infinirtStreamCaptureMode_t mode);
+/* extension: ends the capture; *graph_ptr is the graph, ready to launch (NULL when the capture was invalidated). */
+INFINI_API infiniStatus_t infinirtStreamEndCapture(infinirtStream_t stream, infinirtGraph_t *graph_ptr);
+/* extension: whether the stream is capturing. */
+INFINI_API infiniStatus_t infinirtStreamIsCapturing(infinirtStream_t stream, infinirtStreamCaptureStatus_t *status_ptr);
+/* extension: queues the graph's work on a stream of the device it was captured on (into a capture: as a part of it). */
+INFINI_API infiniStatus_t infinirtGraphLaunch(infinirtGraph_t graph, infinirtStream_t stream);
+/* extension: destroys a graph; launches already queued still run. */
+INFINI_API infiniStatus_t infinirtGraphDestroy(infinirtGraph_t graph);
+
 /* extension: what a pointer is. */
 typedef enum {
     INFINIRT_MEMORY_UNREGISTERED = 0, /* ordinary (pageable) host memory or unknown */
