@@ -1,5 +1,6 @@
 // sampling.cpp: topk_softmax (MoE routing) and random_sample (top-k / top-p sampling), both
-// without sorting the whole row: a partial sort of the k candidates is enough.
+// without sorting the whole row: selection (nth_element) finds the k candidates, and random_sample halves the
+// range holding the crossing position by mass until a few elements are left to sort.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -11,6 +12,9 @@
 #include "parallel.h"
 
 namespace infini::cpu::ops::INFINI_CPU_ISA {
+
+// random_sample: up to this many candidates (top-k) are sorted; more (top-p alone, a large top-k) are selected.
+constexpr size_t kSortedCandidates = 1024;
 
 infiniStatus_t makeTopkSoftmax(const infiniopOpParams_t &p, Kernel *k) {
     const char *op = "topk_softmax";
@@ -78,6 +82,7 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
             const float *pr = static_cast<const float *>(data[2]);
             parallelFor(batch, vocab * 4, [&](size_t begin, size_t end) {
                 std::vector<float> logit(vocab);
+                std::vector<double> prob(sample ? vocab : 0);
                 std::vector<int64_t> order;
                 for (size_t b = begin; b < end; ++b) {
                     const T *row = px + (x.ndim() == 2 ? static_cast<ptrdiff_t>(b) * x.strides[0] : 0);
@@ -94,24 +99,61 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
                     // (sums in double: a float sum over a long row drifts by more than the reference's rounding)
                     float m = logit[best];
                     double total = 0;
-                    for (size_t j = 0; j < vocab; ++j) total += expf_fast((logit[j] - m) / temperature);
+                    for (size_t j = 0; j < vocab; ++j) {
+                        prob[j] = expf_fast((logit[j] - m) / temperature);
+                        total += prob[j];
+                    }
+                    auto before = [&](int64_t a, int64_t c) {
+                        return logit[a] > logit[c] || (logit[a] == logit[c] && a < c);
+                    };
                     order.resize(vocab);
                     std::iota(order.begin(), order.end(), 0);
-                    std::partial_sort(order.begin(), order.begin() + kk, order.end(), [&](int64_t a, int64_t c) {
-                        return logit[a] > logit[c] || (logit[a] == logit[c] && a < c);
-                    });
-                    // cumulative probabilities of the k best; threshold = min(c[k-1], topp) * random_val
-                    std::vector<double> cum(kk);
-                    double run = 0;
-                    for (size_t j = 0; j < kk; ++j) {
-                        run += expf_fast((logit[order[j]] - m) / temperature) / total;
-                        cum[j] = run;
+                    const double r = pr[static_cast<ptrdiff_t>(b) * rs];
+                    if (kk <= kSortedCandidates) {  // few candidates: sorted, their cumulative mass scanned
+                        std::partial_sort(order.begin(), order.begin() + kk, order.end(), before);
+                        double top = 0;
+                        for (size_t j = 0; j < kk; ++j) top += prob[order[j]] / total;
+                        const double threshold = std::min(top, static_cast<double>(topp)) * r;
+                        double run = 0;
+                        size_t pick = kk - 1;
+                        for (size_t j = 0; j < kk; ++j) {
+                            run += prob[order[j]] / total;
+                            if (run > threshold) {
+                                pick = j;
+                                break;
+                            }
+                        }
+                        *dst = order[pick];
+                        continue;
                     }
-                    double threshold =
-                        std::min(cum[kk - 1], static_cast<double>(topp)) * pr[static_cast<ptrdiff_t>(b) * rs];
-                    size_t pick = kk - 1;
-                    for (size_t j = 0; j < kk; ++j) {
-                        if (cum[j] > threshold) {
+                    for (size_t j = 0; j < vocab; ++j) prob[j] /= total;
+                    // the k best (unordered) in order[0, kk), and their mass: the reference's c[k-1]
+                    if (kk < vocab) std::nth_element(order.begin(), order.begin() + (kk - 1), order.end(), before);
+                    double top = 0;
+                    for (size_t j = 0; j < kk; ++j) top += prob[order[j]];
+                    const double threshold = std::min(top, static_cast<double>(topp)) * r;
+                    // the first position in sorted order whose cumulative mass exceeds the threshold, without sorting
+                    // the k best: halve the range [lo, hi) that holds it (above: the mass of what sorts before lo)
+                    // until few elements are left, then sort those and scan
+                    size_t lo = 0, hi = kk;
+                    double above = 0;
+                    while (hi - lo > 64) {
+                        const size_t mid = lo + (hi - lo) / 2;
+                        std::nth_element(order.begin() + lo, order.begin() + mid, order.begin() + hi, before);
+                        double half = 0;
+                        for (size_t j = lo; j < mid; ++j) half += prob[order[j]];
+                        if (above + half > threshold) {
+                            hi = mid;
+                        } else {
+                            above += half;
+                            lo = mid;
+                        }
+                    }
+                    std::sort(order.begin() + lo, order.begin() + hi, before);
+                    size_t pick = hi - 1;  // no crossing in the range (rounding): its last, as the reference's k-th
+                    for (size_t j = lo; j < hi; ++j) {
+                        above += prob[order[j]];
+                        if (above > threshold) {
                             pick = j;
                             break;
                         }
