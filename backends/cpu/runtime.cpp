@@ -74,6 +74,17 @@ infiniStatus_t Runtime::init() {
     return INFINI_STATUS_SUCCESS;
 }
 
+// The object a live handle of `table` names, else INVALID_HANDLE ("<what> %p is not a live <what>"); the caller
+// holds handles_mu_.
+template <typename T>
+static infiniStatus_t findLive(const std::unordered_map<void *, std::shared_ptr<T>> &table, void *handle,
+                               const char *what, std::shared_ptr<T> *out) {
+    auto it = table.find(handle);
+    if (it == table.end()) return fail(INFINI_STATUS_INVALID_HANDLE, "%s %p is not a live %s", what, handle, what);
+    *out = it->second;
+    return INFINI_STATUS_SUCCESS;
+}
+
 std::shared_ptr<Stream> Runtime::createStream(int device) {
     auto s = std::make_shared<Stream>(device);
     std::lock_guard<std::mutex> lock(handles_mu_);
@@ -87,10 +98,7 @@ infiniStatus_t Runtime::findStream(infinirtStream_t handle, std::shared_ptr<Stre
         return INFINI_STATUS_SUCCESS;
     }
     std::lock_guard<std::mutex> lock(handles_mu_);
-    auto it = streams_.find(handle);
-    if (it == streams_.end()) return fail(INFINI_STATUS_INVALID_HANDLE, "stream %p is not a live stream", handle);
-    *out = it->second;
-    return INFINI_STATUS_SUCCESS;
+    return findLive(streams_, handle, "stream", out);
 }
 
 infiniStatus_t Runtime::destroyStream(infinirtStream_t handle) {
@@ -142,10 +150,7 @@ std::shared_ptr<Event> Runtime::createEvent(int device, uint32_t flags) {
 
 infiniStatus_t Runtime::findEvent(infinirtEvent_t handle, std::shared_ptr<Event> *out) {
     std::lock_guard<std::mutex> lock(handles_mu_);
-    auto it = events_.find(handle);
-    if (it == events_.end()) return fail(INFINI_STATUS_INVALID_HANDLE, "event %p is not a live event", handle);
-    *out = it->second;
-    return INFINI_STATUS_SUCCESS;
+    return findLive(events_, handle, "event", out);
 }
 
 infiniStatus_t Runtime::destroyEvent(infinirtEvent_t handle) {
@@ -163,10 +168,7 @@ infinirtGraph_t Runtime::addGraph(std::shared_ptr<Graph> graph) {
 
 infiniStatus_t Runtime::findGraph(infinirtGraph_t handle, std::shared_ptr<Graph> *out) {
     std::lock_guard<std::mutex> lock(handles_mu_);
-    auto it = graphs_.find(handle);
-    if (it == graphs_.end()) return fail(INFINI_STATUS_INVALID_HANDLE, "graph %p is not a live graph", handle);
-    *out = it->second;
-    return INFINI_STATUS_SUCCESS;
+    return findLive(graphs_, handle, "graph", out);
 }
 
 infiniStatus_t Runtime::destroyGraph(infinirtGraph_t handle) {

@@ -82,7 +82,7 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
             const float *pr = static_cast<const float *>(data[2]);
             parallelFor(batch, vocab * 4, [&](size_t begin, size_t end) {
                 std::vector<float> logit(vocab);
-                std::vector<double> prob(sample ? vocab : 0);
+                std::vector<double> weight(sample ? vocab : 0);
                 std::vector<int64_t> order;
                 for (size_t b = begin; b < end; ++b) {
                     const T *row = px + (x.ndim() == 2 ? static_cast<ptrdiff_t>(b) * x.strides[0] : 0);
@@ -96,63 +96,54 @@ infiniStatus_t makeRandomSample(const infiniopOpParams_t &p, Kernel *k) {
                         *dst = static_cast<int64_t>(best);
                         continue;
                     }
-                    // (sums in double: a float sum over a long row drifts by more than the reference's rounding)
+                    // weights exp((logit - max) / temperature), summed in double (a float sum over a long row drifts
+                    // by more than the reference's rounding); the reference's probabilities are weight / total, so
+                    // its threshold min(c[k-1], topp) * r is min(top, topp * total) * r in weights
                     float m = logit[best];
                     double total = 0;
                     for (size_t j = 0; j < vocab; ++j) {
-                        prob[j] = expf_fast((logit[j] - m) / temperature);
-                        total += prob[j];
+                        weight[j] = expf_fast((logit[j] - m) / temperature);
+                        total += weight[j];
                     }
                     auto before = [&](int64_t a, int64_t c) {
                         return logit[a] > logit[c] || (logit[a] == logit[c] && a < c);
                     };
                     order.resize(vocab);
                     std::iota(order.begin(), order.end(), 0);
-                    const double r = pr[static_cast<ptrdiff_t>(b) * rs];
-                    if (kk <= kSortedCandidates) {  // few candidates: sorted, their cumulative mass scanned
+                    // the k best in order[0, kk): sorted when few, else only selected
+                    const bool sorted = kk <= kSortedCandidates;
+                    if (sorted) {
                         std::partial_sort(order.begin(), order.begin() + kk, order.end(), before);
-                        double top = 0;
-                        for (size_t j = 0; j < kk; ++j) top += prob[order[j]] / total;
-                        const double threshold = std::min(top, static_cast<double>(topp)) * r;
-                        double run = 0;
-                        size_t pick = kk - 1;
-                        for (size_t j = 0; j < kk; ++j) {
-                            run += prob[order[j]] / total;
-                            if (run > threshold) {
-                                pick = j;
-                                break;
-                            }
-                        }
-                        *dst = order[pick];
-                        continue;
+                    } else if (kk < vocab) {
+                        std::nth_element(order.begin(), order.begin() + (kk - 1), order.end(), before);
                     }
-                    for (size_t j = 0; j < vocab; ++j) prob[j] /= total;
-                    // the k best (unordered) in order[0, kk), and their mass: the reference's c[k-1]
-                    if (kk < vocab) std::nth_element(order.begin(), order.begin() + (kk - 1), order.end(), before);
                     double top = 0;
-                    for (size_t j = 0; j < kk; ++j) top += prob[order[j]];
-                    const double threshold = std::min(top, static_cast<double>(topp)) * r;
-                    // the first position in sorted order whose cumulative mass exceeds the threshold, without sorting
-                    // the k best: halve the range [lo, hi) that holds it (above: the mass of what sorts before lo)
-                    // until few elements are left, then sort those and scan
+                    for (size_t j = 0; j < kk; ++j) top += weight[order[j]];
+                    const double threshold =
+                        std::min(top, static_cast<double>(topp) * total) * pr[static_cast<ptrdiff_t>(b) * rs];
+                    // the first position in sorted order whose cumulative weight exceeds the threshold: unsorted, halve
+                    // the range [lo, hi) that holds it (above: the weight of what sorts before lo) until few elements
+                    // are left, then sort those; then scan
                     size_t lo = 0, hi = kk;
                     double above = 0;
-                    while (hi - lo > 64) {
-                        const size_t mid = lo + (hi - lo) / 2;
-                        std::nth_element(order.begin() + lo, order.begin() + mid, order.begin() + hi, before);
-                        double half = 0;
-                        for (size_t j = lo; j < mid; ++j) half += prob[order[j]];
-                        if (above + half > threshold) {
-                            hi = mid;
-                        } else {
-                            above += half;
-                            lo = mid;
+                    if (!sorted) {
+                        while (hi - lo > 64) {
+                            const size_t mid = lo + (hi - lo) / 2;
+                            std::nth_element(order.begin() + lo, order.begin() + mid, order.begin() + hi, before);
+                            double half = 0;
+                            for (size_t j = lo; j < mid; ++j) half += weight[order[j]];
+                            if (above + half > threshold) {
+                                hi = mid;
+                            } else {
+                                above += half;
+                                lo = mid;
+                            }
                         }
+                        std::sort(order.begin() + lo, order.begin() + hi, before);
                     }
-                    std::sort(order.begin() + lo, order.begin() + hi, before);
                     size_t pick = hi - 1;  // no crossing in the range (rounding): its last, as the reference's k-th
                     for (size_t j = lo; j < hi; ++j) {
-                        above += prob[order[j]];
+                        above += weight[order[j]];
                         if (above > threshold) {
                             pick = j;
                             break;

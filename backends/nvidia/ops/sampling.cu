@@ -166,6 +166,11 @@ __device__ __forceinline__ void visitCached(const float *s, long long n, F &&f) 
     }
 }
 
+// The slice of a row each of a cluster's C blocks takes: whole 64-element pieces (C = 1: the row).
+__host__ __device__ __forceinline__ long long sampleSlice(long long vocab, int C) {
+    return C == 1 ? vocab : ((vocab + C - 1) / C + 63) / 64 * 64;
+}
+
 // The most shared memory a block keeps its row slice in (as float), and so the longest slice kept.
 constexpr int kResidentBytes = 176 * 1024;
 
@@ -207,7 +212,7 @@ __global__ void __launch_bounds__(kSampleThreads)
     const int lane = static_cast<int>(threadIdx.x % 32);
     const T *xr = x + row * xs0;
     // the block's slice [lo, lo + n) of the row
-    const long long per = C == 1 ? vocab : ((vocab + C - 1) / C + 63) / 64 * 64;
+    const long long per = sampleSlice(vocab, C);
     const long long lo = C == 1 ? 0 : min(vocab, rank * per), n = C == 1 ? vocab : min(vocab, lo + per) - lo;
     const T *xs = xr + lo;
     // sync: the cluster's barrier (every block's shared memory writes before it are seen after it); at(p, r):
@@ -622,9 +627,6 @@ bool sampleResidentReady() {
     }();
     return ok;
 }
-
-// The slice of a row each of C blocks takes (randomSampleKernel's `per`).
-inline long long sampleSlice(long long vocab, int C) { return C == 1 ? vocab : ((vocab + C - 1) / C + 63) / 64 * 64; }
 
 }  // namespace
 
