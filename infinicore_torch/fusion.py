@@ -151,10 +151,39 @@ def _norm_ok(x, w) -> bool:
     return _same_float(x, w) and w.dim() == 1 and x.dim() >= 1 and x.shape[-1] == w.shape[0] and x.numel() > 0
 
 
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _scalar(match, name, ok) -> None:
+    """Puts the pattern's scalar `name` into match.kwargs where the matcher left it out (some torch versions match a
+    scalar that differs from the traced one without capturing it), taken from the first matched node `ok` accepts
+    as (node) -> value or None."""
+    if name in match.kwargs:
+        return
+    for node in match.nodes:
+        v = ok(node)
+        if v is not None:
+            match.kwargs[name] = v
+            return
+
+
+def _mean_plus(node):
+    # (mean of squares) + eps
+    if node.target not in (_aten.add.Tensor, _aten.add.Scalar) or len(node.args) != 2:
+        return None
+    base, v = node.args
+    return v if getattr(base, "target", None) is _aten.mean.dim and _number(v) else None
+
+
+def _topk_k(node):
+    return node.args[1] if node.target is _aten.topk.default and len(node.args) > 1 else None
+
+
 def _eps_ok(match) -> bool:
     # the kernels take eps as a number; under dynamic shapes a model's float can be a graph input (a 0-d tensor)
-    eps = match.kwargs.get("eps")
-    return isinstance(eps, (int, float)) and not isinstance(eps, bool)
+    _scalar(match, "eps", _mean_plus)
+    return _number(match.kwargs.get("eps"))
 
 
 def _rms_check(match) -> bool:
@@ -172,6 +201,7 @@ def _swiglu_check(match) -> bool:
 
 
 def _route_check(match) -> bool:
+    _scalar(match, "k", _topk_k)
     x, k = _val(match, "logits"), match.kwargs.get("k")
     ok = _same_float(x) and x.dim() == 2 and isinstance(k, int) and 1 <= k <= x.shape[-1] and x.numel() > 0
     return _check("topk_softmax", ok)

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -28,10 +29,45 @@ infiniStatus_t cudaFail(cudaError_t err, const char *what) {
         err == cudaErrorStreamCaptureUnjoined || err == cudaErrorStreamCaptureUnmatched) {
         status = INFINI_STATUS_CAPTURE_UNSUPPORTED;
     }
-    return fail(status, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
+    infiniStatus_t r = fail(status, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
+    if (status == INFINI_STATUS_CAPTURE_UNSUPPORTED && err != cudaErrorStreamCaptureInvalidated) noteRefusedCall();
+    return r;
 }
 
 namespace {
+
+// The streams capturing now, each with the first refused call that spoiled its capture (CUDA reports only
+// "invalidated" at the end; the user needs the call that did it).
+struct Capturing {
+    cudaStream_t stream;
+    std::string spoiled_by;
+};
+std::mutex g_capturing_mu;
+std::vector<Capturing> g_capturing;
+
+}  // namespace
+
+void noteRefusedCall() {
+    std::lock_guard<std::mutex> lock(g_capturing_mu);
+    for (Capturing &c : g_capturing) {
+        cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+        if (c.spoiled_by.empty() && cudaStreamIsCapturing(c.stream, &st) == cudaSuccess &&
+            st == cudaStreamCaptureStatusInvalidated) {
+            c.spoiled_by = lastErrorMessage();
+        }
+    }
+    cudaGetLastError();
+}
+
+namespace {
+
+// cudaMalloc and cudaMallocHost are refused while any stream captures in global mode; the caching allocators call
+// them for memory a capture uses (a graph's private pool), as torch's do, with this thread's mode relaxed.
+struct RelaxedCaptureMode {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&mode); }
+    ~RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&mode); }
+};
 
 const char *lastError() { return lastErrorMessage().c_str(); }
 
@@ -79,7 +115,8 @@ infiniStatus_t setDevice(int id) {
 }
 
 infiniStatus_t deviceSynchronize() {
-    INFINI_CUDA_RETURN(cudaDeviceSynchronize());
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) return cudaFail(err, "synchronizing the device (cudaDeviceSynchronize)");
     return takeDeviceError(currentDevice());
 }
 
@@ -118,7 +155,8 @@ infiniStatus_t streamDestroy(infinirtStream_t stream) {
 }
 
 infiniStatus_t streamSynchronize(infinirtStream_t stream) {
-    INFINI_CUDA_RETURN(cudaStreamSynchronize(asStream(stream)));
+    cudaError_t err = cudaStreamSynchronize(asStream(stream));
+    if (err != cudaSuccess) return cudaFail(err, "synchronizing a stream (cudaStreamSynchronize)");
     return takeDeviceError(currentDevice());
 }
 
@@ -164,13 +202,16 @@ infiniStatus_t eventQuery(infinirtEvent_t event, infinirtEventStatus_t *status) 
         *status = INFINIRT_EVENT_NOT_READY;
         return INFINI_STATUS_SUCCESS;
     }
+    if (err == cudaErrorCapturedEvent) return cudaFail(err, "querying an event recorded during a stream capture");
     INFINI_CUDA_RETURN(err);
     *status = INFINIRT_EVENT_COMPLETE;
     return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t eventSynchronize(infinirtEvent_t event) {
-    INFINI_CUDA_RETURN(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
+    cudaError_t err = cudaEventSynchronize(static_cast<cudaEvent_t>(event));
+    if (err == cudaErrorCapturedEvent) return cudaFail(err, "synchronizing an event recorded during a stream capture");
+    if (err != cudaSuccess) return cudaFail(err, "synchronizing an event (cudaEventSynchronize)");
     return INFINI_STATUS_SUCCESS;
 }
 
@@ -185,11 +226,13 @@ infiniStatus_t eventElapsedTime(float *ms, infinirtEvent_t start, infinirtEvent_
 }
 
 infiniStatus_t mallocDevice(void **ptr, size_t size) {
+    RelaxedCaptureMode relaxed;
     INFINI_CUDA_RETURN(cudaMalloc(ptr, size));
     return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t mallocHost(void **ptr, size_t size) {
+    RelaxedCaptureMode relaxed;
     INFINI_CUDA_RETURN(cudaMallocHost(ptr, size));
     return INFINI_STATUS_SUCCESS;
 }
@@ -344,12 +387,30 @@ infiniStatus_t streamBeginCapture(infinirtStream_t stream, infinirtStreamCapture
                               : mode == INFINIRT_STREAM_CAPTURE_MODE_RELAXED    ? cudaStreamCaptureModeRelaxed
                                                                                 : cudaStreamCaptureModeGlobal;
     INFINI_CUDA_RETURN(cudaStreamBeginCapture(asStream(stream), m));
+    std::lock_guard<std::mutex> lock(g_capturing_mu);
+    g_capturing.push_back({asStream(stream), std::string()});
     return INFINI_STATUS_SUCCESS;
 }
 
 infiniStatus_t streamEndCapture(infinirtStream_t stream, infinirtGraph_t *graph) {
     cudaGraph_t captured = nullptr;
-    INFINI_CUDA_RETURN(cudaStreamEndCapture(asStream(stream), &captured));
+    cudaError_t ended = cudaStreamEndCapture(asStream(stream), &captured);
+    std::string spoiled_by;
+    {
+        std::lock_guard<std::mutex> lock(g_capturing_mu);
+        for (auto it = g_capturing.begin(); it != g_capturing.end(); ++it) {
+            if (it->stream != asStream(stream)) continue;
+            spoiled_by = std::move(it->spoiled_by);
+            g_capturing.erase(it);
+            break;
+        }
+    }
+    if (ended != cudaSuccess && !spoiled_by.empty()) {
+        cudaGetLastError();
+        return fail(INFINI_STATUS_CAPTURE_UNSUPPORTED, "a call the capture cannot record spoiled it: %s",
+                    spoiled_by.c_str());
+    }
+    if (ended != cudaSuccess) return cudaFail(ended, "cudaStreamEndCapture");
     int device = 0;
     cudaGraphExec_t exec = nullptr;
     cudaError_t err = cudaGetDevice(&device);

@@ -16,6 +16,9 @@ void fillCclTable(infiniBackend_t &table);
 // A failing CUDA call as a status with the call's name and CUDA's message.
 infiniStatus_t cudaFail(cudaError_t err, const char *what);
 
+// Called by cudaFail for a call a stream capture refused: the captures that call spoiled remember its message.
+void noteRefusedCall();
+
 // Keeps the current device's default memory pool (cudaMallocAsync's scratch) from handing its memory back at each
 // synchronization, so that the next call's scratch is not mapped anew. Cheap after the first call on a device.
 void retainPoolMemory();

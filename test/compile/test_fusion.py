@@ -3,6 +3,7 @@ compiled model become torch.ops.infini kernels; the counters say so; outputs equ
 the kernel cannot take is left alone. The rotary embedding rewrite has its own cases in test_fusion_rope.py."""
 
 import copy
+import types
 
 import pytest
 import torch
@@ -144,3 +145,20 @@ def test_moe_routing_becomes_topk_softmax(arch, k, renorm):
     got, code = compiled_logits(model, ids)
     assert fusion.counters().get("topk_softmax") == 2 and "torch.ops.infini.topk_softmax" in code
     torch.testing.assert_close(got.cpu(), eager.cpu(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_scalar_the_matcher_left_out_is_read_from_the_matched_nodes():
+    # some torch versions match a pattern whose scalar differs from the traced one without putting it in the kwargs
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    mean = g.call_function(torch.ops.aten.mean.dim, (x, [-1], True))
+    plus = g.call_function(torch.ops.aten.add.Tensor, (mean, 0.25))
+    top = g.call_function(torch.ops.aten.topk.default, (x, 3))
+    match = types.SimpleNamespace(kwargs={}, nodes=[x, mean, plus, top])
+    assert fusion._eps_ok(match) and match.kwargs["eps"] == 0.25
+    fusion._scalar(match, "k", fusion._topk_k)
+    assert match.kwargs["k"] == 3
+    kept = types.SimpleNamespace(kwargs={"eps": 1e-6}, nodes=[mean, plus])
+    assert fusion._eps_ok(kept) and kept.kwargs["eps"] == 1e-6
+    symbolic = types.SimpleNamespace(kwargs={}, nodes=[x, mean])  # nothing to read: the norm is left
+    assert not fusion._eps_ok(symbolic)

@@ -227,6 +227,62 @@ __global__ void __launch_bounds__(kThreads) indexRows(RowsParams p) {
     }
 }
 
+// The common case of the rows kernel: one index operand and one outer dim (index_select and embedding of
+// contiguous rows, row assignments). Lean on registers, so that many blocks stay resident: blockIdx.y and threadIdx.y
+// walk the rows, the x's two pieces of a row each. (At most 40 registers: six blocks an SM.)
+struct Rows1Params {
+    char *dst;
+    const char *src;
+    const char *idx;
+    int idx64;
+    int wrap;
+    int scatter;  // the index addresses dst (else src)
+    int64_t rows, units;
+    int64_t dst_step, src_step, idx_step;  // bytes a row
+    int64_t isize, istep;                  // the indexed dim's size, and its bytes per index unit
+    DeviceError *err;
+};
+
+template <class U>
+__global__ void __launch_bounds__(kThreads, 6) indexRows1(Rows1Params p) {
+    opEntry();
+    const int64_t lanes = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t row_step = static_cast<int64_t>(gridDim.y) * blockDim.y;
+    for (int64_t row = static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; row < p.rows; row += row_step) {
+        const int64_t v = loadIndex(p.idx + row * p.idx_step, p.idx64);
+        int64_t w = v;
+        if (p.wrap && w < 0) w += p.isize;
+        if (w < 0 || w >= p.isize) {
+            if (first == 0)
+                reportError(p.err, kErrFamilyIndex, kFamilyOpBase + INFINIOP_FAMILY_INDEX, 0, v, p.isize, 0, p.wrap);
+            continue;
+        }
+        const U *s = reinterpret_cast<const U *>(p.src + row * p.src_step + (p.scatter ? 0 : w * p.istep));
+        U *d = reinterpret_cast<U *>(p.dst + row * p.dst_step + (p.scatter ? w * p.istep : 0));
+        for (int64_t j = first; j < p.units; j += 2 * lanes) {
+            const int64_t j2 = j + lanes;
+            const U a = s[j];
+            U b;
+            if (j2 < p.units) b = s[j2];
+            d[j] = a;
+            if (j2 < p.units) d[j2] = b;
+        }
+    }
+}
+
+template <class U>
+cudaError_t launchRows1(Rows1Params &p, cudaStream_t stream) {
+    int64_t bx = ((p.units + 1) / 2 + 31) / 32 * 32;  // two pieces a lane
+    if (bx > kThreads) bx = kThreads;
+    const int64_t by = kThreads / bx;
+    int64_t gx = (p.units + 2 * bx - 1) / (2 * bx);
+    int64_t gy = (p.rows + by - 1) / by;
+    if (gy > 65535) gy = 65535;
+    const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy < 1 ? 1 : gy));
+    return launchOp(indexRows1<U>, grid, dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by)), 0, stream, p);
+}
+
 const char *const kName = "index";
 
 bool alignedTo(int64_t v, int64_t u) { return v % u == 0; }
@@ -251,6 +307,33 @@ bool tryRows(const infiniopIndexArgs_t &a, const Space &sp, const IndexParams &i
         for (int k = 0; ok && k < ip.nidx; ++k) ok = alignedTo(ip.istep[k], u);
         if (ok) break;
         u >>= 1;
+    }
+    if (ip.nidx == 1 && sp.ndim <= 2) {
+        Rows1Params q{};
+        q.dst = ip.dst;
+        q.src = ip.src;
+        q.idx = ip.idx[0];
+        q.idx64 = ip.idx64[0];
+        q.wrap = ip.wrap;
+        q.scatter = a.op == INFINIOP_INDEX_SCATTER;
+        q.rows = sp.ndim == 2 ? sp.shape[1] : 1;
+        q.units = row_bytes / u;
+        q.dst_step = sp.ndim == 2 ? sp.stride[0][1] : 0;
+        q.src_step = sp.ndim == 2 ? sp.stride[1][1] : 0;
+        q.idx_step = sp.ndim == 2 ? sp.stride[2][1] : 0;
+        q.isize = ip.isize[0];
+        q.istep = ip.istep[0];
+        q.err = ip.err;
+        cudaError_t err;
+        switch (u) {
+            case 16: err = launchRows1<uint4>(q, ctx.stream); break;
+            case 8: err = launchRows1<uint2>(q, ctx.stream); break;
+            case 4: err = launchRows1<uint32_t>(q, ctx.stream); break;
+            case 2: err = launchRows1<uint16_t>(q, ctx.stream); break;
+            default: err = launchRows1<uint8_t>(q, ctx.stream); break;
+        }
+        *status = launchStatus(err, kName);
+        return true;
     }
     Space outer;
     outer.nops = sp.nops;

@@ -296,23 +296,26 @@ struct CopyParams {
     void *out;
     const void *in;
     int bcast;    // the input is broadcast along dim 0
-    int by_rows;  // as VecParams::by_rows
+    int by_rows;  // blockIdx.y and threadIdx.y walk the rows (blockDim.y of them a block), the x's a row's pieces
     int64_t inner, rows, vpr;
     RowsGeo geo;  // element strides of out (operand 0) and in (operand 1)
 };
 
 constexpr int kCopyUnroll = 4;
 
-// kCopyUnroll pieces a thread at a time, all loaded before any is stored.
-template <class U, int N>
-__global__ void __launch_bounds__(kThreads) pwCopy(CopyParams p) {
+// kCopyUnroll pieces a thread at a time, all loaded before any is stored. (A register cap of 64 keeps four blocks an
+// SM: a copy's speed is the bytes it has in flight.)
+// ROWS: the by_rows walk (its own kernel: the flat walk's registers would bound its occupancy).
+template <class U, int N, bool ROWS>
+__global__ void __launch_bounds__(kThreads, 4) pwCopy(CopyParams p) {
     opEntry();
     using P = Vec<U, N>;
     U *out = static_cast<U *>(p.out);
     const U *in = static_cast<const U *>(p.in);
-    if (p.by_rows) {
+    if constexpr (ROWS) {
         const int64_t span = static_cast<int64_t>(gridDim.x) * blockDim.x * kCopyUnroll;
-        for (int64_t row = blockIdx.y; row < p.rows; row += gridDim.y) {
+        const int64_t row_step = static_cast<int64_t>(gridDim.y) * blockDim.y;
+        for (int64_t row = static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; row < p.rows; row += row_step) {
             int64_t off[4];
             rowOffsets(p.geo, row, off);
             for (int64_t c0 = static_cast<int64_t>(blockIdx.x) * blockDim.x * kCopyUnroll + threadIdx.x; c0 < p.vpr;
@@ -610,13 +613,41 @@ bool tryVec(const infiniopPointwiseArgs_t &a, const Space &sp, int nin, const Ct
 template <class U>
 cudaError_t launchCopy(CopyParams &p, bool wide_pieces, cudaStream_t stream) {
     constexpr int NV = 16 / sizeof(U);
+    if constexpr (NV > 1) {
+        if (wide_pieces && !p.bcast && (p.rows > 1 || p.inner % NV == 0)) {
+            // raw bits: whatever the dtype, move 16-byte words (one register quad a piece, not NV registers)
+            for (int d = 0; d < p.geo.ndim; ++d) {
+                p.geo.stride[d][0] /= NV;
+                p.geo.stride[d][1] /= NV;
+            }
+            p.inner /= NV;
+            return launchCopy<uint4>(p, false, stream);
+        }
+    }
     const int n = wide_pieces ? NV : 1;
     p.vpr = p.inner / n;
     const int64_t work = p.rows * p.vpr > 0 ? p.rows * p.vpr : p.inner;
     dim3 grid(gridFor((work + kCopyUnroll - 1) / kCopyUnroll, kThreads)), block(kThreads);
     rowsGrid(p.rows, p.vpr, kCopyUnroll, &p.by_rows, &grid, &block);
-    if (wide_pieces) return launchOp(pwCopy<U, NV>, grid, block, 0, stream, p);
-    return launchOp(pwCopy<U, 1>, grid, block, 0, stream, p);
+    if (p.by_rows) {
+        // a block of kThreads: as many lanes a row as give each kCopyUnroll pieces (32 at least), the rest more rows
+        int64_t bx = ((p.vpr + kCopyUnroll - 1) / kCopyUnroll + 31) / 32 * 32;
+        if (bx > kThreads) bx = kThreads;
+        const int64_t by = kThreads / bx;
+        int64_t gy = (p.rows + by - 1) / by;
+        if (gy > 65535) gy = 65535;
+        int64_t gx = (p.vpr + bx * kCopyUnroll - 1) / (bx * kCopyUnroll);
+        const int64_t cap = (static_cast<int64_t>(smCount()) * 32 + gy - 1) / gy;  // enough blocks, not one a piece
+        if (gx > cap) gx = cap;
+        grid = dim3(static_cast<unsigned>(gx < 1 ? 1 : gx), static_cast<unsigned>(gy));
+        block = dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by));
+    }
+    if (p.by_rows) {
+        return wide_pieces ? launchOp(pwCopy<U, NV, true>, grid, block, 0, stream, p)
+                           : launchOp(pwCopy<U, 1, true>, grid, block, 0, stream, p);
+    }
+    return wide_pieces ? launchOp(pwCopy<U, NV, false>, grid, block, 0, stream, p)
+                       : launchOp(pwCopy<U, 1, false>, grid, block, 0, stream, p);
 }
 
 // COPY between operands of one dtype in the rows layout, as raw elements.
