@@ -37,27 +37,28 @@ left() { [ -z "$DEADLINE_S" ] && { echo 86400; return; }; echo $(( START + DEADL
 files() { local p; for p in "$@"; do find test -type f -name "$p"; done | sort -u; }
 ignores() { local f; for f in "$@"; do echo "--ignore=$f"; done; }
 
-# suite LIMIT: the whole suite as four pytest processes at once (the attention and sanitizer tests, test_ops.py, and
-# the rest in two halves by shard.py), each with its 10 slowest tests and its skip reasons; $OUT/suite.txt. timeout
-# sends SIGINT first, so that a part cut by the limit still prints its summary.
+# suite LIMIT: the whole suite as pytest processes at once (the attention and sanitizer tests, test_ops.py, and the
+# rest in REST_SHARDS parts by shard.py, default 4), each with its 10 slowest tests, its failures and its skip
+# reasons; $OUT/suite.txt. timeout sends SIGINT first, so that a part cut by the limit still prints its summary.
 suite() {
-  local t=$(date +%s) rc=0 p pids=() i
-  # four processes share the host's cores: OpenMP teams (the cpu backend's, torch's) each of a quarter, else the
+  local t=$(date +%s) rc=0 p pids=() i n=${REST_SHARDS:-4} summary
+  # the processes share the host's cores: OpenMP teams (the cpu backend's, torch's) each of a share, else the
   # oversubscribed teams spin against each other and the CPU-device tests run tens of times slower
-  local OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( $(nproc) / 4 > 0 ? $(nproc) / 4 : 1 ))}; export OMP_NUM_THREADS
+  local OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( $(nproc) / (n + 2) > 0 ? $(nproc) / (n + 2) : 1 ))}; export OMP_NUM_THREADS
   local att=($(files test_ops_attention.py test_sanitizers.py)) ops=($(files test_ops.py))
-  local py=(timeout -s INT -k 15 $1 python3 -m pytest -q -rs --durations=10 -p no:cacheprovider)
-  : > /tmp/suite_att.txt; : > /tmp/suite_ops.txt
+  local py=(timeout -s INT -k 15 $1 python3 -m pytest -q -rfEs --durations=10 -p no:cacheprovider)
+  rm -f /tmp/suite_*.txt; : > /tmp/suite_att.txt; : > /tmp/suite_ops.txt
   [ ${#att[@]} -gt 0 ] && { "${py[@]}" "${att[@]}" > /tmp/suite_att.txt 2>&1 & pids+=($!); }
   [ ${#ops[@]} -gt 0 ] && { "${py[@]}" "${ops[@]}" > /tmp/suite_ops.txt 2>&1 & pids+=($!); }
-  for i in 0 1; do
-    SHARD=$i/2 "${py[@]}" test $(ignores "${att[@]}" "${ops[@]}") -p shard > /tmp/suite_rest$i.txt 2>&1 & pids+=($!)
+  for ((i = 0; i < n; i++)); do
+    SHARD=$i/$n "${py[@]}" test $(ignores "${att[@]}" "${ops[@]}") -p shard > /tmp/suite_rest$i.txt 2>&1 & pids+=($!)
   done
   for p in "${pids[@]}"; do wait $p || rc=1; done
-  cat /tmp/suite_att.txt /tmp/suite_ops.txt /tmp/suite_rest0.txt /tmp/suite_rest1.txt > "$OUT/suite.txt"
-  echo "suite rc $rc $(( $(date +%s) - t )) s: attention $(tail -1 /tmp/suite_att.txt); test_ops.py $(tail -1 /tmp/suite_ops.txt);" \
-    "the rest $(tail -1 /tmp/suite_rest0.txt) + $(tail -1 /tmp/suite_rest1.txt)"
-  grep -hE "^FAILED|^ERROR" /tmp/suite_*.txt | head; return $rc
+  cat /tmp/suite_att.txt /tmp/suite_ops.txt /tmp/suite_rest*.txt > "$OUT/suite.txt"
+  summary="attention $(tail -1 /tmp/suite_att.txt); test_ops.py $(tail -1 /tmp/suite_ops.txt); the rest"
+  for ((i = 0; i < n; i++)); do summary="$summary | $(tail -1 /tmp/suite_rest$i.txt)"; done
+  echo "suite rc $rc $(( $(date +%s) - t )) s: $summary"
+  grep -hE "^FAILED|^ERROR|KeyboardInterrupt" /tmp/suite_*.txt | head -20; return $rc
 }
 
 # memcheck LIMIT: compute-sanitizer memcheck over the op tests; $OUT/memcheck_tail.txt, the first errors in
@@ -100,13 +101,12 @@ bench() {
 }
 
 case "$mode" in
-check)  # the suite and memcheck at once: four test processes and the sanitizer, 4 CPU threads each
-  export OMP_NUM_THREADS=4
+check)  # the suite and memcheck at once: the test processes and the sanitizer, 2 CPU threads each
+  export OMP_NUM_THREADS=2
   suite $(left 10) & s=$!; memcheck $(left 10) & m=$!
   wait $s; a=$?; wait $m; b=$?
   exit $(( a || b )) ;;
 suite)
-  export OMP_NUM_THREADS=4
   suite $(left 10); exit ;;
 memcheck)
   memcheck $(left 10); exit ;;
@@ -123,7 +123,6 @@ sanitizers)  # the infini device's tests only: the cuda variants run the same ke
   for f in "${names[@]}"; do cat "$OUT/$f.txt"; echo; rm -f "$OUT/$f.txt"; done > "$OUT/sanitizers.txt"
   "$CS" --version | tail -1; exit 0 ;;
 two)  # two GPUs: the tests marked two_devices and test_distributed.py run (they skip on one GPU)
-  export OMP_NUM_THREADS=4
   suite $(left 150); a=$?
   timeout $(left 5) python3 benchmarks/allreduce_gpu.py --world 2 --out "$OUT/allreduce" --csv "$CSV" > "$OUT/allreduce.txt" 2>&1
   echo "allreduce rc $?"; tail -15 "$OUT/allreduce.txt"
