@@ -10,7 +10,10 @@ kernels, for infini, CUDA and CPU tensors.
   and the interleaved-pairs form, ``x * cos + stack((-x[..., 1::2], x[..., 0::2]), -1).flatten(-2) * sin`` (GPT-J)
   -> "gpt_j";
 - ``topk_softmax``: mixture-of-experts routing, ``topk(softmax(logits, float32), k)`` with or without the top-k
-  weights renormalized to sum 1 (Qwen2-MoE, Mixtral) -> ``torch.ops.infini.topk_softmax``.
+  weights renormalized to sum 1 (Qwen2-MoE, Mixtral) -> ``torch.ops.infini.topk_softmax``;
+- ``sdpa``: the fused scaled dot-product attention ops of an inference graph, with Hugging Face's ``repeat_kv`` of
+  k and v read through (grouped-query heads go to the kernel as they are) -> ``torch.ops.infini.sdpa``
+  (``_fusion_sdpa.py`` says what it takes and leaves).
 
 The rope kernel rotates each pair by one angle: the rewrite takes it only where the graph itself proves that cos and
 sin repeat their values across the pair (built from ``cat((f, f), -1)`` or ``repeat_interleave(f, 2, -1)``, then
@@ -37,8 +40,9 @@ import os
 
 import torch
 
-PASSES = ("add_rms_norm", "rms_norm", "swiglu", "rope", "topk_softmax")
+PASSES = ("add_rms_norm", "rms_norm", "swiglu", "rope", "topk_softmax", "sdpa")
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+_SOURCES = ("fusion.py", "_fusion_sdpa.py")  # the files whose code the passes run
 
 _state = {
     "passes": set(PASSES) if os.environ.get("INFINI_FUSION", "1") != "0" else set(),
@@ -486,6 +490,10 @@ def _run(graph) -> None:
     if not devices or not devices <= _state["devices"]:
         return
     _pattern_pass().apply(graph)
+    if "sdpa" in _state["passes"]:
+        from . import _fusion_sdpa
+
+        _fusion_sdpa.rewrite(graph, functools.partial(_check, "sdpa"))
     graph.lint()
 
 
@@ -498,8 +506,9 @@ def _pass_class():
             _run(graph)
 
         def uuid(self):
-            # the cache key: what the passes would do (the source of this module, the passes and devices on)
-            key = (open(__file__, "rb").read(), sorted(_state["passes"]), sorted(_state["devices"]))
+            # the cache key: what the passes would do (the source of the passes, the passes and devices on)
+            sources = [open(os.path.join(os.path.dirname(__file__), f), "rb").read() for f in _SOURCES]
+            key = (sources, sorted(_state["passes"]), sorted(_state["devices"]))
             return hashlib.sha256(repr(key).encode()).hexdigest()
 
     return InfiniFusion

@@ -97,7 +97,40 @@ struct TensorDescriptor {
     }
 };
 
+// Where runOp sends work for tensors on `device`: the backend's device type and index, and the stream.
+struct Place {
+    infiniDevice_t type;
+    int index;
+    infinirtStream_t stream;
+};
+
+Place placeOf(c10::Device device, c10::OptionalDeviceGuard &guard) {
+    if (device.is_cpu()) return {INFINI_DEVICE_CPU, 0, INFINIRT_STREAM_CALLER};
+    if (device.is_cuda()) {  // torch's CUDA tensors: the nvidia backend, on torch's current stream
+        static const int count = [] {
+            int n = 0;
+            return infinirtGetDeviceCount(INFINI_DEVICE_NVIDIA, &n) == INFINI_STATUS_SUCCESS ? n : 0;
+        }();
+        TORCH_CHECK(count > device.index(),
+                    "infini: CUDA tensors need the nvidia backend, which is not loaded in this process (see "
+                    "infinicore_torch.backends())");
+        return {INFINI_DEVICE_NVIDIA, device.index(),
+                c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(device).native_handle()};
+    }
+    TORCH_CHECK(device.type() == c10::DeviceType::PrivateUse1, "infini: tensors on ", device, " are not supported");
+    // the backend resolves a default-stream handle to its current device's stream: make that the tensors' device
+    guard.reset_device(device);
+    return {backendType(), device.index(), native_stream(getCurrentStream(device.index()))};
+}
+
 }  // namespace
+
+OpTarget targetOf(c10::Device device, c10::OptionalDeviceGuard &guard) {
+    const Place p = placeOf(device, guard);
+    Cache &c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    return {handleFor(c, p.type, p.index), p.stream};
+}
 
 void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, std::initializer_list<double> f,
            std::initializer_list<int64_t> i) {
@@ -109,34 +142,11 @@ void runOp(infiniopOp_t op, std::initializer_list<const at::Tensor *> tensors, s
         }
     }
     TORCH_INTERNAL_ASSERT(first != nullptr);
-    c10::Device device = first->device();
-    infiniDevice_t type;
-    int index;
-    infinirtStream_t stream;
     c10::OptionalDeviceGuard guard;
-    if (device.is_cpu()) {
-        type = INFINI_DEVICE_CPU;
-        index = 0;
-        stream = INFINIRT_STREAM_CALLER;
-    } else if (device.is_cuda()) {  // torch's CUDA tensors: the nvidia backend, on torch's current stream
-        type = INFINI_DEVICE_NVIDIA;
-        index = device.index();
-        static const int count = [] {
-            int n = 0;
-            return infinirtGetDeviceCount(INFINI_DEVICE_NVIDIA, &n) == INFINI_STATUS_SUCCESS ? n : 0;
-        }();
-        TORCH_CHECK(count > index,
-                    "infini: CUDA tensors need the nvidia backend, which is not loaded in this process (see "
-                    "infinicore_torch.backends())");
-        stream = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(device).native_handle();
-    } else {
-        TORCH_CHECK(device.type() == c10::DeviceType::PrivateUse1, "infini: tensors on ", device, " are not supported");
-        // the backend resolves a default-stream handle to its current device's stream: make that the tensors' device
-        guard.reset_device(device);
-        type = backendType();
-        index = device.index();
-        stream = native_stream(getCurrentStream(device.index()));
-    }
+    const Place place = placeOf(first->device(), guard);
+    const infiniDevice_t type = place.type;
+    const int index = place.index;
+    const infinirtStream_t stream = place.stream;
 
     thread_local Key key;  // reused: no allocation per call
     key.clear();

@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "../aten/Family.h"
 #include "OpRunner.h"
 
 namespace infini_torch::ops {
@@ -743,7 +744,83 @@ Tensor &paged_prefill_out(const Tensor &q, const Tensor &k_cache, const Tensor &
     return out;
 }
 
+// ---- sdpa -------------------------------------------------------------------------------------
+// Attention on the sdpa kernel family (families.h), which every backend with families provides: q [b, hq, lq, d],
+// k / v [b, hk, lk, d] with hk dividing hq (query head h reads key head h / (hq / hk)), mask bool (true: attend) or
+// additive in q's dtype broadcast to [b, hq, lq, lk], causal aligned to the bottom right (query i sees keys
+// j <= i + lk - lq). The result has the memory of [b, lq, hq, d] (its transpose(1, 2) is contiguous); a row with no
+// key to attend is 0.
+
+struct SdpaOperands {
+    Tensor q, k, v, mask;
+};
+
+SdpaOperands sdpaOperands(const Tensor &q, const Tensor &k, const Tensor &v, const std::optional<Tensor> &mask) {
+    const char *op = "sdpa";
+    Tensor m = mask.value_or(Tensor());
+    checkDevices(op, {{"q", &q}, {"k", &k}, {"v", &v}, {"mask", &m}});
+    checkFloat(op, "q", q);
+    checkSameDtype(op, "k", k, "q", q);
+    checkSameDtype(op, "v", v, "q", q);
+    TORCH_CHECK(q.dim() == 4, "infini.sdpa: q must be [batch, heads, q_len, head_dim], got ", q.sizes());
+    const int64_t b = q.size(0), hq = q.size(1), lq = q.size(2), d = q.size(3);
+    TORCH_CHECK(k.dim() == 4 && k.size(0) == b && k.size(3) == d && k.size(1) > 0 && hq % k.size(1) == 0,
+                "infini.sdpa: k must be [", b, ", kv_heads dividing ", hq, ", kv_len, ", d, "], got ", k.sizes());
+    TORCH_CHECK(v.sizes() == k.sizes(), "infini.sdpa: v has shape ", v.sizes(), " but k has ", k.sizes());
+    const int64_t lk = k.size(2);
+    if (m.defined()) {
+        TORCH_CHECK(m.scalar_type() == at::kBool || m.scalar_type() == q.scalar_type(),
+                    "infini.sdpa: mask must be bool or q's dtype (", q.scalar_type(), "), got ", m.scalar_type());
+        TORCH_CHECK(m.dim() <= 4 && at::is_expandable_to(m.sizes(), {b, hq, lq, lk}), "infini.sdpa: mask ", m.sizes(),
+                    " does not broadcast to [", b, ", ", hq, ", ", lq, ", ", lk, "]");
+        m = m.expand({b, hq, lq, lk});
+    }
+    return {lastContiguous(q), lastContiguous(k), lastContiguous(v), m};
+}
+
+Tensor sdpaOutput(const Tensor &q) {
+    return at::empty({q.size(0), q.size(2), q.size(1), q.size(3)}, q.options()).transpose(1, 2);
+}
+
+void sdpaInto(const SdpaOperands &x, bool causal, double scale, const Tensor &out) {
+    if (out.numel() == 0) return;
+    using aten::tensorOf;
+    infiniopSdpaArgs_t a{};
+    a.backward = 0;
+    a.causal = causal ? 1 : 0;
+    a.scale = scale;
+    a.dtype = toInfiniDtype(x.q.scalar_type());
+    a.mask_dtype = x.mask.defined() ? toInfiniDtype(x.mask.scalar_type()) : INFINI_DTYPE_INVALID;
+    a.q = tensorOf(x.q);
+    a.k = tensorOf(x.k);
+    a.v = tensorOf(x.v);
+    if (x.mask.defined()) a.mask = tensorOf(x.mask);
+    a.out = tensorOf(out);
+    c10::OptionalDeviceGuard guard;
+    const OpTarget target = targetOf(out.device(), guard);
+    infiniStatus_t status = infiniopSdpa(target.handle, &a, target.stream);
+    if (status != INFINI_STATUS_SUCCESS) aten::raiseFamily("infini.sdpa", status);
+}
+
+Tensor sdpa(const Tensor &q, const Tensor &k, const Tensor &v, const std::optional<Tensor> &mask, bool causal,
+            double scale) {
+    const SdpaOperands x = sdpaOperands(q, k, v, mask);
+    Tensor out = sdpaOutput(q);
+    sdpaInto(x, causal, scale, out);
+    return out;
+}
+
+Tensor &sdpa_out(const Tensor &q, const Tensor &k, const Tensor &v, const std::optional<Tensor> &mask, bool causal,
+                 double scale, Tensor &out) {
+    const SdpaOperands x = sdpaOperands(q, k, v, mask);
+    checkDevices("sdpa", {{"q", &q}, {"out", &out}});
+    prepareOut("sdpa", out, q.sizes(), q);
+    return intoOut(out, [&](const Tensor &target) { sdpaInto(x, causal, scale, target); });
+}
+
 void registerAll(torch::Library &m) {
+    m.impl("sdpa", sdpa);
+    m.impl("sdpa.out", sdpa_out);
     m.impl("attention", attentionImpl);
     m.impl("attention.out", attention_out);
     m.impl("paged_attention", pagedAttentionImpl);

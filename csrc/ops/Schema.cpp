@@ -67,5 +67,9 @@ TORCH_LIBRARY(infini, m) {
     m.def(
         "paged_attention_prefill.out(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, "
         "Tensor seq_lens, Tensor cu_seqlens_q, Tensor? alibi_slopes, float scale, *, Tensor(a!) out) -> Tensor(a!)");
+    m.def("sdpa(Tensor q, Tensor k, Tensor v, Tensor? mask, bool causal, float scale) -> Tensor");
+    m.def(
+        "sdpa.out(Tensor q, Tensor k, Tensor v, Tensor? mask, bool causal, float scale, *, Tensor(a!) out) -> "
+        "Tensor(a!)");
     m.def("paged_caching(Tensor k, Tensor v, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor slot_mapping) -> ()");
 }

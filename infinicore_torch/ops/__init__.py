@@ -126,6 +126,19 @@ def attention(q, k, v, k_cache, v_cache, pos: int):
     return _ops.attention(q, k, v, k_cache, v_cache, pos)
 
 
+def sdpa(q, k, v, mask, causal: bool, scale: float):
+    """Scaled dot-product attention: softmax(q @ k^T * scale + mask) @ v. q [batch, heads, q_len, d]; k, v
+    [batch, kv_heads, kv_len, d] with kv_heads dividing heads (query head h reads key / value head
+    h // (heads // kv_heads): grouped-query attention without copying k and v). mask (or None): bool (True
+    attends) or additive in q's dtype, broadcastable to [batch, heads, q_len, kv_len]. causal: query i sees
+    keys j <= i + kv_len - q_len, aligned to the bottom right (the KV-cache case: the last query is the newest
+    token); torch's is_causal is aligned to the top left, the same only when q_len == kv_len. With both a mask
+    and causal, both apply. A row with no key to attend is 0. Returns [batch, heads, q_len, d] with the memory
+    of [batch, q_len, heads, d] (its transpose(1, 2) is contiguous). Inputs may have any strides (a last dim
+    with stride != 1 is copied first). No autograd."""
+    return _ops.sdpa(q, k, v, mask, causal, scale)
+
+
 def paged_attention(q, k_cache, v_cache, block_tables, seq_lens, alibi_slopes=None, scale: float = 1.0):
     """Decode attention over a paged KV cache: q [seqs, heads, d]; caches [num_blocks, kv_heads,
     block_size, d]; sequence s attends to its first seq_lens[s] tokens, token t living in block
@@ -172,6 +185,7 @@ def paged_caching(
 
 __all__ = [
     "attention",
+    "sdpa",
     "paged_attention",
     "paged_attention_prefill",
     "gemm",

@@ -117,3 +117,11 @@ def _paged_attention(q, k_cache, v_cache, block_tables, seq_lens, alibi_slopes, 
 @register_fake("infini::paged_attention_prefill")
 def _paged_attention_prefill(q, k_cache, v_cache, block_tables, seq_lens, cu_seqlens_q, alibi_slopes, scale):
     return torch.empty_like(q, memory_format=torch.contiguous_format)
+
+
+@register_fake("infini::sdpa")
+def _sdpa(q, k, v, mask, causal, scale):
+    torch._check(q.dim() == 4, lambda: f"infini.sdpa: q must be [batch, heads, q_len, head_dim], got {tuple(q.shape)}")
+    # the kernel's layout: the memory of [b, lq, hq, d], so that the model's transpose(1, 2) is contiguous
+    b, h, lq, d = q.shape
+    return q.new_empty((b, lq, h, d)).transpose(1, 2)

@@ -44,8 +44,8 @@ def compiled_logits(model, ids):
 
 # per decoder layer: its input norm (the first layer's alone: rms_norm; the others after the MLP's residual add),
 # the post-attention norm after the attention's residual add, one SwiGLU, rotary on q and on k; then the final norm
-# after the last add
-EXPECTED = {"rms_norm": 1, "add_rms_norm": 4, "swiglu": 2, "rope": 4}
+# after the last add; and each layer's attention
+EXPECTED = {"rms_norm": 1, "add_rms_norm": 4, "swiglu": 2, "rope": 4, "sdpa": 2}
 
 
 @pytest.mark.parametrize("dtype, tol", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
