@@ -29,6 +29,7 @@ NOT_READY = 22
 TIMEOUT = 23
 REMOTE_ERROR = 24
 CAPTURE_UNSUPPORTED = 25
+ABORTED = 26
 
 # infinicclReduceOp_t
 CCL_SUM, CCL_PROD, CCL_MAX, CCL_MIN, CCL_AVG, CCL_BAND, CCL_BOR, CCL_BXOR = 0, 1, 2, 3, 4, 5, 6, 7
@@ -149,6 +150,7 @@ _SIGNATURES = {
     "infinicclCommUserRank": (c_int, [c_void_p, _P(c_int)]),
     "infinicclCommSetTimeout": (c_int, [c_void_p, ctypes.c_uint64]),
     "infinicclCommGetAsyncError": (c_int, [c_void_p, _P(c_int)]),
+    "infinicclCommAbort": (c_int, [c_void_p]),
     "infinicclAllReduce": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_int, c_void_p, c_void_p]),
     "infinicclBroadcast": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_int, c_void_p, c_void_p]),
     "infinicclReduce": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_int, c_int, c_void_p, c_void_p]),

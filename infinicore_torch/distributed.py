@@ -9,7 +9,9 @@ work. On the CPU backend the ranks are processes of one host and exchange data t
 memory; the store carries only the communicator's unique id. ``Work.wait()`` makes the current
 stream wait for the collective; on the CPU backend (or with ``INFINICCL_BLOCKING_WAIT=1``) it also
 waits on the host and raises ``torch.distributed.DistBackendError`` when the collective failed (a
-peer that exited, or the group's timeout).
+peer that exited, or the group's timeout). On every backend a watchdog thread per group fails the group
+when a collective outlives the group's timeout or a communicator fails: the communicators are aborted and
+the group's later collectives raise ``DistBackendError`` (docs/distributed.md, "Faults").
 """
 
 from __future__ import annotations

@@ -227,6 +227,16 @@ INFINI_API infiniStatus_t infinicclCommGetAsyncError(infinicclComm_t comm, infin
     return INFINI_STATUS_SUCCESS;
 }
 
+INFINI_API infiniStatus_t infinicclCommAbort(infinicclComm_t comm) {
+    constexpr const char *api = "infinicclCommAbort";
+    const infiniBackend_t *b = nullptr;
+    INFINI_RETURN_IF_ERROR(commBackend(api, comm, &b));
+    if (b->struct_size < INFINI_BACKEND_CCL_ABORT_SIZE || b->ccl_comm_abort == nullptr) {
+        return fail(INFINI_STATUS_NOT_IMPLEMENTED, "%s: the %s backend cannot abort a communicator", api, b->name);
+    }
+    return forward(api, b, b->ccl_comm_abort(comm));
+}
+
 INFINI_API infiniStatus_t infinicclAllReduce(void *sendbuf, void *recvbuf, size_t count, infiniDtype_t datatype,
                                              infinicclReduceOp_t op, infinicclComm_t comm, infinirtStream_t stream) {
     constexpr const char *api = "infinicclAllReduce";

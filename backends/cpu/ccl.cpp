@@ -16,6 +16,8 @@
 // Waiting spins, then yields, then sleeps, and checks the peers while it waits: a peer that exited
 // or left, or failed, ends the wait with REMOTE_ERROR; a wait longer than the timeout with TIMEOUT.
 // The failure is then sticky on the communicator and on the stream, as a device fault would be.
+// infinicclCommAbort fails the communicator with ABORTED and sets the segment's failure flag, so that
+// its own queued work and the peers' waits end at their next check.
 #include "ccl.h"
 
 #include <fcntl.h>
@@ -321,6 +323,16 @@ class Comm {
         }
     }
 
+    // Fails the communicator with ABORTED and tells the peers (the segment's failure flag); queued work
+    // that waits for peers ends at its next check. Safe from any thread, and more than once.
+    void abort() {
+        setAsyncError(INFINI_STATUS_ABORTED,
+                      "rank " + std::to_string(rank()) + " aborted the communicator (infinicclCommAbort)");
+        aborted_.store(true, std::memory_order_release);
+        uint32_t zero = 0;
+        hdr_->failed.compare_exchange_strong(zero, uint32_t(rank() + 1));
+    }
+
     // Marks this rank attached (checks the group's size and that the rank is not taken).
     void attach() {
         uint32_t expected = 0;
@@ -381,6 +393,9 @@ class Comm {
 
     // Throws when a peer in [lo, hi) exited, left or failed (checking processes at most every 100 ms).
     void checkPeers(int lo, int hi, bool check_processes) {
+        if (aborted_.load(std::memory_order_acquire)) {
+            throw CclError(INFINI_STATUS_ABORTED, "the communicator was aborted (infinicclCommAbort)");
+        }
         if (uint32_t f = hdr_->failed.load(std::memory_order_acquire)) {
             throw CclError(INFINI_STATUS_REMOTE_ERROR, "rank " + std::to_string(f - 1) +
                                                            " of the group failed, so this collective cannot complete");
@@ -667,6 +682,7 @@ class Comm {
     char *stage_;
     char *chan_data_;
     bool attached_ = false;
+    std::atomic<bool> aborted_{false};  // set by abort(): waits for peers end at their next check
     uint32_t barriers_ = 0;
     uint64_t chunk_seq_ = 0;
     std::mutex err_mu_;
@@ -840,6 +856,13 @@ infiniStatus_t commSetTimeout(infinicclComm_t handle, uint64_t ms) {
     auto comm = findComm(handle);
     if (!comm) return fail(INFINI_STATUS_INVALID_HANDLE, "not a communicator of the cpu backend");
     comm->timeout_ms_.store(ms);
+    return INFINI_STATUS_SUCCESS;
+}
+
+infiniStatus_t commAbort(infinicclComm_t handle) {
+    auto comm = findComm(handle);
+    if (!comm) return fail(INFINI_STATUS_INVALID_HANDLE, "not a communicator of the cpu backend");
+    comm->abort();
     return INFINI_STATUS_SUCCESS;
 }
 

@@ -9,6 +9,12 @@
 // collective is an exception, not silent garbage. Tensors used by a collective are recorded on the
 // communication stream, so the caching allocator keeps them until the collective has run.
 //
+// Faults (Watchdog.h): the group's watchdog fails the group when a communicator reports an error or a
+// work does not complete within the group's timeout; abort() fails it on request. A failed group has
+// aborted its communicators; wait() on any of its works that had not completed, and every later
+// collective, raise DistBackendError with the reason. shutdown() (dist.destroy_process_group) stops the
+// watchdog and destroys the communicators; later collectives raise. The destructor shuts down.
+//
 // A receive from any source (dist.recv without src) on the CPU backend: every send of the group, once
 // queued, adds one to the store's counter of its (sender, receiver) pair, and every receive counts, per
 // sender, the sends it has claimed. recvAnysource waits on the host until some sender's counter
@@ -26,6 +32,7 @@
 
 #include <infini/infiniccl.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +41,7 @@
 #include <unordered_map>
 
 #include "../ops/OpRunner.h"
+#include "Watchdog.h"
 #include "../runtime/InfiniFunctions.h"
 #include "../runtime/InfiniStream.h"
 
@@ -85,17 +93,6 @@ bool blockingWaitFromEnv() {
     return env != nullptr && env[0] == '1';
 }
 
-// The end of one collective, or of a coalescing block (whose calls share it): the event recorded on the
-// communication stream after the work, and the future of its outputs. Both are set when the work has
-// been issued (for a coalescing block: at its end).
-struct Completion {
-    infinirtEvent_t end = nullptr;
-    c10::intrusive_ptr<c10::ivalue::Future> future;
-    ~Completion() {
-        if (end != nullptr) infinirtEventDestroy(end);
-    }
-};
-
 class WorkInfiniCCL : public c10d::Work {
    public:
     WorkInfiniCCL(int rank, OpType type, c10::Device device, std::shared_ptr<Completion> done, infinicclComm_t comm,
@@ -107,26 +104,26 @@ class WorkInfiniCCL : public c10d::Work {
           blocking_(blocking),
           outputs_(std::move(outputs)) {}
 
-    bool isCompleted() override {
-        if (done_->end == nullptr) return false;
-        infinirtEventStatus_t st;
-        c10::DeviceGuard guard(device_);
-        if (infinirtEventQuery(done_->end, &st) != INFINI_STATUS_SUCCESS) return true;
-        return st == INFINIRT_EVENT_COMPLETE;
-    }
+    bool isCompleted() override { return done_->failed() || done_->reached(); }
 
     bool isSuccess() const override {
+        if (done_->failed()) return false;
         infiniStatus_t err = INFINI_STATUS_SUCCESS;
         infinicclCommGetAsyncError(comm_, &err);
         return err == INFINI_STATUS_SUCCESS;
     }
 
+    // A work the group's failure caught raises its reason. A host wait (blocking, or with a timeout) ends:
+    // the watchdog aborts the communicators of a work that outlives the group's timeout, which ends it.
     bool wait(std::chrono::milliseconds timeout) override {
         TORCH_CHECK(done_->end != nullptr, "infiniccl: wait() on a work of a coalescing block that has not ended");
+        raiseIfFailed();
         c10::DeviceGuard guard(device_);
         if (blocking_ || timeout != kNoTimeout) {
             if (timeout == kNoTimeout) {
-                CCL_CHECK("wait", infinirtEventSynchronize(done_->end));
+                infiniStatus_t s = infinirtEventSynchronize(done_->end);
+                raiseIfFailed();
+                CCL_CHECK("wait", s);
             } else {
                 auto limit = std::chrono::steady_clock::now() + timeout;
                 while (!isCompleted()) {
@@ -136,6 +133,7 @@ class WorkInfiniCCL : public c10d::Work {
                     }
                     std::this_thread::sleep_for(std::chrono::microseconds(50));
                 }
+                raiseIfFailed();
             }
             infiniStatus_t err = INFINI_STATUS_SUCCESS;
             CCL_CHECK("wait", infinicclCommGetAsyncError(comm_, &err));
@@ -163,6 +161,10 @@ class WorkInfiniCCL : public c10d::Work {
     }
 
    private:
+    void raiseIfFailed() const {
+        if (done_->failed()) C10_THROW_ERROR(DistBackendError, done_->failure());
+    }
+
     c10::Device device_;
     std::shared_ptr<Completion> done_;
     infinicclComm_t comm_;
@@ -178,10 +180,34 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
           timeout_(timeout),
           blocking_(backendType() == INFINI_DEVICE_CPU || blockingWaitFromEnv()),
           any_source_(backendType() == INFINI_DEVICE_CPU),
-          claimed_(size, 0) {}
+          claimed_(size, 0),
+          watchdog_(rank, timeout) {}
 
     ~ProcessGroupInfiniCCL() override {
-        for (auto &kv : devices_) infinicclCommDestroy(kv.second.comm);
+        try {
+            shutdown();
+        } catch (...) {  // a destructor does not throw
+        }
+    }
+
+    // Fails the group (its communicators aborted, unfinished works failed, later collectives refused) and
+    // stops the watchdog; the communicators are destroyed by shutdown() or the destructor.
+    void abort() override {
+        watchdog_.failGroup(c10::str("infiniccl: the group was aborted on rank ", rank_, " (ProcessGroup.abort())"));
+        watchdog_.stop();
+    }
+
+    // Stops the watchdog and destroys the communicators (a backend bounds the wait for queued work by the
+    // communicator's timeout); later collectives raise. Idempotent.
+    void shutdown() override {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (shut_down_.exchange(true)) return;
+        watchdog_.stop();
+        for (auto &kv : devices_) {
+            c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, kv.first));
+            infinicclCommDestroy(kv.second.comm);
+        }
+        devices_.clear();
     }
 
     const std::string getBackendName() const override { return "infiniccl"; }
@@ -205,7 +231,7 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         CCL_CHECK("end_coalescing", infinicclGroupEnd());
         c10::Device device = coalesced_device_.value_or(c10::Device(c10::DeviceType::PrivateUse1, current_device()));
         DeviceState &st = state(device);
-        finish("end_coalescing", device, st, coalesced_outputs_, *coalesced_);
+        finish("coalesced", device, st, coalesced_outputs_, coalesced_);
         return c10::make_intrusive<WorkInfiniCCL>(rank_, OpType::COALESCED, device, coalesced_, st.comm, blocking_,
                                                   std::move(coalesced_outputs_));
     }
@@ -213,6 +239,7 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     void setTimeout(std::chrono::milliseconds timeout) override {
         std::lock_guard<std::mutex> lock(mu_);
         timeout_ = timeout;
+        watchdog_.setTimeout(timeout);
         for (auto &kv : devices_) infinicclCommSetTimeout(kv.second.comm, static_cast<uint64_t>(timeout.count()));
     }
 
@@ -713,10 +740,12 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
             std::memcpy(&id, bytes.data(), sizeof(id));
         }
         DeviceState st;
-        CCL_CHECK("init", infinicclCommInitRank(&st.comm, size_, id, rank_));
-        CCL_CHECK("init", infinicclCommSetTimeout(st.comm, static_cast<uint64_t>(timeout_.count())));
         st.stream = getStreamFromPool(device.index());
-        return devices_.emplace(device.index(), st).first->second;
+        CCL_CHECK("init", infinicclCommInitRank(&st.comm, size_, id, rank_));
+        DeviceState &made = devices_.emplace(device.index(), st).first->second;  // shutdown destroys it
+        watchdog_.addComm(st.comm, device);
+        CCL_CHECK("init", infinicclCommSetTimeout(st.comm, static_cast<uint64_t>(timeout_.count())));
+        return made;
     }
 
     // Runs a collective: the communication stream waits for the caller's stream, body issues the
@@ -726,6 +755,7 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     c10::intrusive_ptr<c10d::Work> run(
         const char *op, OpType type, std::vector<at::Tensor> inputs, std::vector<at::Tensor> outputs, Body body,
         After after = [] {}) {
+        checkUsable(op);
         const std::vector<at::Tensor> &any = !inputs.empty() ? inputs : outputs;
         TORCH_CHECK(!any.empty(), "infiniccl ", op, ": no tensors given");
         const c10::Device device = any[0].device();
@@ -756,15 +786,30 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
                                                       std::move(outputs));
         }
         auto done = std::make_shared<Completion>();
-        finish(op, device, st, outputs, *done);
+        finish(op, device, st, outputs, done);
         const bool blocking = blocking_ || type == OpType::BARRIER;
         return c10::make_intrusive<WorkInfiniCCL>(rank_, type, device, std::move(done), st.comm, blocking,
                                                   std::move(outputs));
     }
 
-    // Records the end event on the communication stream and completes the future there.
+    // Refuses a collective on a failed or shut-down group.
+    void checkUsable(const char *op) {
+        if (C10_UNLIKELY(watchdog_.failed())) {
+            C10_THROW_ERROR(DistBackendError,
+                            c10::str("infiniccl ", op, ": the group has failed: ", watchdog_.failure()));
+        }
+        if (C10_UNLIKELY(shut_down_.load(std::memory_order_acquire))) {
+            C10_THROW_ERROR(DistBackendError,
+                            c10::str("infiniccl ", op, ": the group was shut down (dist.destroy_process_group)"));
+        }
+    }
+
+    // Records the end event on the communication stream, completes the future there, and hands the work
+    // to the watchdog.
     void finish(const char *op, c10::Device device, DeviceState &st, const std::vector<at::Tensor> &outputs,
-                Completion &done) {
+                const std::shared_ptr<Completion> &work) {
+        Completion &done = *work;
+        done.device = device;  // before the event: the destructor destroys it on this device
         c10::DeviceGuard guard(device);
         infinirtEvent_t end = nullptr;
         CCL_CHECK(op, infinirtEventCreateWithFlags(&end, INFINIRT_EVENT_DISABLE_TIMING));
@@ -775,8 +820,14 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
         done.end = end;
         done.future = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()),
                                                                std::vector<c10::Device>{device});
-        c10::StreamGuard on_comm(st.stream);  // the future's consumers wait for the comm stream
-        done.future->markCompleted(c10::IValue(outputs));
+        {
+            c10::StreamGuard on_comm(st.stream);  // the future's consumers wait for the comm stream
+            done.future->markCompleted(c10::IValue(outputs));
+        }
+        done.op = op;
+        done.comm = st.comm;
+        done.issued = std::chrono::steady_clock::now();
+        watchdog_.watch(work);
     }
 
     c10::intrusive_ptr<c10d::Store> store_;
@@ -791,6 +842,8 @@ class ProcessGroupInfiniCCL : public c10d::Backend {
     std::shared_ptr<Completion> coalesced_;
     std::vector<at::Tensor> coalesced_outputs_;
     std::optional<c10::Device> coalesced_device_;
+    std::atomic<bool> shut_down_{false};
+    Watchdog watchdog_;  // last: destroyed (joined) first
 };
 
 c10::intrusive_ptr<c10d::Backend> create(const c10::intrusive_ptr<c10d::Store> &store, int rank, int size,

@@ -199,6 +199,27 @@ def test_send_recv_size_mismatch_fails_the_stream_not_the_process(pair):
     )
 
 
+def test_abort_fails_the_communicator_and_its_peers(pair):
+    xs = [np.ones(1000, np.float32) for _ in range(2)]
+    ps = [pair.put(r, xs[r]) for r in range(2)]
+    I.check(L.infinicclCommAbort(pair.comms[0]))
+    I.check(L.infinicclCommAbort(pair.comms[0]))  # again: nothing more to do
+    err = c_int()
+    I.check(L.infinicclCommGetAsyncError(pair.comms[0], byref(err)))
+    assert err.value == I.ABORTED
+    assert_fails(
+        L.infinicclAllReduce(ps[0], ps[0], 1000, 13, I.CCL_SUM, pair.comms[0], pair.streams[0]),
+        I.ABORTED,
+        "aborted the communicator",
+    )
+    # the peer's collective fails at once (the segment's failure flag), not at the timeout
+    I.check(L.infinicclAllReduce(ps[1], ps[1], 1000, 13, I.CCL_SUM, pair.comms[1], pair.streams[1]))
+    assert_fails(L.infinirtStreamSynchronize(pair.streams[1]), 1, "rank 0 of the group failed")
+    I.check(L.infinicclCommGetAsyncError(pair.comms[1], byref(err)))
+    assert err.value == I.REMOTE_ERROR
+    assert_fails(L.infinicclCommAbort(c_void_p(8)), I.INVALID_HANDLE, "not a live communicator")
+
+
 def test_argument_checks(pair):
     c0 = pair.comms[0]
     p = pair.put(0, np.zeros(16, np.float32))

@@ -159,6 +159,11 @@ typedef struct infiniBackend {
     infiniStatus_t (*stream_is_capturing)(infinirtStream_t stream, infinirtStreamCaptureStatus_t *status);
     infiniStatus_t (*graph_launch)(infinirtGraph_t graph, infinirtStream_t stream);
     infiniStatus_t (*graph_destroy)(infinirtGraph_t graph);
+
+    /* Collectives: abort (infinicclCommAbort). Optional: NULL, or a struct_size that stops before it, means the
+     * backend cannot abort a communicator (the core answers NOT_IMPLEMENTED). It must be safe to call from any
+     * thread, also while another thread is in a call on the communicator, and more than once. */
+    infiniStatus_t (*ccl_comm_abort)(infinicclComm_t comm);
 } infiniBackend_t;
 
 /* The size of the table before the collectives were appended: the smallest struct_size accepted. */
@@ -169,6 +174,8 @@ typedef struct infiniBackend {
 #define INFINI_BACKEND_FAMILY_SIZE (offsetof(infiniBackend_t, family) + sizeof(void *))
 /* The size of the table with the graphs. */
 #define INFINI_BACKEND_GRAPH_SIZE (offsetof(infiniBackend_t, graph_destroy) + sizeof(void *))
+/* The size of the table with the communicator abort. */
+#define INFINI_BACKEND_CCL_ABORT_SIZE (offsetof(infiniBackend_t, ccl_comm_abort) + sizeof(void *))
 
 typedef const infiniBackend_t *(*infiniBackendGetFn)(void);
 

@@ -62,6 +62,7 @@
         (t).ccl_recv = recv;                              \
         (t).ccl_group_start = groupStart;                 \
         (t).ccl_group_end = groupEnd;                     \
+        (t).ccl_comm_abort = commAbort;                   \
     } while (0)
 
 /* The graph entries (infinirt.h: stream capture). */

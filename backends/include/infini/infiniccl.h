@@ -39,7 +39,8 @@ INFINI_API infiniStatus_t infinicclCommInitAll(infiniDevice_t device_type, infin
 INFINI_API infiniStatus_t infinicclGetUniqueId(infiniDevice_t device_type, infinicclUniqueId *id);
 /* Joins rank `rank` of an nranks group on the current device (one process per rank). */
 INFINI_API infiniStatus_t infinicclCommInitRank(infinicclComm_t *comm, int nranks, infinicclUniqueId id, int rank);
-/* Destroys a communicator after its queued work completes. */
+/* Destroys a communicator after its queued work completes (a backend may bound that wait by the
+ * communicator's timeout and abort it then); an aborted or failed communicator is destroyed at once. */
 INFINI_API infiniStatus_t infinicclCommDestroy(infinicclComm_t comm);
 
 /* Reduces count elements across ranks into every rank's recvbuf (in place when sendbuf == recvbuf). */
@@ -73,8 +74,15 @@ INFINI_API infiniStatus_t infinicclCommUserRank(infinicclComm_t comm, int *rank)
  * (default: the INFINICCL_TIMEOUT_MS environment variable, else 30 minutes). */
 INFINI_API infiniStatus_t infinicclCommSetTimeout(infinicclComm_t comm, uint64_t timeout_ms);
 /* extension: SUCCESS, or the status of the first queued work of this communicator that failed
- * (the message is left for infiniGetLastErrorMessage). A failed communicator refuses further work. */
+ * (the message is left for infiniGetLastErrorMessage). A failed communicator refuses further work.
+ * May be called from any thread, also while another thread is in a call on the communicator. */
 INFINI_API infiniStatus_t infinicclCommGetAsyncError(infinicclComm_t comm, infiniStatus_t *async_error);
+/* extension: aborts the communicator without waiting for its peers: queued work that has not completed
+ * is abandoned (its buffers may be left partly written), the communicator fails with INFINI_STATUS_ABORTED
+ * (infinicclCommGetAsyncError and every later call report it) and must still be destroyed. Returns
+ * SUCCESS when it was already aborted or failed; NOT_IMPLEMENTED on a backend that cannot abort. May be
+ * called from any thread, also while another thread is in a call on the communicator. */
+INFINI_API infiniStatus_t infinicclCommAbort(infinicclComm_t comm);
 
 /* Starts a group: calls until infinicclGroupEnd are issued together (send/recv pairs cannot deadlock). */
 INFINI_API infiniStatus_t infinicclGroupStart(void);

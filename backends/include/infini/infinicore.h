@@ -43,6 +43,7 @@ typedef enum {
     INFINI_STATUS_TIMEOUT = 23,             /* extension: a collective waited longer than its communicator's timeout */
     INFINI_STATUS_REMOTE_ERROR = 24,        /* extension: a peer rank of a communicator failed, exited or left */
     INFINI_STATUS_CAPTURE_UNSUPPORTED = 25, /* extension: not allowed while a stream capture is underway (infinirt.h) */
+    INFINI_STATUS_ABORTED = 26,             /* extension: the communicator was aborted (infinicclCommAbort) */
 } infiniStatus_t;
 
 typedef enum {
