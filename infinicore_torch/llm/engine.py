@@ -93,6 +93,14 @@ class _Seq:
     def tokens(self):
         return self.prompt_ids + self.out
 
+    @property
+    def length(self):
+        return len(self.prompt_ids) + len(self.out)
+
+    @property
+    def last(self):
+        return self.out[-1] if self.out else self.prompt_ids[-1]
+
 
 class LLM:
     """An engine over one model. ``model``: a model object (kept on its device unless ``device`` is given) or a
@@ -285,12 +293,12 @@ class LLM:
         meta = (self._tables(seqs), self._i32(lens), self._i32(cu))
         logits = self._forward(self._i64(toks), self._i64(pos), self._i64(slots), meta, self._i64(last))
         for s in seqs:
-            s.cached = len(s.tokens)
+            s.cached = s.length
         self._sample(seqs, logits)
 
     def _decode(self, seqs):
-        toks = [s.tokens[-1] for s in seqs]
-        pos = [len(s.tokens) - 1 for s in seqs]
+        toks = [s.last for s in seqs]
+        pos = [s.length - 1 for s in seqs]
         slots = [self._slot(s, p) for s, p in zip(seqs, pos)]
         if self.graphs and self._graphs.get(len(seqs), True) is not None:
             logits = self._graph_decode(seqs, toks, pos, slots)
@@ -299,7 +307,7 @@ class LLM:
             last = self._i64(range(len(seqs)))
             logits = self._forward(self._i64(toks), self._i64(pos), self._i64(slots), meta, last)
         for s in seqs:
-            s.cached = len(s.tokens)
+            s.cached = s.length
         self._sample(seqs, logits)
 
     def _graph_decode(self, seqs, toks, pos, slots):
@@ -310,16 +318,14 @@ class LLM:
         n = len(seqs)
         g = self._graphs.get(n)
         width = self._blocks_for(self.max_model_len)
-        tables = torch.tensor([s.blocks + [0] * (width - len(s.blocks)) for s in seqs], dtype=torch.int32)
-        values = [
-            torch.tensor(toks),
-            torch.tensor(pos),
-            torch.tensor(slots),
-            tables,
-            torch.tensor([p + 1 for p in pos], dtype=torch.int32),
-        ]
+        # the step's inputs as two host tensors (int64 tokens, positions, slots; int32 block tables, lengths)
+        longs = torch.tensor([toks, pos, slots], dtype=torch.int64)
+        ints = torch.tensor(
+            [b for s in seqs for b in s.blocks + [0] * (width - len(s.blocks))] + [p + 1 for p in pos],
+            dtype=torch.int32,
+        )
         if g is None:
-            g = _DecodeGraph([v.to(self.device) for v in values], self._i64(range(n)))
+            g = _DecodeGraph(longs.to(self.device), ints.to(self.device), n, width, self._i64(range(n)))
             tok, p, slot, tab, lens = g.inputs
             logits = self._forward(tok, p, slot, (tab, lens, None), g.last).clone()
             try:
@@ -330,8 +336,7 @@ class LLM:
                 return logits
             self._graphs[n] = g
             return logits
-        for static, v in zip(g.inputs, values):
-            static.copy_(v)
+        g.stage(longs, ints)
         g.graph.replay()
         self.graph_replays += 1
         return g.logits.clone()
@@ -353,8 +358,12 @@ class LLM:
             groups[key].append(row)
         picked = [0] * len(seqs)
         for (top_p, topk, temp), rows in groups.items():
-            r = torch.stack([torch.rand((), generator=seqs[i].gen) for i in rows]).to(self.device)
-            out = torch.ops.infini.random_sample(logits[rows].contiguous(), r, top_p, topk, temp)
+            if all(seqs[i].gen is None for i in rows):
+                r = torch.rand(len(rows))
+            else:
+                r = torch.stack([torch.rand((), generator=seqs[i].gen) for i in rows])
+            part = logits if len(rows) == len(seqs) else logits[rows]
+            out = torch.ops.infini.random_sample.tensor(part.contiguous(), r.to(self.device), top_p, topk, temp)
             for i, t in zip(rows, out.tolist()):
                 picked[i] = t
         now = time.perf_counter()
@@ -367,7 +376,7 @@ class LLM:
             p = s.params
             if (not p.ignore_eos and t in self.eos) or t in p.stop_token_ids:
                 s.finish = "stop"
-            elif len(s.out) >= p.max_tokens or len(s.tokens) >= self.max_model_len:
+            elif len(s.out) >= p.max_tokens or s.length >= self.max_model_len:
                 s.finish = "length"
 
     def _run(self, seqs, progress):
@@ -377,7 +386,7 @@ class LLM:
         while waiting or running:
             admitted = []
             while waiting and len(running) + len(admitted) < self.max_num_seqs:
-                if not self._grow(waiting[0], len(waiting[0].tokens)):
+                if not self._grow(waiting[0], waiting[0].length):
                     break
                 admitted.append(waiting.popleft())
             if admitted:
@@ -385,7 +394,7 @@ class LLM:
                 running += admitted
             elif running:
                 for s in list(running):
-                    while s in running and not self._grow(s, len(s.tokens)):
+                    while s in running and not self._grow(s, s.length):
                         victim = running.pop()  # the most recently admitted gives its blocks back
                         self._release(victim)
                         victim.preempted += 1
@@ -475,12 +484,23 @@ class LLM:
 
 class _DecodeGraph:
     """A captured decode step of one batch size: its static inputs (tokens, positions, slots, block tables, sequence
-    lengths), the rows to keep, the graph and the logits it writes."""
+    lengths: views of two device buffers), the rows to keep, the graph and the logits it writes. A step's inputs
+    reach the buffers through pinned host copies queued without a host synchronization (the host rewrites them only
+    after the previous step's sampled tokens came back, so no queued copy still reads them)."""
 
-    def __init__(self, inputs, last):
-        self.inputs, self.last = inputs, last
+    def __init__(self, longs, ints, n, width, last):
+        self.longs, self.ints, self.last = longs, ints, last
+        self.inputs = (longs[0], longs[1], longs[2], ints[: n * width].view(n, width), ints[n * width :])
+        self.host_longs = torch.empty(longs.shape, dtype=longs.dtype, pin_memory=True)
+        self.host_ints = torch.empty(ints.shape, dtype=ints.dtype, pin_memory=True)
         self.graph = torch.infini.InfiniGraph()
         self.logits = None
+
+    def stage(self, longs, ints):
+        self.host_longs.copy_(longs)
+        self.host_ints.copy_(ints)
+        self.longs.copy_(self.host_longs, non_blocking=True)
+        self.ints.copy_(self.host_ints, non_blocking=True)
 
 
 def _load(path, dtype, tokenizer):

@@ -138,6 +138,11 @@ def test_decode_over_a_dynamic_cache(arch, device):
 
 @pytest.mark.parametrize("arch, device", [("llama", "cpu"), ("mistral", "infini")])
 def test_decode_steps_under_dynamic_shapes(arch, device):
+    if device == "cpu" and torch.__version__ < "2.13":
+        pytest.skip(
+            "torch 2.11's Inductor C++ kernels for CPU tensors declare no variable for a vectorized index check in "
+            "this graph ('tmp2' was not declared); torch 2.13 compiles it"
+        )
     # symbolic lengths: the mask's and each cache's (k and v: two symbols) are proven equal only at run time
     model, ids = model_of(arch, device), ids_of(device, s=6)
     keep = torch.ones(2, 9, dtype=torch.long)
