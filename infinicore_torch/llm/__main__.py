@@ -2,7 +2,7 @@
 
     python -m infinicore_torch.llm                               # the built-in model, a short bench
     python -m infinicore_torch.llm --model PATH --prompt "Hello"  # streams the continuation
-    python -m infinicore_torch.llm --bench --batch 64 --input-len 512 --output-len 128 --preset 1b --device infini
+    python -m infinicore_torch.llm --bench --batch 64 --input-len 512 --output-len 128 --preset 1b --device infini --graphs
 
 Without --model the model is a Llama built from a built-in config with random weights (said so in the output):
 --preset small (hidden 512, 4 layers; seconds on a CPU) or 1b (hidden 2048, 16 layers, 32 heads, 8 kv heads,
@@ -58,6 +58,7 @@ def parse(argv):
     ap.add_argument("--input-len", type=int, default=64)
     ap.add_argument("--output-len", type=int, default=32)
     ap.add_argument("--block-size", type=int, default=16)
+    ap.add_argument("--graphs", action="store_true", help="replay decode steps from graphs (infini devices)")
     return ap.parse_args(argv)
 
 
@@ -84,7 +85,7 @@ def main(argv=None) -> int:
             "its tokens are meaningless"
         )
     want = args.input_len + args.output_len if args.bench else 4096
-    engine = LLM(model, device=args.device, dtype=dtype, block_size=args.block_size,
+    engine = LLM(model, device=args.device, dtype=dtype, block_size=args.block_size, graphs=args.graphs,
                  max_num_seqs=max(args.batch, 1), max_model_len=min(want + 1, 4096))  # fmt: skip
     params = SamplingParams(
         max_tokens=args.output_len if args.bench else args.max_tokens,

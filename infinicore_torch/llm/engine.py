@@ -109,7 +109,8 @@ class LLM:
     most half the device's free memory; a request that outgrows it preempts another),
     ``max_num_seqs`` requests in a batch at most, ``max_model_len`` tokens a request at most (prompt and output).
     ``graphs=True`` replays decode steps from graphs (``torch.infini.graph``, infini devices only): one graph per
-    batch size, captured at its first decode step; a model whose step cannot be captured runs eagerly. Off by
+    captured size (powers of two up to ``max_num_seqs``, and ``max_num_seqs``; a batch is padded to the smallest that
+    holds it), captured at its first decode step; a model whose step cannot be captured runs eagerly. Off by
     default."""
 
     def __init__(
@@ -159,15 +160,19 @@ class LLM:
         self.num_blocks = num_blocks if num_blocks is not None else self._default_blocks(cfg, per_seq * max_num_seqs)
         if self.num_blocks < 1:
             raise ValueError("LLM: num_blocks must be at least 1")
+        if graphs and self.device.type != "infini":
+            raise ValueError(f"LLM: graphs=True needs the model on an infini device, not {self.device.type}")
+        self.graphs = bool(graphs)
+        self._graphs: dict = {}  # captured size -> _DecodeGraph, or None where the step could not be captured
+        self.graph_replays = 0
+        # the captured batch sizes: powers of two up to max_num_seqs, and max_num_seqs; a batch runs in the smallest
+        # that holds it, its extra rows reading and writing a cache block of their own (index num_blocks)
+        sizes = [1 << i for i in range(max_num_seqs.bit_length()) if (1 << i) < max_num_seqs]
+        self._graph_sizes = sizes + [max_num_seqs]
         self._setup(cfg)
         self._next_id = 0
         self._on_token = None  # (request_id, token) after each sampled token: streaming
         self.stats: dict = {}
-        if graphs and self.device.type != "infini":
-            raise ValueError(f"LLM: graphs=True needs the model on an infini device, not {self.device.type}")
-        self.graphs = bool(graphs)
-        self._graphs: dict = {}  # batch size -> _DecodeGraph, or None where the step could not be captured
-        self.graph_replays = 0
 
     def _default_blocks(self, cfg, wanted):
         """Every batch slot's full context, but at most what half the device's free memory holds."""
@@ -202,7 +207,7 @@ class LLM:
         half = self.head_dim // 2
         self.cos_table = cos[0, :, :half].float().contiguous()
         self.sin_table = sin[0, :, :half].float().contiguous()
-        shape = (self.num_blocks, self.kv_heads, self.block_size, self.head_dim)
+        shape = (self.num_blocks + (1 if self.graphs else 0), self.kv_heads, self.block_size, self.head_dim)
         self.k_cache = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in self.layers]
         self.v_cache = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in self.layers]
         eos = getattr(cfg, "eos_token_id", None)
@@ -300,8 +305,9 @@ class LLM:
         toks = [s.last for s in seqs]
         pos = [s.length - 1 for s in seqs]
         slots = [self._slot(s, p) for s, p in zip(seqs, pos)]
-        if self.graphs and self._graphs.get(len(seqs), True) is not None:
-            logits = self._graph_decode(seqs, toks, pos, slots)
+        size = next((m for m in self._graph_sizes if m >= len(seqs)), None) if self.graphs else None
+        if size is not None and self._graphs.get(size, True) is not None:
+            logits = self._graph_decode(seqs, toks, pos, slots, size)
         else:
             meta = (self._tables(seqs), self._i32([p + 1 for p in pos]), None)
             last = self._i64(range(len(seqs)))
@@ -310,20 +316,21 @@ class LLM:
             s.cached = s.length
         self._sample(seqs, logits)
 
-    def _graph_decode(self, seqs, toks, pos, slots):
-        """A decode step through the batch size's graph: the step's inputs go into the graph's static tensors (block
-        tables padded to a request's largest table), then a replay. The first step of a batch size runs eagerly on
-        those tensors and captures the graph after it; the logits are a copy, so the next replay cannot change them.
-        """
-        n = len(seqs)
+    def _graph_decode(self, seqs, toks, pos, slots, n):
+        """A decode step through the graph of captured size n (at least the batch): the step's inputs go into the
+        graph's static tensors (block tables padded to a request's largest table; rows past the batch a one-token
+        sequence in the padding block), then a replay. The first step of a size runs eagerly on those tensors and
+        captures the graph after it; the logits are a copy, so the next replay cannot change them."""
         g = self._graphs.get(n)
         width = self._blocks_for(self.max_model_len)
+        pad = n - len(seqs)
+        tables = [b for s in seqs for b in s.blocks + [0] * (width - len(s.blocks))]
+        tables += ([self.num_blocks] + [0] * (width - 1)) * pad
         # the step's inputs as two host tensors (int64 tokens, positions, slots; int32 block tables, lengths)
-        longs = torch.tensor([toks, pos, slots], dtype=torch.int64)
-        ints = torch.tensor(
-            [b for s in seqs for b in s.blocks + [0] * (width - len(s.blocks))] + [p + 1 for p in pos],
-            dtype=torch.int32,
+        longs = torch.tensor(
+            [toks + [0] * pad, pos + [0] * pad, slots + [self.num_blocks * self.block_size] * pad], dtype=torch.int64
         )
+        ints = torch.tensor(tables + [p + 1 for p in pos] + [1] * pad, dtype=torch.int32)
         if g is None:
             g = _DecodeGraph(longs.to(self.device), ints.to(self.device), n, width, self._i64(range(n)))
             tok, p, slot, tab, lens = g.inputs
@@ -333,13 +340,13 @@ class LLM:
                     g.logits = self._forward(tok, p, slot, (tab, lens, None), g.last)
             except RuntimeError:  # a step the graph cannot hold (host reads, random ops, fallbacks): eager
                 self._graphs[n] = None
-                return logits
+                return logits[: len(seqs)]
             self._graphs[n] = g
-            return logits
+            return logits[: len(seqs)]
         g.stage(longs, ints)
         g.graph.replay()
         self.graph_replays += 1
-        return g.logits.clone()
+        return g.logits[: len(seqs)].clone()
 
     def _i32(self, v):
         return torch.tensor(list(v), dtype=torch.int32).to(self.device)

@@ -158,3 +158,21 @@ def test_decode_graphs_give_the_eager_tokens():
     assert engine.graph_replays >= 10 and all(g is not None for g in engine._graphs.values())
     with pytest.raises(ValueError, match="graphs=True needs the model on an infini device"):
         LLM(model(), device="cpu", graphs=True)
+
+
+def test_decode_graphs_pad_a_batch_to_a_captured_size():
+    # seven requests of different lengths: decode batches of 7 down to 1 run in the graphs of sizes 7 (max_num_seqs),
+    # 4, 2 and 1, the padding rows in a block of their own that no request's cache uses
+    m = model()
+    prompts = [[3 + i] * (2 + i) for i in range(7)]
+    params = [SamplingParams(max_tokens=3 + 2 * i, temperature=0) for i in range(7)]
+    want = tokens(LLM(m, device="infini", block_size=4).generate(prompt_token_ids=prompts, sampling_params=params))
+    engine = LLM(m, device="infini", block_size=4, max_num_seqs=7, graphs=True)
+    assert engine._graph_sizes == [1, 2, 4, 7]
+    got = tokens(engine.generate(prompt_token_ids=prompts, sampling_params=params))
+    assert got == want
+    assert set(engine._graphs) <= {1, 2, 4, 7} and all(g is not None for g in engine._graphs.values())
+    assert engine.graph_replays > 0 and engine.k_cache[0].shape[0] == engine.num_blocks + 1
+    # a second run replays the graphs it captured and gives the same tokens
+    again = tokens(engine.generate(prompt_token_ids=prompts, sampling_params=params))
+    assert again == want
