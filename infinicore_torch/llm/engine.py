@@ -108,7 +108,8 @@ class LLM:
     ``block_size`` tokens a cache block, ``num_blocks`` blocks a layer (default: every batch slot's full context, at
     most half the device's free memory; a request that outgrows it preempts another),
     ``max_num_seqs`` requests in a batch at most, ``max_model_len`` tokens a request at most (prompt and output).
-    ``graphs=True`` replays decode steps from graphs (``torch.infini.graph``, infini devices only): one graph per
+    ``graphs=True`` replays decode steps from graphs (``torch.infini.graph`` on infini, ``torch.cuda.graph`` on cuda
+    devices): one graph per
     captured size (powers of two up to ``max_num_seqs``, and ``max_num_seqs``; a batch is padded to the smallest that
     holds it), captured at its first decode step; a model whose step cannot be captured runs eagerly. Off by
     default."""
@@ -160,8 +161,8 @@ class LLM:
         self.num_blocks = num_blocks if num_blocks is not None else self._default_blocks(cfg, per_seq * max_num_seqs)
         if self.num_blocks < 1:
             raise ValueError("LLM: num_blocks must be at least 1")
-        if graphs and self.device.type != "infini":
-            raise ValueError(f"LLM: graphs=True needs the model on an infini device, not {self.device.type}")
+        if graphs and self.device.type not in ("infini", "cuda"):
+            raise ValueError(f"LLM: graphs=True needs the model on an infini or cuda device, not {self.device.type}")
         self.graphs = bool(graphs)
         self._graphs: dict = {}  # captured size -> _DecodeGraph, or None where the step could not be captured
         self.graph_replays = 0
@@ -332,11 +333,11 @@ class LLM:
         )
         ints = torch.tensor(tables + [p + 1 for p in pos] + [1] * pad, dtype=torch.int32)
         if g is None:
-            g = _DecodeGraph(longs.to(self.device), ints.to(self.device), n, width, self._i64(range(n)))
+            g = _DecodeGraph(longs.to(self.device), ints.to(self.device), n, width, self._i64(range(n)), self.device)
             tok, p, slot, tab, lens = g.inputs
             logits = self._forward(tok, p, slot, (tab, lens, None), g.last).clone()
             try:
-                with torch.infini.graph(g.graph):
+                with _graph_context(self.device)(g.graph):
                     g.logits = self._forward(tok, p, slot, (tab, lens, None), g.last)
             except RuntimeError:  # a step the graph cannot hold (host reads, random ops, fallbacks): eager
                 self._graphs[n] = None
@@ -495,12 +496,12 @@ class _DecodeGraph:
     reach the buffers through pinned host copies queued without a host synchronization (the host rewrites them only
     after the previous step's sampled tokens came back, so no queued copy still reads them)."""
 
-    def __init__(self, longs, ints, n, width, last):
+    def __init__(self, longs, ints, n, width, last, device):
         self.longs, self.ints, self.last = longs, ints, last
         self.inputs = (longs[0], longs[1], longs[2], ints[: n * width].view(n, width), ints[n * width :])
         self.host_longs = torch.empty(longs.shape, dtype=longs.dtype, pin_memory=True)
         self.host_ints = torch.empty(ints.shape, dtype=ints.dtype, pin_memory=True)
-        self.graph = torch.infini.InfiniGraph()
+        self.graph = torch.cuda.CUDAGraph() if device.type == "cuda" else torch.infini.InfiniGraph()
         self.logits = None
 
     def stage(self, longs, ints):
@@ -508,6 +509,10 @@ class _DecodeGraph:
         self.host_ints.copy_(ints)
         self.longs.copy_(self.host_longs, non_blocking=True)
         self.ints.copy_(self.host_ints, non_blocking=True)
+
+
+def _graph_context(device):
+    return torch.cuda.graph if device.type == "cuda" else torch.infini.graph
 
 
 def _load(path, dtype, tokenizer):

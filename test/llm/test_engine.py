@@ -156,7 +156,7 @@ def test_decode_graphs_give_the_eager_tokens():
     got = tokens(engine.generate(prompt_token_ids=PROMPTS, sampling_params=GREEDY))
     assert got == want
     assert engine.graph_replays >= 10 and all(g is not None for g in engine._graphs.values())
-    with pytest.raises(ValueError, match="graphs=True needs the model on an infini device"):
+    with pytest.raises(ValueError, match="graphs=True needs the model on an infini or cuda device"):
         LLM(model(), device="cpu", graphs=True)
 
 
@@ -176,3 +176,15 @@ def test_decode_graphs_pad_a_batch_to_a_captured_size():
     # a second run replays the graphs it captured and gives the same tokens
     again = tokens(engine.generate(prompt_token_ids=prompts, sampling_params=params))
     assert again == want
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_decode_graphs_on_cuda_tensors_give_the_eager_tokens():
+    m = model()
+    prompts = [[3 + i] * (2 + i) for i in range(5)]
+    params = [SamplingParams(max_tokens=3 + 2 * i, temperature=0) for i in range(5)]
+    want = tokens(LLM(m, device="cuda", block_size=4).generate(prompt_token_ids=prompts, sampling_params=params))
+    engine = LLM(m, device="cuda", block_size=4, max_num_seqs=5, graphs=True)
+    got = tokens(engine.generate(prompt_token_ids=prompts, sampling_params=params))
+    assert got == want
+    assert engine.graph_replays > 0 and all(g is not None for g in engine._graphs.values())
