@@ -2,7 +2,7 @@
 # Verification and measurement on a GPU machine (no network needed): installs the carried wheels and builds with
 # the nvidia backend (.ci/gpu_setup.sh), then runs one mode. Outputs go under $OUT (default /tmp/gpu_verify).
 #
-#   bash benchmarks/gpu_verify.sh check | suite | memcheck | sanitizers | two | bars | full
+#   bash benchmarks/gpu_verify.sh check | suite | memcheck | sanitizers | two | bars | full | models
 #
 #   check       the build, the whole suite and compute-sanitizer memcheck over the op tests (beside each other)
 #   suite       the whole suite, in four pytest processes at once
@@ -13,6 +13,8 @@
 #   bars        host_overhead.py, and the comparison tool over the best-peer ops against every peer (bf16)
 #   full        bars, then every other op of the tool against every peer (bf16) and gemm, linear and
 #               random_sample in float32 against torch
+#   models      ordinary PyTorch and whole models: aten_gpu.py (ops and the Llama on infini against cuda),
+#               llm_gpu.py (the LLM engine against HF generate), compile_gpu.py (the compiled Llama)
 #
 # Environment: DEADLINE_S (seconds from the start that every step must end by; default: no limit), SHARDS
 # (sanitizers; default 4), CSV (bars/full/two: the CSV the tools merge their rows into; default $OUT/results.csv),
@@ -22,8 +24,8 @@ export OUT=${OUT:-/tmp/gpu_verify}
 mkdir -p "$OUT"
 START=$(date +%s)
 mode=$1
-case "$mode" in check|suite|memcheck|sanitizers|two|bars|full) ;; *)
-  echo "usage: bash benchmarks/gpu_verify.sh check|suite|memcheck|sanitizers|two|bars|full"; exit 2 ;;
+case "$mode" in check|suite|memcheck|sanitizers|two|bars|full|models) ;; *)
+  echo "usage: bash benchmarks/gpu_verify.sh check|suite|memcheck|sanitizers|two|bars|full|models"; exit 2 ;;
 esac
 source .ci/gpu_setup.sh > "$OUT/setup.txt" 2>&1 || { tail -30 "$OUT/setup.txt"; exit 1; }
 grep -E "^build" "$OUT/setup.txt"; cat "$OUT/gpu.txt"
@@ -127,6 +129,15 @@ two)  # two GPUs: the tests marked two_devices and test_distributed.py run (they
   timeout $(left 5) python3 benchmarks/allreduce_gpu.py --world 2 --out "$OUT/allreduce" --csv "$CSV" > "$OUT/allreduce.txt" 2>&1
   echo "allreduce rc $?"; tail -15 "$OUT/allreduce.txt"
   exit $a ;;
+models)  # each tool's table in $OUT/NAME.txt, its rows merged into $CSV; a tool cut by the deadline keeps its rows out
+  rc=0
+  for tool in aten_gpu llm_gpu compile_gpu; do
+    t=$(date +%s)
+    timeout -s INT $(left 5) python3 benchmarks/$tool.py --csv "$CSV" > "$OUT/$tool.txt" 2>&1; r=$?
+    [ $r -eq 0 ] || rc=1
+    echo "$tool rc $r $(( $(date +%s) - t )) s"; grep -E "^\|" "$OUT/$tool.txt" | head -30
+  done
+  exit $rc ;;
 esac
 
 # bars and full
