@@ -135,7 +135,7 @@ models)  # each tool's table in $OUT/NAME.txt, its rows merged into $CSV; a tool
     t=$(date +%s)
     timeout -s INT $(left 5) python3 benchmarks/$tool.py --csv "$CSV" > "$OUT/$tool.txt" 2>&1; r=$?
     [ $r -eq 0 ] || rc=1
-    echo "$tool rc $r $(( $(date +%s) - t )) s"; grep -E "^\|" "$OUT/$tool.txt" | head -30
+    echo "$tool rc $r $(( $(date +%s) - t )) s"; tail -20 "$OUT/$tool.txt"
   done
   exit $rc ;;
 esac
