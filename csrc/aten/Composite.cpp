@@ -1,7 +1,7 @@
 // Composite.cpp: aten ops composed of ops that already run on the device, so no element leaves it: isin, histc and
 // bincount (comparisons, reductions, scatter_add; only bincount's output length needs the input's maximum on the
-// host, as on CUDA), equal, rsub.Tensor, log_sigmoid with its backward, and reflection / replication padding (a
-// gather of source indices along each padded dim).
+// host, as on CUDA), equal, rsub.Tensor, log_sigmoid with its backward, reflection / replication padding (a gather of
+// source indices along each padded dim), and weight normalization's fused interface with its backward.
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
@@ -207,9 +207,66 @@ Tensor pad(const Tensor &self, c10::SymIntArrayRef padding) {
     return padByIndex<Self>(self, padding, kReflect, kDims);
 }
 
+// ---- weight normalization: w = v * g / ||v||, the norm over every dim but `dim` ----
+// torch's _weight_norm takes this fused form for dim 0 or the last dim (as its CPU and CUDA kernels do). Work and the
+// returned norms are in float32 for 16-bit v (as torch's kernels keep them), else in v's dtype.
+
+struct WeightNormShape {
+    std::vector<int64_t> reduced;  // every dim but `dim`
+    std::vector<int64_t> kept;     // v's sizes with 1 in every reduced dim
+    at::ScalarType acc;
+};
+
+WeightNormShape weightNormShape(const char *name, const Tensor &v, const Tensor &g, int64_t dim) {
+    TORCH_CHECK(v.device() == g.device(), name, ": v and g must be on one device, got ", v.device(), " and ",
+                g.device());
+    TORCH_CHECK(at::isFloatingType(v.scalar_type()) && at::isFloatingType(g.scalar_type()), name,
+                ": v and g must be floating point, got ", v.scalar_type(), " and ", g.scalar_type());
+    const int64_t nd = v.dim();
+    TORCH_CHECK(nd > 0 && (dim == 0 || dim == nd - 1), name, ": dim must be the first or the last of v's ", nd,
+                " dims, got ", dim);
+    TORCH_CHECK(g.numel() == v.size(dim), name, ": g must hold one value for each of v's ", v.size(dim),
+                " slices along dim ", dim, ", got ", g.numel());
+    WeightNormShape w;
+    w.kept.assign(nd, 1);
+    w.kept[dim] = v.size(dim);
+    for (int64_t d = 0; d < nd; ++d) {
+        if (d != dim) w.reduced.push_back(d);
+    }
+    w.acc = at::isReducedFloatingType(v.scalar_type()) ? at::kFloat : v.scalar_type();
+    return w;
+}
+
+std::tuple<Tensor, Tensor> weightNorm(const Tensor &v, const Tensor &g, int64_t dim) {
+    const WeightNormShape w = weightNormShape("_weight_norm_interface", v, g, dim);
+    c10::DeviceGuard guard(v.device());
+    const Tensor v_acc = v.to(w.acc);
+    const Tensor norms = w.reduced.empty() ? v_acc.abs() : at::linalg_vector_norm(v_acc, 2, w.reduced, true);
+    const Tensor out = (v_acc * (g.to(w.acc).reshape(w.kept) / norms)).to(v.scalar_type());
+    return {out, norms.reshape(g.sizes())};
+}
+
+// d/dv and d/dg of w = g v / n: grad_g = (grad_w . v) / n, grad_v = (g / n) (grad_w - v grad_g / n).
+std::tuple<Tensor, Tensor> weightNormBackward(const Tensor &grad_w, const Tensor &saved_v, const Tensor &saved_g,
+                                              const Tensor &saved_norms, int64_t dim) {
+    const char *name = "_weight_norm_interface_backward";
+    const WeightNormShape w = weightNormShape(name, saved_v, saved_g, dim);
+    TORCH_CHECK(grad_w.sizes() == saved_v.sizes(), name, ": grad_w ", grad_w.sizes(), " must have v's shape ",
+                saved_v.sizes());
+    c10::DeviceGuard guard(saved_v.device());
+    const Tensor v = saved_v.to(w.acc), gw = grad_w.to(w.acc);
+    const Tensor g = saved_g.to(w.acc).reshape(w.kept), n = saved_norms.to(w.acc).reshape(w.kept);
+    const Tensor prod = gw * v;
+    const Tensor grad_g = (w.reduced.empty() ? prod : at::sum(prod, w.reduced, true)) / n;
+    const Tensor grad_v = (g / n) * (gw - v * (grad_g / n));
+    return {grad_v.to(saved_v.scalar_type()), grad_g.reshape(saved_g.sizes()).to(saved_g.scalar_type())};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+    m.impl("_weight_norm_interface", TORCH_FN(weightNorm));
+    m.impl("_weight_norm_interface_backward", TORCH_FN(weightNormBackward));
     m.impl("reflection_pad1d", TORCH_FN((pad<&at::reflection_pad1d_symint, true, 1>)));
     m.impl("reflection_pad2d", TORCH_FN((pad<&at::reflection_pad2d_symint, true, 2>)));
     m.impl("reflection_pad3d", TORCH_FN((pad<&at::reflection_pad3d_symint, true, 3>)));

@@ -1,6 +1,6 @@
 """Ops composed of device ops (csrc/aten/Composite.cpp) against torch on CPU: isin, histc and bincount (or a float64
-formula where torch's CPU kernel has no integer histc), equal, rsub; and module.to("infini") keeping tied parameters
-tied."""
+formula where torch's CPU kernel has no integer histc), equal, rsub, weight normalization with its backward; and
+module.to("infini") keeping tied parameters tied."""
 
 import copy
 
@@ -160,3 +160,35 @@ def test_padding_errors_are_torchs():
         F.pad(torch.randn(2, 3, device=DEV), (3, 0), mode="reflect")
     with pytest.raises(RuntimeError, match="Expected 2D or 3D"):
         F.pad(torch.randn(2, 0, device=DEV), (1, 1), mode="replicate")
+
+
+@pytest.mark.parametrize("dtype, tol", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
+@pytest.mark.parametrize("dim", [0, 2])
+def test_weight_norm_interface_and_its_backward(dtype, tol, dim):
+    # nn.utils.parametrizations.weight_norm (wav2vec2's positional convolution uses dim 2) takes the fused interface
+    v = make((6, 5, 4), dtype)
+    g = make((6, 1, 1) if dim == 0 else (1, 1, 4), dtype, seed=1)
+    w, norms = torch._weight_norm_interface(v.to(DEV), g.to(DEV), dim)
+    w_ref, norms_ref = torch._weight_norm_interface(v, g, dim)
+    assert norms.dtype == norms_ref.dtype and norms.shape == norms_ref.shape
+    torch.testing.assert_close(w.cpu(), w_ref, rtol=tol, atol=tol)
+    torch.testing.assert_close(norms.cpu(), norms_ref, rtol=tol, atol=tol)
+    grad = make((6, 5, 4), dtype, seed=2)
+    got = torch.ops.aten._weight_norm_interface_backward(grad.to(DEV), v.to(DEV), g.to(DEV), norms, dim)
+    want = torch.ops.aten._weight_norm_interface_backward(grad, v, g, norms_ref, dim)
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a.cpu(), b, rtol=tol, atol=tol)
+
+
+def test_weight_normed_conv_trains_like_cpu():
+    torch.manual_seed(0)
+    conv = torch.nn.utils.parametrizations.weight_norm(torch.nn.Conv1d(4, 8, 3, padding=1), name="weight", dim=2)
+    ref = copy.deepcopy(conv)
+    x = make((2, 4, 10), torch.float32)
+    dev = conv.to(DEV)
+    dev(x.to(DEV)).square().sum().backward()
+    ref(x).square().sum().backward()
+    for (name, a), (_, b) in zip(dev.named_parameters(), ref.named_parameters()):
+        torch.testing.assert_close(a.grad.cpu(), b.grad, rtol=1e-5, atol=1e-5, msg=name)
+    with pytest.raises(RuntimeError, match="_weight_norm_interface: dim must be the first or the last"):
+        torch._weight_norm_interface(make((6, 5, 4), torch.float32).to(DEV), make((1, 5, 1), torch.float32).to(DEV), 1)
