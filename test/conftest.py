@@ -153,3 +153,23 @@ def native_only(request, monkeypatch):
     infinicore_torch.reset_fallback_stats()
     yield
     assert infinicore_torch.fallback_stats() == {}
+
+
+@pytest.fixture
+def fusion_on_infini_and_cpu():
+    """(test/compile) The fusion passes on for infini and CPU tensors, counters zeroed, every graph compiled anew (a
+    graph served from Inductor's cache is not rewritten again, nor counted); afterwards the default passes and
+    devices again."""
+    import torch
+    import torch._inductor.config as inductor_config
+
+    from infinicore_torch import fusion
+
+    torch._dynamo.reset()
+    fusion.reset_counters()
+    fusion.enable(devices=("infini", "cpu"))
+    with inductor_config.patch(fx_graph_cache=False):
+        yield
+    fusion.enable()
+    fusion.enable(devices=("infini",))
+    torch._dynamo.reset()

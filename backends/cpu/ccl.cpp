@@ -19,6 +19,7 @@
 // infinicclCommAbort fails the communicator with ABORTED and sets the segment's failure flag, so that
 // its own queued work and the peers' waits end at their next check.
 #include "ccl.h"
+#include "../common/ccl_timeout.h"
 
 #include <fcntl.h>
 #include <immintrin.h>
@@ -260,15 +261,6 @@ void reduce(void *dst, void *dst2, const void *const *srcs, int n, size_t count,
 
 // ---------------------------------------------------------------------------------------------
 
-uint64_t defaultTimeoutMs() {
-    if (const char *env = std::getenv("INFINICCL_TIMEOUT_MS")) {
-        char *end = nullptr;
-        unsigned long long v = std::strtoull(env, &end, 10);
-        if (end != env && v > 0) return v;
-    }
-    return 30ull * 60 * 1000;
-}
-
 // True when the process has exited (gone, or a zombie nobody has reaped yet).
 bool processGone(pid_t pid) {
     if (kill(pid, 0) != 0 && errno == ESRCH) return true;
@@ -294,7 +286,7 @@ class Comm {
         channels_ = reinterpret_cast<Channel *>(base + layout_.channels);
         stage_ = base + layout_.stage;
         chan_data_ = base + layout_.chan_data;
-        timeout_ms_ = defaultTimeoutMs();
+        timeout_ms_ = cclDefaultTimeoutMs();
     }
     ~Comm() {
         if (attached_) ranks_[rank()].left.store(1, std::memory_order_release);

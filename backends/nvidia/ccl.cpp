@@ -41,6 +41,7 @@
 #include <infini/backend_fill.h>
 
 #include "nvidia.h"
+#include "../common/ccl_timeout.h"
 
 namespace infini::nvidia {
 namespace {
@@ -178,15 +179,6 @@ infiniStatus_t ncclFail(const Nccl *n, ncclResult r, const char *what, ncclCommH
         if (r_ != 0) return ncclFail(n, r_, #expr, comm); \
     } while (0)
 
-uint64_t defaultTimeoutMs() {
-    if (const char *env = std::getenv("INFINICCL_TIMEOUT_MS")) {
-        char *end = nullptr;
-        unsigned long long v = std::strtoull(env, &end, 10);
-        if (end != env && v > 0) return v;
-    }
-    return 30ull * 60 * 1000;
-}
-
 struct Comm {
     explicit Comm(InfinicclComm h) : header(h) {}
     InfinicclComm header;           // first: the handle the core sees is &header
@@ -194,7 +186,7 @@ struct Comm {
     ncclCommHandle nccl = nullptr;  // (guarded by mu) NULL once aborted
     bool nonblocking = false;
     std::atomic<bool> ready{true};  // false while a nonblocking join has not been seen to complete
-    std::atomic<uint64_t> timeout_ms{defaultTimeoutMs()};
+    std::atomic<uint64_t> timeout_ms{cclDefaultTimeoutMs()};
 
     // The sticky failure: SUCCESS while there is none; else that status, with its message made the
     // calling thread's last error.

@@ -106,18 +106,7 @@ Prepared prepare(const char *name, const Tensor &query, const Tensor &key, const
     return p;
 }
 
-infiniopSdpaArgs_t argsOf(const Prepared &p) {
-    infiniopSdpaArgs_t a{};
-    a.causal = p.causal ? 1 : 0;
-    a.scale = p.scale;
-    a.dtype = familyDtype(p.q.scalar_type());
-    a.mask_dtype = p.mask.defined() ? familyDtype(p.mask.scalar_type()) : INFINI_DTYPE_INVALID;
-    a.q = tensorOf(p.q);
-    a.k = tensorOf(p.k);
-    a.v = tensorOf(p.v);
-    if (p.mask.defined()) a.mask = tensorOf(p.mask);
-    return a;
-}
+infiniopSdpaArgs_t argsOf(const Prepared &p) { return sdpaArgsOf(p.q, p.k, p.v, p.mask, p.causal, p.scale); }
 
 // A tensor like t (its dim order where t is dense) with stride 1 along its last dim.
 Tensor emptyLike(const Tensor &t) {
@@ -189,6 +178,21 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> sdpaBackward(
 }
 
 }  // namespace
+
+infiniopSdpaArgs_t sdpaArgsOf(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &mask, bool causal,
+                              double scale) {
+    infiniopSdpaArgs_t a{};
+    a.causal = causal ? 1 : 0;
+    a.scale = scale;
+    a.dtype = familyDtype(q.scalar_type());
+    a.mask_dtype = mask.defined() ? familyDtype(mask.scalar_type()) : INFINI_DTYPE_INVALID;
+    a.q = tensorOf(q);
+    a.k = tensorOf(k);
+    a.v = tensorOf(v);
+    if (mask.defined()) a.mask = tensorOf(mask);
+    return a;
+}
+
 }  // namespace infini_torch::aten
 
 namespace at::native {

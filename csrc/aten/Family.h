@@ -38,6 +38,11 @@ infiniopIter_t iterOfTensors(std::initializer_list<const at::Tensor *> tensors);
 // A tensor operand (dims in the tensor's own order).
 infiniopTensor_t tensorOf(const at::Tensor &t);
 
+// The sdpa family's operands of a forward call (q / k / v [b, h, l, d] with stride 1 along d; mask defined or not;
+// causal aligned to the bottom right); the caller sets out and, for a backward, the gradients.
+infiniopSdpaArgs_t sdpaArgsOf(const at::Tensor &q, const at::Tensor &k, const at::Tensor &v, const at::Tensor &mask,
+                              bool causal, double scale);
+
 // Throws a RuntimeError "<op>: <the library's message>" for a failing status.
 [[noreturn]] void raiseFamily(const char *op, infiniStatus_t status);
 

@@ -784,18 +784,8 @@ Tensor sdpaOutput(const Tensor &q) {
 
 void sdpaInto(const SdpaOperands &x, bool causal, double scale, const Tensor &out) {
     if (out.numel() == 0) return;
-    using aten::tensorOf;
-    infiniopSdpaArgs_t a{};
-    a.backward = 0;
-    a.causal = causal ? 1 : 0;
-    a.scale = scale;
-    a.dtype = toInfiniDtype(x.q.scalar_type());
-    a.mask_dtype = x.mask.defined() ? toInfiniDtype(x.mask.scalar_type()) : INFINI_DTYPE_INVALID;
-    a.q = tensorOf(x.q);
-    a.k = tensorOf(x.k);
-    a.v = tensorOf(x.v);
-    if (x.mask.defined()) a.mask = tensorOf(x.mask);
-    a.out = tensorOf(out);
+    infiniopSdpaArgs_t a = aten::sdpaArgsOf(x.q, x.k, x.v, x.mask, causal, scale);
+    a.out = aten::tensorOf(out);
     c10::OptionalDeviceGuard guard;
     const OpTarget target = targetOf(out.device(), guard);
     infiniStatus_t status = infiniopSdpa(target.handle, &a, target.stream);

@@ -7,7 +7,6 @@ import re
 
 import pytest
 import torch
-import torch._inductor.config as inductor_config
 from torch._inductor.utils import run_and_get_code
 
 import infinicore_torch
@@ -19,17 +18,7 @@ import _hf  # noqa: E402
 DEVICES = ["infini", "cpu"]
 
 
-@pytest.fixture(autouse=True)
-def fresh():
-    # a graph served from Inductor's cache is not rewritten again (nor counted): compile each graph anew
-    torch._dynamo.reset()
-    fusion.reset_counters()
-    fusion.enable(devices=("infini", "cpu"))
-    with inductor_config.patch(fx_graph_cache=False):
-        yield
-    fusion.enable()
-    fusion.enable(devices=("infini",))
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fusion_on_infini_and_cpu")
 
 
 def compiled(f, *args, **kwargs):

@@ -6,7 +6,6 @@ backward needs the logsumexp, is left; the pass switched off leaves the graph al
 
 import pytest
 import torch
-import torch._inductor.config as inductor_config
 from torch._inductor.utils import run_and_get_code
 
 import infinicore_torch
@@ -18,17 +17,7 @@ import _hf  # noqa: E402
 TOL = {torch.float32: 1e-5, torch.bfloat16: 3e-2}
 
 
-@pytest.fixture(autouse=True)
-def fresh():
-    # a graph served from Inductor's cache is not rewritten again (nor counted): compile each graph anew
-    torch._dynamo.reset()
-    fusion.reset_counters()
-    fusion.enable(devices=("infini", "cpu"))
-    with inductor_config.patch(fx_graph_cache=False):
-        yield
-    fusion.enable()
-    fusion.enable(devices=("infini",))
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fusion_on_infini_and_cpu")
 
 
 def model_of(arch, device, dtype=torch.float32, layers=1):

@@ -50,6 +50,16 @@ def _until_raises(t, group=None, limit_s=TIMEOUT_S + SLACK_S):
     raise AssertionError(f"no DistBackendError within {limit_s} s")
 
 
+def _refuses(t, group, why, word):
+    """An all_reduce of `group` raises DistBackendError at once, its message naming `word` (after `why`)."""
+    try:
+        dist.all_reduce(t, group=group)
+    except dist.DistBackendError as e:
+        assert word in str(e), str(e)
+    else:
+        raise AssertionError(f"a collective after {why} did not raise")
+
+
 # ------------------------------------------------------------------------------------------------
 # The checks (run in every rank).
 
@@ -87,12 +97,7 @@ def check_abort(rank, world):
         t0 = time.time()
         g.abort()
         assert time.time() - t0 < SLACK_S, "abort() took too long"
-        try:
-            dist.all_reduce(t, group=g)
-        except dist.DistBackendError as e:
-            assert "aborted" in str(e), str(e)
-        else:
-            raise AssertionError("a collective after abort() did not raise")
+        _refuses(t, g, "abort()", "aborted")
         g.abort()  # again: nothing more to do
     else:
         took, message = _until_raises(t, group=g)
@@ -113,12 +118,7 @@ def check_shutdown(rank, world):
     dist.barrier()  # both ranks are done with g
     g.shutdown()
     g.shutdown()  # again: nothing more to do
-    try:
-        dist.all_reduce(t, group=g)
-    except dist.DistBackendError as e:
-        assert "shut down" in str(e), str(e)
-    else:
-        raise AssertionError("a collective after shutdown() did not raise")
+    _refuses(t, g, "shutdown()", "shut down")
     dist.destroy_process_group(g)
 
 
